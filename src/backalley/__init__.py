@@ -1,0 +1,60 @@
+"""backalley: the reference rules engine for the card game Back Alley.
+
+An immutable match state and a pure ``apply(state, action) -> state``: the input
+is never changed, illegal actions are refused with a reason, and nothing
+happens that the rules do not say. The rules are stated, with their sources, in
+``docs/rules.md``.
+
+>>> from backalley import Rules, apply, legal_actions, new_match
+>>> state = new_match(Rules(schedule="short"), seed=2026)
+>>> state = apply(state, legal_actions(state)[0])   # the seeded deal
+>>> state.hand_size, state.phase.value
+(7, 'bid')
+"""
+
+from .actions import Action, Bid, Deal, Play
+from .bidding import Contract, Overbid
+from .cards import Card, Pair, Rank, Seat, Suit
+from .dealing import DealSetup, Swap, seeded_deck
+from .errors import IllegalAction, Reason
+from .match import apply, legal_actions, new_match, seeded_deal
+from .rules import SCHEDULES, Rules, TiePolicy
+from .scoring import score
+from .state import DealResult, DealState, MatchState, Outcome, Phase, Termination
+from .tricks import Trick
+
+__all__ = [
+    "SCHEDULES",
+    "Action",
+    "Bid",
+    "Card",
+    "Contract",
+    "Deal",
+    "DealResult",
+    "DealSetup",
+    "DealState",
+    "IllegalAction",
+    "MatchState",
+    "Outcome",
+    "Overbid",
+    "Pair",
+    "Phase",
+    "Play",
+    "Rank",
+    "Reason",
+    "Rules",
+    "Seat",
+    "Suit",
+    "Swap",
+    "Termination",
+    "TiePolicy",
+    "Trick",
+    "apply",
+    "legal_actions",
+    "new_match",
+    "score",
+    "seeded_deal",
+    "seeded_deck",
+]
+
+__version__ = "0.1.0"

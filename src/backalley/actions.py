@@ -1,0 +1,128 @@
+"""The actions of a match: a bid, a card play, and the deal itself.
+
+Every action is a frozen attrs value, hashable and equal by value. ``Bid`` and
+``Play`` name the seat that acts, so that a server can refuse a move made out
+of turn (``not_your_turn``). ``Deal`` is the chance action: it names the exact
+order of the 54 shuffled cards, so a recorded game can say "this deal was dealt
+from this deck" and replay it.
+
+>>> Bid(Seat.NORTH, 2), Bid(Seat.EAST), Bid(Seat.SOUTH, board=True)
+(Bid(N, 2), Bid(E, pass), Bid(S, board))
+>>> Play(Seat.WEST, Card.BIG)
+Play(W, BIG)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import attrs
+
+from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat
+
+__all__ = ["Action", "Bid", "Deal", "Play"]
+
+
+def _to_seat(value: Any) -> Seat:
+    if isinstance(value, Seat):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4:
+        return SEATS[value]
+    raise TypeError(f"a seat must be a Seat (or 0-3), not {value!r}")
+
+
+def _to_card(value: Any) -> Card:
+    if isinstance(value, Card):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < PACK_SIZE:
+        return CARDS[value]
+    raise TypeError(
+        f"a card must be a Card (or its number 0-53), not {value!r}; Card.parse reads 'AS'"
+    )
+
+
+def _check_amount(_: object, __: object, value: Any) -> None:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"a bid's amount must be a whole number of tricks, not {value!r}")
+
+
+@attrs.frozen(repr=False)
+class Bid:
+    """A bid: Pass (``amount`` 0), a number of tricks, or Board (``board=True``).
+
+    ``Bid(seat)`` passes, ``Bid(seat, 3)`` bids three, ``Bid(seat, board=True)``
+    bids Board. Whether the amount is in range depends on the hand size, so that
+    is checked by ``apply`` (reason ``bid_out_of_range``), not here.
+    """
+
+    seat: Seat = attrs.field(converter=_to_seat)
+    amount: int = attrs.field(default=0, validator=_check_amount)
+    board: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
+
+    def __attrs_post_init__(self) -> None:
+        if self.board and self.amount:
+            raise ValueError("a Board bid has no number: write Bid(seat, board=True)")
+
+    @property
+    def is_pass(self) -> bool:
+        """True for Pass, which counts as zero tricks."""
+        return not self.board and self.amount == 0
+
+    @property
+    def call(self) -> str:
+        """The bid as said at the table: ``pass``, ``3`` or ``board``."""
+        return "board" if self.board else str(self.amount) if self.amount else "pass"
+
+    def __repr__(self) -> str:
+        return f"Bid({self.seat}, {self.call})"
+
+    def __str__(self) -> str:
+        return f"{self.seat} {self.call}"
+
+
+@attrs.frozen(repr=False)
+class Play:
+    """A card played by a seat to the current trick."""
+
+    seat: Seat = attrs.field(converter=_to_seat)
+    card: Card = attrs.field(converter=_to_card)
+
+    def __repr__(self) -> str:
+        return f"Play({self.seat}, {self.card})"
+
+    def __str__(self) -> str:
+        return f"{self.seat} {self.card}"
+
+
+def _to_deck(value: Any) -> tuple[Card, ...]:
+    if isinstance(value, str | bytes) or not hasattr(value, "__iter__"):
+        raise TypeError(f"a deck is a sequence of 54 cards, not {type(value).__name__}")
+    deck = tuple(_to_card(card) for card in value)
+    if len(deck) != PACK_SIZE:
+        raise ValueError(f"a deck has {PACK_SIZE} cards; this one has {len(deck)}")
+    seen: set[Card] = set()
+    for card in deck:
+        if card in seen:
+            raise ValueError(f"the deck holds {card} twice (and so lacks another card)")
+        seen.add(card)
+    return deck
+
+
+@attrs.frozen(repr=False)
+class Deal:
+    """The chance action: shuffle the pack into ``deck`` (top card first) and deal it.
+
+    The deck must hold each of the 54 cards exactly once; anything else is
+    refused when the action is built, so a half-valid deal never exists.
+    """
+
+    deck: tuple[Card, ...] = attrs.field(converter=_to_deck)
+
+    def __repr__(self) -> str:
+        return f"Deal({' '.join(card.code for card in self.deck)})"
+
+
+Action = Bid | Play | Deal
+"""Any action ``apply`` accepts."""
+
+ACTION_TYPES: Final = (Bid, Play, Deal)

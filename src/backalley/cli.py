@@ -1,0 +1,196 @@
+"""The ``backalley`` command line.
+
+``backalley demo`` plays a seeded match between four players who choose among
+the legal actions at random, and prints it deal by deal with the score sheet.
+The same seed gives the same match on every machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+from collections.abc import Sequence
+
+from . import __version__
+from .cards import Seat
+from .match import apply, legal_actions, new_match
+from .rules import SCHEDULES, Rules, TiePolicy
+from .state import DealResult, MatchState, Termination
+
+__all__ = ["main"]
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+DEFAULT_DEMO_SEED = 2026
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="backalley",
+        description="The reference rules engine for the card game Back Alley.",
+    )
+    parser.add_argument("--version", action="version", version=f"backalley {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    demo = commands.add_parser(
+        "demo",
+        help="play a seeded match of random legal moves and print it deal by deal",
+        description=(
+            "Play a match between four players who pick legal actions at random, "
+            "and print every deal with its bids, tricks and scores."
+        ),
+    )
+    demo.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_DEMO_SEED,
+        help=f"seed for the deals and the players' choices (default {DEFAULT_DEMO_SEED})",
+    )
+    demo.add_argument(
+        "--schedule",
+        default="standard",
+        help=(
+            f"a named schedule ({', '.join(SCHEDULES)}) or hand sizes separated by "
+            "commas, such as 3,2,1 (default standard)"
+        ),
+    )
+    demo.add_argument(
+        "--tie",
+        default=TiePolicy.DRAW.value,
+        choices=[policy.value for policy in TiePolicy],
+        help="what equal totals mean (default draw)",
+    )
+    demo.add_argument(
+        "--first-dealer",
+        default="N",
+        help="the seat that deals first: N, E, S or W (default N)",
+    )
+    return parser
+
+
+def _rules_from(args: argparse.Namespace) -> Rules:
+    schedule: str | list[int] = args.schedule
+    if any(ch.isdigit() for ch in args.schedule):
+        try:
+            schedule = [int(part) for part in args.schedule.split(",")]
+        except ValueError:
+            raise ValueError(
+                f"cannot read the schedule {args.schedule!r}: write hand sizes like 3,2,1"
+            ) from None
+    return Rules(schedule=schedule, tie=args.tie, first_dealer=Seat.parse(args.first_dealer))
+
+
+def _describe(number: int, result: DealResult, totals: tuple[int, int]) -> list[str]:
+    deal = result.deal
+    setup = deal.setup
+    if setup.trump is not None:
+        trump = f"trumps {setup.trump.word} (turned {setup.turned.symbol})"
+    else:
+        trump = f"no trumps (turned the {setup.turned.name} joker)"
+    kind = " (tiebreak deal)" if setup.tiebreak else ""
+    lines = [f"Deal {number}{kind}: {setup.hand_size} cards, dealer {setup.dealer}, {trump}"]
+    if deal.bids:
+        lines.append("  bids:     " + ", ".join(str(bid) for bid in deal.bids))
+    if result.thrown_in:
+        lines.append("  all four passed: thrown in, the next dealer deals the same size again")
+        return lines
+    contracts = deal.contracts
+    if contracts is not None:
+        lines.append(f"  targets:  NS {contracts[0]}, EW {contracts[1]}")
+    for warning in deal.warnings:
+        lines.append(f"  warning:  {warning.message}")
+    ns, ew = deal.tricks_won
+    lines.append(f"  tricks:   NS {ns}, EW {ew}")
+    if not setup.tiebreak:
+        lines.append(
+            f"  score:    NS {result.scores[0]:+d}, EW {result.scores[1]:+d}"
+            f"   totals NS {totals[0]}, EW {totals[1]}"
+        )
+    return lines
+
+
+def _outcome_line(state: MatchState) -> str:
+    outcome = state.outcome
+    assert outcome is not None  # the caller plays the match to its end
+    ns, ew = outcome.totals
+    if outcome.termination is Termination.DRAW:
+        return f"Result: a draw, {ns} all."
+    winner = "North-South" if outcome.winner == 0 else "East-West"
+    how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
+    return f"Result: {winner} win{how}, NS {ns} to EW {ew}."
+
+
+def demo(rules: Rules, seed: int) -> list[str]:
+    """Play a seeded match of random legal actions; the printed lines, deal by deal."""
+    chooser = random.Random(seed)
+    state = new_match(rules, seed=seed)
+    name = rules.schedule_name or "custom"
+    lines = [f"Back Alley, {name} schedule ({rules.deals} deals), seed {seed}", ""]
+    shown = 0
+    totals = [0, 0]
+    while not state.is_over:
+        state = apply(state, chooser.choice(legal_actions(state)))
+        while shown < len(state.history):
+            result = state.history[shown]
+            totals[0] += result.scores[0]
+            totals[1] += result.scores[1]
+            shown += 1
+            lines.extend(_describe(shown, result, (totals[0], totals[1])))
+    lines.append("")
+    lines.extend(_score_sheet(state))
+    lines.append("")
+    lines.append(_outcome_line(state))
+    return lines
+
+
+def _score_sheet(state: MatchState) -> list[str]:
+    rows = ["Score sheet", " deal  cards  dealer  trump          NS     EW  total NS  total EW"]
+    ns_total = ew_total = 0
+    for number, result in enumerate(state.history, start=1):
+        setup = result.deal.setup
+        trump = setup.trump.word if setup.trump is not None else "none"
+        if result.thrown_in:
+            rows.append(f" {number:4}  {setup.hand_size:5}  {setup.dealer!s:>6}  {'thrown in':<9}")
+            continue
+        if setup.tiebreak:
+            ns, ew = result.deal.tricks_won
+            rows.append(
+                f" {number:4}  {setup.hand_size:5}  {setup.dealer!s:>6}  {trump:<9}"
+                f"  tiebreak: NS {ns} tricks, EW {ew} tricks"
+            )
+            continue
+        ns_total += result.scores[0]
+        ew_total += result.scores[1]
+        rows.append(
+            f" {number:4}  {setup.hand_size:5}  {setup.dealer!s:>6}  {trump:<9}"
+            f" {result.scores[0]:+6d} {result.scores[1]:+6d}  {ns_total:8d}  {ew_total:8d}"
+        )
+    return rows
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return EXIT_OK
+    try:
+        rules = _rules_from(args)
+        lines = demo(rules, args.seed)
+    except (ValueError, TypeError) as error:
+        print(f"backalley {args.command}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        print("\n".join(lines))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader (``| head``) stopped reading: not an error of ours, and no traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover - exercised through the console script
+    raise SystemExit(main())

@@ -1,0 +1,178 @@
+"""Shuffling and dealing: hands, the turned card, trumps and the joker swap.
+
+The deal (RULINGS.md "The deal"; ``000`` §02, ``001``, ``002``): all 54 cards are
+shuffled and dealt one at a time, clockwise, starting with the player left of
+the dealer, until each player holds the hand size. The next card is turned face
+up and its suit is trumps. A turned joker means no trumps for the deal; if the
+other joker is in a hand, its holder replaces it with the next undealt card,
+and only that player sees the swap. A no-trump deal therefore has no jokers in
+play.
+
+A deck is listed top card first. North dealing two cards each from a deck that
+starts ``AS KS QS JS 10S 9S 8S 7S 6S`` gives East AS and 10S, South KS and 9S,
+West QS and 8S, North JS and 7S, and turns 6S: spades are trumps.
+
+The seeded shuffle turns a seed and a deal number into a deck with SHA-256 in
+counter mode feeding an unbiased Fisher-Yates shuffle, using only operations
+every language has, so other implementations can reproduce our deals.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from typing import Final
+
+import attrs
+
+from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit
+
+__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "seeded_deck"]
+
+MAX_SEED: Final = 2**64 - 1
+"""Seeds are unsigned 64-bit integers."""
+MAX_DEAL_NUMBER: Final = 2**32 - 1
+
+SHUFFLE_DOMAIN: Final = b"backalley-deal-v1"
+"""Prefix of every hashed block, so these streams never collide with another use of SHA-256."""
+
+_WORD_SPACE: Final = 2**32
+# For a draw in [0, n): words at or above this limit are rejected, which keeps every
+# outcome equally likely (the remainder 2**32 mod n would otherwise favour small values).
+_LIMITS: Final = tuple(_WORD_SPACE - _WORD_SPACE % n if n else 0 for n in range(PACK_SIZE + 1))
+_EIGHT_WORDS: Final = struct.Struct(">8I")
+
+
+# 53 draws need 53 words when none is rejected: 7 blocks of 8 words give 56, and the
+# rare rejections ask for more blocks.
+_FIRST_BLOCKS: Final = 7
+
+
+def _block(prefix: bytes, counter: int) -> tuple[int, ...]:
+    """Block ``counter`` of the stream, as eight 32-bit words."""
+    digest = hashlib.sha256(prefix + counter.to_bytes(4, "big")).digest()
+    return _EIGHT_WORDS.unpack(digest)
+
+
+def seeded_deck(seed: int, deal_number: int) -> tuple[Card, ...]:
+    """The deck order for deal ``deal_number`` (0-based, thrown-in deals included) of a seed.
+
+    The algorithm, for other implementations (``docs/dealing.md`` gives vectors):
+
+    1. Block ``i`` (``i`` = 0, 1, 2, ...) is SHA-256 of the bytes
+       ``b"backalley-deal-v1"`` + seed (8 bytes, big-endian) + deal number
+       (4 bytes, big-endian) + ``i`` (4 bytes, big-endian). The stream is the
+       blocks in order, read as unsigned 32-bit big-endian words.
+    2. Start from the pack in card-number order (2C ... AC, 2D ... AS, LITTLE, BIG).
+    3. For ``i`` from 53 down to 1: with ``n = i + 1``, take words until one is
+       below ``2**32 - 2**32 mod n``; swap positions ``i`` and ``word mod n``.
+    """
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"a seed is a whole number from 0 to 2**64 - 1, not {seed!r}")
+    if (
+        not isinstance(deal_number, int)
+        or isinstance(deal_number, bool)
+        or not 0 <= deal_number <= MAX_DEAL_NUMBER
+    ):
+        raise ValueError(
+            f"a deal number is a whole number from 0 to 2**32 - 1, not {deal_number!r}"
+        )
+    prefix = SHUFFLE_DOMAIN + seed.to_bytes(8, "big") + deal_number.to_bytes(4, "big")
+    words = [word for counter in range(_FIRST_BLOCKS) for word in _block(prefix, counter)]
+    deck = list(CARDS)
+    at = 0
+    for i in range(PACK_SIZE - 1, 0, -1):
+        n = i + 1
+        limit = _LIMITS[n]
+        while True:
+            if at == len(words):
+                words.extend(_block(prefix, len(words) // 8))
+            word = words[at]
+            at += 1
+            if word < limit:
+                break
+        j = word % n
+        deck[i], deck[j] = deck[j], deck[i]
+    return tuple(deck)
+
+
+@attrs.frozen
+class Swap:
+    """After a turned joker, ``seat`` gave up the other joker and took ``received``.
+
+    Only that seat knows of the swap (RULINGS.md "The deal").
+    """
+
+    seat: Seat
+    joker: Card
+    received: Card
+
+
+@attrs.frozen
+class DealSetup:
+    """What the deal produced, fixed for the whole deal.
+
+    ``number`` counts every deal of the match from 0, thrown-in ones included;
+    ``hands`` are the four hands as card masks indexed by seat, after any swap;
+    ``trump`` is None in a no-trump deal; ``tiebreak`` marks the extra deal that
+    breaks a tie (no bidding).
+    """
+
+    number: int
+    dealer: Seat
+    hand_size: int
+    deck: tuple[Card, ...] = attrs.field(repr=False)
+    hands: tuple[int, int, int, int] = attrs.field(repr=False)
+    turned: Card
+    trump: Suit | None
+    swap: Swap | None = attrs.field(repr=False)
+    tiebreak: bool = False
+
+    @property
+    def first_bidder(self) -> Seat:
+        """The player left of the dealer bids first (and leads a tiebreak deal)."""
+        return SEATS[(self.dealer + 1) % 4]
+
+    @property
+    def stock(self) -> int:
+        """The mask of cards in no hand: the turned card, the undealt cards, a swapped joker."""
+        held = self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3]
+        return ((1 << PACK_SIZE) - 1) & ~held
+
+
+def deal(
+    deck: tuple[Card, ...], *, dealer: Seat, hand_size: int, number: int = 0, tiebreak: bool = False
+) -> DealSetup:
+    """Deal ``hand_size`` cards to each seat from ``deck`` (a validated 54-card order).
+
+    Card ``k`` of the deck goes to the seat ``k + 1`` places clockwise from the
+    dealer; card ``4 * hand_size`` is turned for trumps. After a turned joker the
+    holder of the other joker, if any, swaps it for card ``4 * hand_size + 1``.
+    """
+    hands = [0, 0, 0, 0]
+    first = dealer + 1
+    dealt = 4 * hand_size
+    for k in range(dealt):
+        hands[(first + k) % 4] |= 1 << deck[k]
+    turned = deck[dealt]
+    trump: Suit | None = turned.suit
+    swap = None
+    if trump is None:
+        other = JOKERS_MASK & ~(1 << turned)
+        for seat in SEATS:
+            if hands[seat] & other:
+                received = deck[dealt + 1]
+                hands[seat] ^= other | (1 << received)
+                swap = Swap(seat, CARDS[other.bit_length() - 1], received)
+                break
+    return DealSetup(
+        number=number,
+        dealer=dealer,
+        hand_size=hand_size,
+        deck=deck,
+        hands=(hands[0], hands[1], hands[2], hands[3]),
+        turned=turned,
+        trump=trump,
+        swap=swap,
+        tiebreak=tiebreak,
+    )

@@ -1,0 +1,124 @@
+"""Match settings: the schedule of hand sizes, the tie policy and the first dealer.
+
+Schedules (RULINGS.md "Schedule and dealer"):
+
+- ``standard`` (the default; ``000`` §02, ``001``): 13, 12, ..., 2, 1, 1, 2, ..., 13,
+  26 deals;
+- ``twenty-five`` (``002``, ``000`` §07): 13, ..., 2, 1, 2, ..., 13, one one-card deal;
+- ``short`` (``001``): 7, ..., 1, 1, ..., 7, 14 deals;
+- any other non-empty sequence of hand sizes from 1 to 13.
+
+A hand size runs from 1 to 13: four hands, the turned card and the card that
+replaces a joker after a turned joker must fit in 54 cards (4 x 13 + 2 = 54).
+
+Ties (RULINGS.md "End of the match"): ``draw`` (default, ``000`` §05) or
+``tiebreak-deal`` (``001``): one more deal without bidding decides.
+
+>>> Rules().schedule_name, len(Rules().schedule)
+('standard', 26)
+>>> Rules(schedule="short", tie="tiebreak-deal").schedule[:3]
+(7, 6, 5)
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from typing import Any, Final
+
+import attrs
+
+from .actions import _to_seat
+from .cards import Seat
+
+__all__ = ["MAX_HAND_SIZE", "MIN_HAND_SIZE", "SCHEDULES", "Rules", "TiePolicy"]
+
+MIN_HAND_SIZE: Final = 1
+MAX_HAND_SIZE: Final = 13
+"""4 hands of 13, the turned card and one replacement card use all 54 cards."""
+
+
+def _down_and_up(top: int, *, ones: int) -> tuple[int, ...]:
+    """``top`` down to 1, then back up to ``top``, with one or two one-card deals."""
+    return tuple(range(top, 0, -1)) + tuple(range(3 - ones, top + 1))
+
+
+SCHEDULES: Final[dict[str, tuple[int, ...]]] = {
+    "standard": _down_and_up(13, ones=2),
+    "twenty-five": _down_and_up(13, ones=1),
+    "short": _down_and_up(7, ones=2),
+}
+"""The named schedules: hand size of each counted deal, in order."""
+
+
+class TiePolicy(enum.StrEnum):
+    """What equal totals after the last deal mean."""
+
+    DRAW = "draw"
+    """The match is drawn (``000`` §05, the default)."""
+    TIEBREAK_DEAL = "tiebreak-deal"
+    """One more deal without bidding; the pair taking more tricks wins (``001``)."""
+
+
+def _to_schedule(value: Any) -> tuple[int, ...]:
+    if isinstance(value, str):
+        try:
+            return SCHEDULES[value.strip().lower()]
+        except KeyError:
+            names = ", ".join(SCHEDULES)
+            raise ValueError(
+                f"unknown schedule {value!r}: use one of {names} or a list of hand sizes"
+            ) from None
+    if not isinstance(value, Iterable):
+        raise TypeError(f"a schedule is a name or a list of hand sizes, not {value!r}")
+    sizes = tuple(value)
+    if not sizes:
+        raise ValueError("a schedule needs at least one deal")
+    for size in sizes:
+        if not isinstance(size, int) or isinstance(size, bool):
+            raise TypeError(f"a hand size is a whole number, not {size!r}")
+        if not MIN_HAND_SIZE <= size <= MAX_HAND_SIZE:
+            raise ValueError(
+                f"hand size {size} is impossible: hand sizes run from {MIN_HAND_SIZE} to "
+                f"{MAX_HAND_SIZE} (four hands, the turned card and a replacement fit in 54 cards)"
+            )
+    return sizes
+
+
+def _to_tie(value: Any) -> TiePolicy:
+    try:
+        return TiePolicy(value)
+    except ValueError:
+        raise ValueError(f"unknown tie policy {value!r}: use 'draw' or 'tiebreak-deal'") from None
+
+
+@attrs.frozen
+class Rules:
+    """The settings of a match.
+
+    ``schedule`` is a schedule name or the hand sizes of the counted deals;
+    ``tie`` the :class:`TiePolicy`; ``first_dealer`` who deals the first deal
+    (a match setting, ``000`` §02; North unless chosen).
+    """
+
+    schedule: tuple[int, ...] = attrs.field(default="standard", converter=_to_schedule)
+    tie: TiePolicy = attrs.field(default=TiePolicy.DRAW, converter=_to_tie)
+    first_dealer: Seat = attrs.field(default=Seat.NORTH, converter=_to_seat)
+
+    @property
+    def schedule_name(self) -> str | None:
+        """The schedule's name if it is a named one, else None."""
+        for name, sizes in SCHEDULES.items():
+            if sizes == self.schedule:
+                return name
+        return None
+
+    @property
+    def largest_hand(self) -> int:
+        """The schedule's largest hand size: the size of a tiebreak deal."""
+        return max(self.schedule)
+
+    @property
+    def deals(self) -> int:
+        """How many counted deals the schedule has."""
+        return len(self.schedule)

@@ -1,0 +1,309 @@
+"""Game states: immutable values describing a match at any moment.
+
+A :class:`MatchState` holds the rules, the seed, the finished deals and the deal
+in progress (a :class:`DealState`), and the :class:`Outcome` once the match has
+ended. Everything a player or a program asks of a position is read from these
+values: the phase, whose turn it is, the trump, the bids and contracts, the
+current trick and the completed ones, tricks per pair, the scores so far and
+the outcome. The states never change; :func:`backalley.apply` makes new ones.
+
+Hands are kept as card masks (see :mod:`backalley.cards`) and only the parts
+that an action changes are rebuilt, so successive states share everything else,
+earlier tricks and finished deals included.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import attrs
+
+from .actions import Bid
+from .bidding import Contract, Overbid, contracts, overbids
+from .cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit, cards_of
+from .dealing import DealSetup
+from .rules import Rules
+from .scoring import score
+from .tricks import Trick
+
+__all__ = ["DealResult", "DealState", "MatchState", "Outcome", "Phase", "Termination"]
+
+
+class Phase(enum.StrEnum):
+    """What happens next in a match."""
+
+    DEAL = "deal"
+    """A chance step: the next deal is to be dealt (see ``backalley.Deal``)."""
+    BID = "bid"
+    PLAY = "play"
+    OVER = "over"
+
+
+class Termination(enum.StrEnum):
+    """How a match ended."""
+
+    SCORE = "score"
+    """One pair had the higher total after the last deal of the schedule."""
+    DRAW = "draw"
+    """Equal totals under the ``draw`` tie policy."""
+    TIEBREAK_DEAL = "tiebreak-deal"
+    """Equal totals, decided by the tricks of a tiebreak deal."""
+
+
+@attrs.frozen
+class Outcome:
+    """The end of a match: how it ended, the winning pair (None for a draw), the totals."""
+
+    termination: Termination
+    winner: Pair | None
+    totals: tuple[int, int]
+
+
+@attrs.frozen(repr=False)
+class DealState:
+    """One deal in progress.
+
+    ``setup`` is what was dealt; ``bids`` the bids so far in circuit order;
+    ``hands`` the cards still held, as masks indexed by seat; ``leader`` the seat
+    that leads the current trick (None while bidding); ``trick`` the cards played
+    to it so far; ``tricks`` the completed tricks; ``broken`` whether a trump or a
+    joker has been played to a completed trick (kept rather than searched for,
+    since every lead asks it).
+    """
+
+    setup: DealSetup
+    hands: tuple[int, int, int, int]
+    bids: tuple[Bid, ...] = ()
+    leader: Seat | None = None
+    trick: tuple[Card, ...] = ()
+    tricks: tuple[Trick, ...] = ()
+    broken: bool = False
+
+    @property
+    def phase(self) -> Phase:
+        """BID until the circuit is complete (never, in a tiebreak deal), then PLAY."""
+        return Phase.BID if self.leader is None else Phase.PLAY
+
+    @property
+    def to_move(self) -> Seat:
+        """The seat to bid or play next."""
+        if self.leader is None:
+            return SEATS[(self.setup.dealer + 1 + len(self.bids)) % 4]
+        return SEATS[(self.leader + len(self.trick)) % 4]
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player, and so the number of tricks."""
+        return self.setup.hand_size
+
+    @property
+    def trump(self) -> Suit | None:
+        """The trump suit, or None in a no-trump deal."""
+        return self.setup.trump
+
+    def hand(self, seat: Seat) -> tuple[Card, ...]:
+        """The cards ``seat`` still holds, in card order."""
+        return cards_of(self.hands[seat])
+
+    def bid_of(self, seat: Seat) -> Bid | None:
+        """What ``seat`` bid, or None if it has not bid (or there is no bidding)."""
+        index = (seat - self.setup.dealer - 1) % 4
+        return self.bids[index] if index < len(self.bids) else None
+
+    @property
+    def contracts(self) -> tuple[Contract, Contract] | None:
+        """Each pair's contract once bidding is over; None before, and in a tiebreak deal."""
+        if len(self.bids) < 4:
+            return None
+        return contracts(self.bids)
+
+    @property
+    def warnings(self) -> tuple[Overbid, ...]:
+        """Pairs whose numeric target, from the bids so far, exceeds the hand size."""
+        return overbids(self.bids, self.setup.hand_size)
+
+    @property
+    def current_trick(self) -> Trick | None:
+        """The trick being played, or None while bidding."""
+        return None if self.leader is None else Trick(self.leader, self.trick)
+
+    @property
+    def tricks_won(self) -> tuple[int, int]:
+        """Completed tricks taken by North-South and by East-West."""
+        ew = sum(trick.winner is not None and trick.winner % 2 for trick in self.tricks)
+        return (len(self.tricks) - ew, ew)
+
+    @property
+    def trumps_broken(self) -> bool:
+        """Whether a trump or joker was played to a completed trick of this deal."""
+        return self.broken
+
+    @property
+    def played(self) -> int:
+        """The mask of every card played so far in this deal (completed tricks and current)."""
+        dealt, held = self.setup.hands, self.hands
+        return (dealt[0] | dealt[1] | dealt[2] | dealt[3]) & ~(
+            held[0] | held[1] | held[2] | held[3]
+        )
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether every trick of the deal has been played."""
+        return len(self.tricks) == self.setup.hand_size
+
+    def scores(self) -> tuple[int, int]:
+        """The points each pair scores for this deal, once complete.
+
+        A thrown-in deal and a tiebreak deal score nothing.
+        """
+        bid = self.contracts
+        if bid is None or not self.is_complete:
+            return (0, 0)
+        won = self.tricks_won
+        size = self.setup.hand_size
+        return (
+            score(bid[0], hand_size=size, tricks=won[0]),
+            score(bid[1], hand_size=size, tricks=won[1]),
+        )
+
+    def __repr__(self) -> str:
+        trump = self.trump.word if self.trump is not None else "no trumps"
+        return (
+            f"<DealState #{self.setup.number} {self.hand_size} cards, dealer "
+            f"{self.setup.dealer}, {trump}, {self.phase.value}, {self.to_move} to move>"
+        )
+
+
+@attrs.frozen
+class DealResult:
+    """A finished deal and what each pair scored on it (North-South, East-West)."""
+
+    deal: DealState
+    scores: tuple[int, int]
+
+    @property
+    def thrown_in(self) -> bool:
+        """True when all four passed: no score, and the deal does not count."""
+        return not self.deal.setup.tiebreak and self.deal.leader is None
+
+    @property
+    def counts(self) -> bool:
+        """True for a deal of the schedule (not thrown in, not a tiebreak deal)."""
+        return not self.deal.setup.tiebreak and self.deal.leader is not None
+
+
+@attrs.frozen(repr=False)
+class MatchState:
+    """A whole match at one moment.
+
+    ``history`` holds the finished deals in order (thrown-in and tiebreak deals
+    included), ``deal`` the deal in progress (None before a deal and after the
+    match), ``outcome`` the result once the match has ended.
+    """
+
+    rules: Rules
+    seed: int
+    history: tuple[DealResult, ...] = ()
+    deal: DealState | None = None
+    outcome: Outcome | None = None
+
+    @property
+    def phase(self) -> Phase:
+        """DEAL, BID, PLAY or OVER."""
+        if self.outcome is not None:
+            return Phase.OVER
+        if self.deal is None:
+            return Phase.DEAL
+        return self.deal.phase
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the match has ended."""
+        return self.outcome is not None
+
+    @property
+    def to_move(self) -> Seat | None:
+        """The seat to act, or None at a chance step (dealing) and after the match."""
+        if self.outcome is not None or self.deal is None:
+            return None
+        return self.deal.to_move
+
+    @property
+    def counted_deals(self) -> int:
+        """How many deals of the schedule have been played."""
+        return sum(result.counts for result in self.history)
+
+    @property
+    def deal_number(self) -> int:
+        """The number of the current or next deal, counting every deal from 0."""
+        return len(self.history)
+
+    @property
+    def dealer(self) -> Seat:
+        """Who deals the current or next deal: the deal passes clockwise after every deal."""
+        return SEATS[(self.rules.first_dealer + len(self.history)) % 4]
+
+    @property
+    def in_tiebreak(self) -> bool:
+        """Whether the schedule is done and a tiebreak deal is due or in progress."""
+        return self.outcome is None and self.counted_deals >= self.rules.deals
+
+    @property
+    def hand_size(self) -> int:
+        """The hand size of the current or next deal."""
+        if self.deal is not None:
+            return self.deal.setup.hand_size
+        counted = self.counted_deals
+        return (
+            self.rules.schedule[counted] if counted < self.rules.deals else self.rules.largest_hand
+        )
+
+    @property
+    def totals(self) -> tuple[int, int]:
+        """Running totals of North-South and East-West over the finished deals."""
+        return (
+            sum(result.scores[0] for result in self.history),
+            sum(result.scores[1] for result in self.history),
+        )
+
+    def total(self, pair: Pair) -> int:
+        """One pair's running total."""
+        return self.totals[pair]
+
+    @property
+    def trump(self) -> Suit | None:
+        """The current deal's trump suit (None without trumps or between deals)."""
+        return None if self.deal is None else self.deal.setup.trump
+
+    @property
+    def contracts(self) -> tuple[Contract, Contract] | None:
+        """The current deal's contracts, once its bidding is over."""
+        return None if self.deal is None else self.deal.contracts
+
+    @property
+    def tricks_won(self) -> tuple[int, int]:
+        """Tricks taken so far in the current deal by North-South and East-West."""
+        return (0, 0) if self.deal is None else self.deal.tricks_won
+
+    def hand(self, seat: Seat) -> tuple[Card, ...]:
+        """The cards ``seat`` holds in the current deal (none between deals)."""
+        return () if self.deal is None else self.deal.hand(seat)
+
+    @property
+    def stock(self) -> int:
+        """The mask of cards in no hand and on no trick: the turned card and the rest.
+
+        Between deals every card is in the stock.
+        """
+        if self.deal is None:
+            return (1 << len(CARDS)) - 1
+        return self.deal.setup.stock
+
+    def __repr__(self) -> str:
+        totals = self.totals
+        where = f"deal #{self.deal_number}, {self.hand_size} cards"
+        who = f", {self.to_move} to move" if self.to_move is not None else ""
+        return (
+            f"<MatchState {where}, {self.phase.value}{who}, "
+            f"{PAIRS[0]} {totals[0]} {PAIRS[1]} {totals[1]}>"
+        )

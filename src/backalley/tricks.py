@@ -1,0 +1,118 @@
+"""Tricks: following suit, jokers as trumps, the trump-lead ban and the winner.
+
+The rules (RULINGS.md "Tricks"; ``000`` §04, ``001``, ``002``):
+
+- The leader plays any legal card, then the others play clockwise.
+- Follow the led suit if you can; if you cannot, play any card. When a trump or
+  a joker is led, the led suit is trumps and the jokers count as trumps.
+- No trump lead (jokers included) until a trump or joker was played to an
+  earlier trick of this deal, except: a player who personally bid Board may
+  lead trumps at once; a player holding only trumps may lead one.
+- A joker lead forces the highest or lowest trump (see :mod:`backalley.jokers`).
+- The highest trump in the trick wins; with no trump in it, the highest card of
+  the led suit wins. The winner leads the next trick.
+
+Every constraint on a card has exactly one reason, so :func:`allowed_plays`
+returns the allowed cards and the reason any other card of the hand is refused;
+``legal_actions`` and ``apply`` both use it, which is why they cannot disagree.
+
+>>> from backalley.cards import Card, Seat, Suit
+>>> Trick(Seat.NORTH, (Card.H5, Card.HK, Card.S2, Card.HA)).winner_under(Suit.SPADES)
+Seat.SOUTH
+>>> Trick(Seat.NORTH, (Card.H5, Card.HK, Card.C2, Card.HA)).winner_under(Suit.SPADES)
+Seat.WEST
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+from .cards import CARDS, SEATS, SUIT_MASKS, Card, Seat, Suit, trump_mask
+from .errors import Reason
+from .jokers import forced_by_joker_lead
+
+__all__ = ["Trick", "allowed_plays", "trick_winner"]
+
+_TRUMP_BONUS: Final = 64
+"""Added to a trump's card number so every trump outranks every plain card."""
+
+
+def allowed_plays(
+    hand: int, trick: tuple[Card, ...], trumps: int, broken: bool, bid_board: bool
+) -> tuple[int, Reason | None]:
+    """The cards of ``hand`` that may be played to ``trick``, and why the others may not.
+
+    ``trumps`` is the deal's trump mask (0 without trumps), ``broken`` whether a
+    trump or joker was played to an earlier trick, ``bid_board`` whether this
+    player personally bid Board. The reason is None when the whole hand is allowed.
+    """
+    if not trick:
+        if broken or bid_board or not hand & trumps or not hand & ~trumps:
+            return hand, None
+        return hand & ~trumps, Reason.TRUMPS_NOT_BROKEN
+    led = trick[0]
+    if (1 << led) & trumps:
+        forced = forced_by_joker_lead(led, hand, trumps)
+        if forced:
+            reason = (
+                Reason.BIG_JOKER_FORCES_HIGHEST
+                if led == Card.BIG
+                else Reason.LITTLE_JOKER_FORCES_LOWEST
+            )
+            return forced, reason
+        follow, reason = hand & trumps, Reason.MUST_FOLLOW_TRUMP
+    else:
+        follow, reason = hand & SUIT_MASKS[led // 13], Reason.MUST_FOLLOW_SUIT
+    return (follow, reason) if follow else (hand, None)
+
+
+def _strength(card: int, led_suit: int, trumps: int) -> int:
+    """How strongly a card bids for the trick: trumps first, then the led suit, else -1."""
+    if (1 << card) & trumps:
+        return _TRUMP_BONUS + card
+    if (1 << card) & SUIT_MASKS[led_suit]:
+        return card
+    return -1
+
+
+def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> Seat:
+    """The seat that wins a complete trick led by ``leader``.
+
+    The highest trump wins (BIG > LITTLE > A ... 2 of trumps); with no trump in
+    the trick, the highest card of the led suit. A joker lead makes trumps the led
+    suit, which the trump bonus already covers.
+    """
+    trumps = trump_mask(trump)
+    led = cards[0]
+    led_suit = trump if led >= Card.LITTLE and trump is not None else led // 13
+    best = max(range(len(cards)), key=lambda i: _strength(cards[i], led_suit, trumps))
+    return SEATS[(leader + best) % 4]
+
+
+@attrs.frozen
+class Trick:
+    """A trick: who led it, the cards in the order played, and who won it once complete."""
+
+    leader: Seat
+    cards: tuple[Card, ...]
+    winner: Seat | None = None
+
+    @property
+    def plays(self) -> tuple[tuple[Seat, Card], ...]:
+        """Each card with the seat that played it, in play order."""
+        return tuple(
+            (SEATS[(self.leader + i) % 4], CARDS[card]) for i, card in enumerate(self.cards)
+        )
+
+    @property
+    def led(self) -> Card | None:
+        """The card that led the trick, or None before the lead."""
+        return self.cards[0] if self.cards else None
+
+    def winner_under(self, trump: Suit | None) -> Seat:
+        """Who wins this trick (four cards) with ``trump`` as the trump suit."""
+        if len(self.cards) != 4:
+            raise ValueError("only a trick of four cards has a winner")
+        return trick_winner(self.leader, self.cards, trump)
