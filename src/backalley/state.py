@@ -285,6 +285,21 @@ class MatchState:
         """Tricks taken so far in the current deal by North-South and East-West."""
         return (0, 0) if self.deal is None else self.deal.tricks_won
 
+    @property
+    def bids(self) -> tuple[Bid, ...]:
+        """The current deal's bids so far, in circuit order."""
+        return () if self.deal is None else self.deal.bids
+
+    @property
+    def current_trick(self) -> Trick | None:
+        """The trick being played in the current deal, or None."""
+        return None if self.deal is None else self.deal.current_trick
+
+    @property
+    def completed_tricks(self) -> tuple[Trick, ...]:
+        """The current deal's completed tricks, with their winners."""
+        return () if self.deal is None else self.deal.tricks
+
     def hand(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` holds in the current deal (none between deals)."""
         return () if self.deal is None else self.deal.hand(seat)
