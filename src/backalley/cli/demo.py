@@ -1,6 +1,6 @@
-"""The ``backalley`` command line.
+"""``backalley demo``: a seeded match of random legal moves, printed deal by deal.
 
-``backalley demo`` plays a seeded match between four players who choose among
+It plays a seeded match between four players who choose among
 the legal actions at random, and prints it deal by deal with the score sheet.
 The same seed gives the same match on every machine.
 """
@@ -8,33 +8,22 @@ The same seed gives the same match on every machine.
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import sys
-from collections.abc import Sequence
 
-from . import __version__
-from .cards import Seat
-from .match import apply, legal_actions, new_match
-from .rules import SCHEDULES, Rules, TiePolicy
-from .state import DealResult, MatchState, Termination
+from ..cards import Seat
+from ..match import apply, legal_actions, new_match
+from ..rules import SCHEDULES, Rules, TiePolicy
+from ..state import DealResult, MatchState, Termination
+from ._common import EXIT_OK, Commands, write_lines
 
-__all__ = ["main"]
-
-EXIT_OK = 0
-EXIT_USAGE = 2
+__all__ = ["add_parser", "demo", "rules_from", "run"]
 
 DEFAULT_DEMO_SEED = 2026
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="backalley",
-        description="The reference rules engine for the card game Back Alley.",
-    )
-    parser.add_argument("--version", action="version", version=f"backalley {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = commands.add_parser(
+def add_parser(commands: Commands) -> None:
+    """Register ``backalley demo``."""
+    demo_parser = commands.add_parser(
         "demo",
         help="play a seeded match of random legal moves and print it deal by deal",
         description=(
@@ -42,13 +31,13 @@ def _parser() -> argparse.ArgumentParser:
             "and print every deal with its bids, tricks and scores."
         ),
     )
-    demo.add_argument(
+    demo_parser.add_argument(
         "--seed",
         type=int,
         default=DEFAULT_DEMO_SEED,
         help=f"seed for the deals and the players' choices (default {DEFAULT_DEMO_SEED})",
     )
-    demo.add_argument(
+    demo_parser.add_argument(
         "--schedule",
         default="standard",
         help=(
@@ -56,21 +45,28 @@ def _parser() -> argparse.ArgumentParser:
             "commas, such as 3,2,1 (default standard)"
         ),
     )
-    demo.add_argument(
+    demo_parser.add_argument(
         "--tie",
         default=TiePolicy.DRAW.value,
         choices=[policy.value for policy in TiePolicy],
         help="what equal totals mean (default draw)",
     )
-    demo.add_argument(
+    demo_parser.add_argument(
         "--first-dealer",
         default="N",
         help="the seat that deals first: N, E, S or W (default N)",
     )
-    return parser
+    demo_parser.set_defaults(run=run)
 
 
-def _rules_from(args: argparse.Namespace) -> Rules:
+def run(args: argparse.Namespace) -> int:
+    """Play and print the demonstration match."""
+    write_lines(demo(rules_from(args), args.seed))
+    return EXIT_OK
+
+
+def rules_from(args: argparse.Namespace) -> Rules:
+    """The rules named by ``--schedule``, ``--tie`` and ``--first-dealer``."""
     schedule: str | list[int] = args.schedule
     if any(ch.isdigit() for ch in args.schedule):
         try:
@@ -168,29 +164,3 @@ def _score_sheet(state: MatchState) -> list[str]:
             f" {result.scores[0]:+6d} {result.scores[1]:+6d}  {ns_total:8d}  {ew_total:8d}"
         )
     return rows
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; the exit status."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return EXIT_OK
-    try:
-        rules = _rules_from(args)
-        lines = demo(rules, args.seed)
-    except (ValueError, TypeError) as error:
-        print(f"backalley {args.command}: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    try:
-        print("\n".join(lines))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader (``| head``) stopped reading: not an error of ours, and no traceback.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return EXIT_OK
-
-
-if __name__ == "__main__":  # pragma: no cover - exercised through the console script
-    raise SystemExit(main())
