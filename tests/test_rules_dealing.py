@@ -1,0 +1,188 @@
+"""Properties of schedules, dealers and the deal: hands, the turned card, trumps, the swap."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from backalley import Card, Deal, MatchState, Phase, Rules, Seat, apply, new_match, seeded_deck
+from backalley.cards import CARDS, cards_of
+from backalley.dealing import MAX_SEED, deal
+from backalley.rules import SCHEDULES
+from backalley.strategies import decks, rules, seeds, states
+from backalley.text import deal_text
+
+hand_sizes = st.integers(1, 13)
+seats = st.sampled_from(list(Seat))
+
+
+@pytest.mark.rule("SCHED-1")
+def test_standard_schedule_goes_down_to_two_ones_and_back() -> None:
+    """`standard` is 13 down to 1, then 1 up to 13: 26 deals, and the default."""
+    expected = [13 - i for i in range(13)] + [i + 1 for i in range(13)]
+    assert list(SCHEDULES["standard"]) == expected
+    assert Rules().schedule == tuple(expected) and Rules().deals == 26
+
+
+@pytest.mark.rule("SCHED-2")
+def test_twenty_five_has_a_single_one_card_deal() -> None:
+    """`twenty-five` is 13 down to 1, then 2 up to 13: 25 deals, one of them one-card."""
+    sizes = Rules(schedule="twenty-five").schedule
+    assert list(sizes) == [*range(13, 0, -1), *range(2, 14)]
+    assert len(sizes) == 25 and sizes.count(1) == 1
+
+
+@pytest.mark.rule("SCHED-3")
+def test_short_schedule_is_seven_to_one_and_back() -> None:
+    """`short` is 7 down to 1, then 1 up to 7: 14 deals."""
+    sizes = Rules(schedule="short").schedule
+    assert list(sizes) == [7, 6, 5, 4, 3, 2, 1, 1, 2, 3, 4, 5, 6, 7]
+
+
+@pytest.mark.rule("SCHED-4")
+@given(st.lists(st.integers(-2, 16), max_size=6))
+def test_custom_schedules_accept_exactly_sizes_one_to_thirteen(sizes: list[int]) -> None:
+    """A custom schedule is accepted iff it is non-empty and every size is 1 to 13."""
+    if sizes and all(1 <= size <= 13 for size in sizes):
+        assert Rules(schedule=sizes).schedule == tuple(sizes)
+        assert Rules(schedule=sizes).largest_hand == max(sizes)
+    else:
+        with pytest.raises(ValueError, match="schedule|hand size"):
+            Rules(schedule=sizes)
+
+
+@pytest.mark.rule("SCHED-4")
+@given(st.text(max_size=12))
+def test_unknown_schedule_names_are_refused(name: str) -> None:
+    """Only the three schedule names are known."""
+    if name.strip().lower() in SCHEDULES:
+        assert Rules(schedule=name).schedule == SCHEDULES[name.strip().lower()]
+    else:
+        with pytest.raises(ValueError, match="unknown schedule"):
+            Rules(schedule=name)
+
+
+@pytest.mark.rule("MATCH-1")
+@given(rules(), seeds())
+def test_the_first_dealer_is_the_match_setting(match_rules: Rules, seed: int) -> None:
+    """The first deal is dealt by the configured first dealer, and its left bids first."""
+    state = apply(new_match(match_rules, seed=seed), Deal(seeded_deck(seed, 0)))
+    assert state.deal is not None
+    assert state.deal.setup.dealer == match_rules.first_dealer == state.dealer
+    assert state.to_move == match_rules.first_dealer.left
+
+
+@pytest.mark.rule("DEAL-1")
+@given(decks(), seats, hand_sizes)
+def test_cards_are_dealt_one_at_a_time_from_the_dealers_left(
+    deck: tuple[Card, ...], dealer: Seat, size: int
+) -> None:
+    """Before any swap, the k-th card goes to the seat k+1 places clockwise from the dealer."""
+    setup = deal(deck, dealer=dealer, hand_size=size)
+    for seat in Seat:
+        expected = {deck[k] for k in range(4 * size) if dealer.after(k + 1) == seat}
+        held = set(cards_of(setup.hands[seat]))
+        if setup.swap is not None and setup.swap.seat == seat:
+            held = held - {setup.swap.received} | {setup.swap.joker}
+        assert held == expected
+        assert len(held) == size
+
+
+@pytest.mark.rule("DEAL-1", "ENGINE-5")
+@given(seeds(), st.integers(0, 2**32 - 1))
+def test_seeded_deck_is_a_deterministic_permutation(seed: int, number: int) -> None:
+    """A seeded deck holds each card once and is the same every time it is asked for."""
+    deck = seeded_deck(seed, number)
+    assert sorted(deck) == list(CARDS)
+    assert seeded_deck(seed, number) == deck
+
+
+@pytest.mark.rule("ENGINE-5")
+@given(seeds(), st.integers(0, 2**31))
+def test_seeded_decks_differ_between_deals_and_seeds(seed: int, number: int) -> None:
+    """Neighbouring deals and seeds shuffle differently (a collision is 1 in 54!)."""
+    deck = seeded_deck(seed, number)
+    assert seeded_deck(seed, number + 1) != deck
+    assert seeded_deck(seed ^ 1, number) != deck
+
+
+@pytest.mark.rule("ENGINE-5")
+@given(st.one_of(st.integers(max_value=-1), st.integers(min_value=MAX_SEED + 1)))
+def test_out_of_range_seeds_are_refused(seed: int) -> None:
+    """Seeds outside 0 .. 2**64 - 1 are refused with a ValueError."""
+    with pytest.raises(ValueError, match="seed"):
+        seeded_deck(seed, 0)
+    with pytest.raises(ValueError, match="seed"):
+        new_match(Rules(), seed=seed)
+
+
+@pytest.mark.rule("DEAL-2", "DEAL-3")
+@given(decks(), seats, hand_sizes)
+def test_the_next_card_is_turned_and_names_trumps(
+    deck: tuple[Card, ...], dealer: Seat, size: int
+) -> None:
+    """The card after the hands is turned; its suit is trumps, and a joker means no trumps."""
+    setup = deal(deck, dealer=dealer, hand_size=size)
+    assert setup.turned == deck[4 * size]
+    assert setup.trump == (None if deck[4 * size].is_joker else deck[4 * size].suit)
+
+
+@pytest.mark.rule("DEAL-3", "DEAL-4", "DEAL-6")
+@given(decks(), seats, hand_sizes)
+def test_a_turned_joker_swaps_the_other_out_of_any_hand(
+    deck: tuple[Card, ...], dealer: Seat, size: int
+) -> None:
+    """After a turned joker, the other joker's holder takes the next undealt card instead."""
+    turned = 4 * size
+    # Steer: turn a joker in about half the examples.
+    if deck[0].is_joker:
+        j = deck.index(Card.BIG if deck[0] is Card.LITTLE else Card.LITTLE)
+        cards = list(deck)
+        cards[turned], cards[j] = cards[j], cards[turned]
+        deck = tuple(cards)
+    setup = deal(deck, dealer=dealer, hand_size=size)
+    all_held = set().union(*(cards_of(hand) for hand in setup.hands))
+    if setup.trump is None:
+        other = Card.BIG if deck[turned] is Card.LITTLE else Card.LITTLE
+        assert not all_held & {Card.BIG, Card.LITTLE}
+        if other in deck[:turned]:
+            holder = dealer.after(deck.index(other) + 1)
+            assert setup.swap is not None
+            assert (setup.swap.seat, setup.swap.joker, setup.swap.received) == (
+                holder,
+                other,
+                deck[turned + 1],
+            )
+            assert deck[turned + 1] in cards_of(setup.hands[holder])
+        else:
+            assert setup.swap is None
+    else:
+        assert setup.swap is None
+    assert all(len(cards_of(hand)) == size for hand in setup.hands)
+
+
+@pytest.mark.rule("DEAL-5")
+@given(states(phase=Phase.PLAY, no_trump=True))
+def test_the_swap_shows_in_no_public_view(state: MatchState) -> None:
+    """The public rendering of a deal is the same whether or not anybody swapped."""
+    assert state.deal is not None
+    without = attrs.evolve(state.deal, setup=attrs.evolve(state.deal.setup, swap=None))
+    assert deal_text(state.deal, show_hands=False) == deal_text(without, show_hands=False)
+    swap = state.deal.setup.swap
+    if swap is not None:
+        # The swap names one seat only: the one that gave up the joker.
+        assert swap.joker.is_joker and not swap.received.is_joker
+
+
+@pytest.mark.rule("DEAL-6")
+@given(states(no_trump=True, phase=Phase.PLAY))
+def test_no_trump_deals_have_no_jokers_in_play(state: MatchState) -> None:
+    """In a no-trump deal no hand, trick or completed trick holds a joker."""
+    assert state.trump is None
+    played = [card for trick in state.completed_tricks for card in trick.cards]
+    current = state.current_trick
+    played += list(current.cards) if current else []
+    held = [card for seat in Seat for card in state.hand(seat)]
+    assert not any(card.is_joker for card in played + held)
