@@ -173,6 +173,7 @@ def states(  # noqa: PLR0913 - each keyword steers one feature of the walk
     trick_boundary: bool | None = None,
     last_deal: bool = False,
     tiebreak: bool = False,
+    joker_lead: bool = False,
 ) -> MatchState:
     """A reachable match state, steered by the keywords.
 
@@ -191,6 +192,9 @@ def states(  # noqa: PLR0913 - each keyword steers one feature of the walk
       ``tiebreak-deal`` policy and a schedule that is a list followed by its
       reverse (``rules_strategy`` must give such rules if given), and plays the
       schedule to equal totals.
+    - ``joker_lead``: the state is in play, in a trick led by BIG or LITTLE with
+      one to three cards down. The first bidder is dealt the joker, bids the only
+      Board and so may lead it at once (implies ``no_trump=False``).
 
     Steering never filters: it picks the Board, the pass or the deck it needs.
     Where two wishes cannot both hold (a one-card deal without a Board is always
@@ -200,6 +204,8 @@ def states(  # noqa: PLR0913 - each keyword steers one feature of the walk
     >>> states(phase=Phase.BID, boards=True).example().phase
     <Phase.BID: 'bid'>
     """
+    if joker_lead and (tiebreak or phase not in (None, Phase.PLAY)):
+        raise ValueError("joker_lead gives a state in play, outside a tiebreak deal")
     if tiebreak and phase is Phase.BID:
         raise ValueError("a tiebreak deal has no bidding: ask for phase PLAY, DEAL or None")
     if tiebreak:
@@ -231,6 +237,8 @@ def states(  # noqa: PLR0913 - each keyword steers one feature of the walk
     )
     if tiebreak and stop is Phase.BID:
         stop = Phase.PLAY
+    if joker_lead:
+        return _joker_led(draw, state)
     if stop is Phase.DEAL and not throw_in:
         return state
     state = apply(state, Deal(_target_deck(draw, state.hand_size, no_trump)))
@@ -248,6 +256,23 @@ def states(  # noqa: PLR0913 - each keyword steers one feature of the walk
     if stop is Phase.BID or state.phase is not Phase.PLAY:
         return state
     return _play_some(draw, state, trick_boundary)
+
+
+def _joker_led(draw: st.DrawFn, state: MatchState) -> MatchState:
+    """Deal the first bidder a joker, let them bid the only Board and lead the joker."""
+    deck = list(_target_deck(draw, state.hand_size, no_trump=False))
+    joker = draw(st.sampled_from([Card.BIG, Card.LITTLE]))
+    at = deck.index(joker)
+    deck[0], deck[at] = deck[at], deck[0]
+    state = apply(state, Deal(tuple(deck)))
+    state = _bidding(draw, state, count=4, boards=False, throw_in=False, board_at=0)
+    leader = state.to_move
+    assert leader is not None
+    state = apply(state, Play(leader, joker))
+    for _ in range(draw(st.integers(0, 2))):
+        options = legal_actions(state)
+        state = apply(state, options[draw(st.integers(0, len(options) - 1))])
+    return state
 
 
 def _target_deck(draw: st.DrawFn, hand_size: int, no_trump: bool | None) -> tuple[Card, ...]:
@@ -279,9 +304,14 @@ def _bidding(
     count: int,
     boards: bool | None,
     throw_in: bool | None,
+    board_at: int | None = None,
 ) -> MatchState:
-    """Make ``count`` drawn bids in the state's deal, under the steering wishes."""
-    board_at = draw(st.integers(0, max(count - 1, 0))) if boards else -1
+    """Make ``count`` drawn bids in the state's deal, under the steering wishes.
+
+    ``board_at`` places the one Board (with ``boards=False`` for the others).
+    """
+    if board_at is None:
+        board_at = draw(st.integers(0, max(count - 1, 0))) if boards else -1
     if boards and count == 0:
         count, board_at = 1, 0
     for index in range(count):
