@@ -124,9 +124,7 @@ def test_a_board_ignores_the_partners_bid(circuit: tuple[int, list[Bid]]) -> Non
     for i, bid in enumerate(bids):
         partner = next(b for b in bids if b.seat == bid.seat.partner)
         if bid.board and not partner.board:
-            changed = [
-                Bid(b.seat, (b.amount + 1) % size) if b is partner else b for b in bids
-            ]
+            changed = [Bid(b.seat, (b.amount + 1) % size) if b is partner else b for b in bids]
             assert contracts(changed)[bid.seat.pair] == contracts(bids)[bid.seat.pair]
             assert contracts(bids)[bid.seat.pair].is_board
         del i

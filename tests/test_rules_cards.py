@@ -48,7 +48,10 @@ def test_the_pack_is_52_cards_and_two_distinct_jokers(deck: tuple[Card, ...]) ->
     assert len(deck) == PACK_SIZE == len(set(deck))
     for suit in Suit:
         assert sorted(card.rank for card in deck if card.suit == suit) == list(Rank)
-    assert [card for card in deck if card.is_joker] in ([Card.BIG, Card.LITTLE], [Card.LITTLE, Card.BIG])
+    assert [card for card in deck if card.is_joker] in (
+        [Card.BIG, Card.LITTLE],
+        [Card.LITTLE, Card.BIG],
+    )
     assert Card.BIG != Card.LITTLE
 
 

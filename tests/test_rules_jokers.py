@@ -62,7 +62,9 @@ def test_little_led_forces_the_lowest_trump(moment: tuple[Suit, list[Card], list
 
 @pytest.mark.rule("JOKER-2", "PLAY-7")
 @given(suits, st.sampled_from(list(Seat)), st.data())
-def test_little_led_can_lose_to_a_forced_big(trump: Suit, leader: Seat, data: st.DataObject) -> None:
+def test_little_led_can_lose_to_a_forced_big(
+    trump: Suit, leader: Seat, data: st.DataObject
+) -> None:
     """000 §06: the next player's only trump is BIG, LITTLE forces it, and BIG takes the trick."""
     plain = [c for c in CARDS if not oracle.is_trump(c, trump)]
     others = data.draw(st.lists(st.sampled_from(plain), min_size=3, max_size=8, unique=True))

@@ -122,7 +122,9 @@ def _mirrorable_rules(tie_rules: st.SearchStrategy[Rules] | None) -> st.SearchSt
     schedule = st.one_of(
         halves.map(lambda half: (*half, *reversed(half))), st.sampled_from(["short", "standard"])
     )
-    return tie_rules or rules(schedule=schedule, tie=st.just(TiePolicy.TIEBREAK_DEAL))
+    if tie_rules is not None:
+        return tie_rules
+    return rules(schedule=schedule, tie=st.just(TiePolicy.TIEBREAK_DEAL))
 
 
 def _random_step(state: MatchState, rng: random.Random) -> MatchState:
