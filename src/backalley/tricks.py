@@ -65,7 +65,8 @@ def allowed_plays(
         follow, reason = hand & trumps, Reason.MUST_FOLLOW_TRUMP
     else:
         follow, reason = hand & SUIT_MASKS[led // 13], Reason.MUST_FOLLOW_SUIT
-    return (follow, reason) if follow else (hand, None)
+    # A hand that holds nothing else may play anything: no card is refused, so no reason.
+    return (follow, reason) if follow and follow != hand else (hand, None)
 
 
 def _strength(card: int, led_suit: int, trumps: int) -> int:
