@@ -1,0 +1,197 @@
+"""Properties of the engine itself: purity, legal_actions and apply agreeing, conservation, replay."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from backalley import (
+    Action,
+    Deal,
+    IllegalAction,
+    MatchState,
+    Phase,
+    Play,
+    Rules,
+    apply,
+    new_match,
+    seeded_deck,
+)
+from backalley import legal_actions as legal
+from backalley.cards import CARDS, cards_of
+from backalley.strategies import action_universe, actions, decks, rules, seeds, states
+import rules_oracle as oracle
+
+
+def snapshot(state: MatchState) -> tuple[object, ...]:
+    """Everything in a state, deep, as plain tuples (a copy: later changes would not show)."""
+    return attrs.astuple(state, recurse=True)
+
+
+@st.composite
+def recorded_matches(draw: st.DrawFn) -> tuple[Rules, int, list[Action]]:
+    """Rules, a seed and a prefix of legal actions (some deals given as explicit decks)."""
+    match_rules = draw(rules())
+    seed = draw(seeds())
+    state = new_match(match_rules, seed=seed)
+    taken: list[Action] = []
+    for _ in range(draw(st.integers(0, 120))):
+        if state.is_over:
+            break
+        if state.phase is Phase.DEAL and draw(st.booleans()):
+            action: Action = Deal(draw(decks()))
+        else:
+            options = legal(state)
+            action = options[draw(st.integers(0, len(options) - 1))]
+        taken.append(action)
+        state = apply(state, action)
+    return match_rules, seed, taken
+
+
+def replay(match_rules: Rules, seed: int, taken: list[Action]) -> MatchState:
+    state = new_match(match_rules, seed=seed)
+    for action in taken:
+        state = apply(state, action)
+    return state
+
+
+@pytest.mark.rule("ENGINE-1")
+@given(states(), st.data())
+def test_apply_never_changes_its_input_and_is_deterministic(
+    state: MatchState, data: st.DataObject
+) -> None:
+    """Applying any action, accepted or refused, leaves the state as it was; twice gives equal."""
+    before = snapshot(state)
+    action = data.draw(actions(state))
+    try:
+        first = apply(state, action)
+    except IllegalAction:
+        assert snapshot(state) == before
+        return
+    assert snapshot(state) == before
+    second = apply(state, action)
+    assert first == second and hash(first) == hash(second)
+    assert snapshot(first) == snapshot(second)
+
+
+@pytest.mark.rule("ENGINE-2", "ENGINE-3", "BID-2", "PLAY-1")
+@given(states())
+def test_legal_actions_and_apply_agree_on_the_whole_action_universe(state: MatchState) -> None:
+    """Each action of the universe is listed and accepted, or unlisted and refused with its reason."""
+    listed = set(legal(state))
+    assert len(listed) == len(legal(state)), "no action is listed twice"
+    universe = action_universe(state)
+    assert listed <= set(universe)
+    before = snapshot(state)
+    for action in universe:
+        expected = oracle.refusal(state, action)
+        if action in listed:
+            assert expected is None, action
+            apply(state, action)
+        else:
+            with pytest.raises(IllegalAction) as refused:
+                apply(state, action)
+            assert refused.value.reason is expected, action
+            assert refused.value.action == action
+            assert isinstance(refused.value, ValueError) and refused.value.message
+    assert snapshot(state) == before
+
+
+@pytest.mark.rule("ENGINE-2", "ENGINE-5")
+@given(states(phase=Phase.DEAL), decks())
+def test_any_valid_deck_is_accepted_at_the_chance_step(
+    state: MatchState, deck: tuple[object, ...]
+) -> None:
+    """At the chance step the seeded deal is listed, and a Deal of any other deck applies too."""
+    assert legal(state) == (
+        Deal(__import__("backalley").seeded_deck(state.seed, len(state.history))),
+    )
+    after = apply(state, Deal(deck))
+    assert after.deal is not None and after.deal.setup.deck == tuple(deck)
+
+
+@pytest.mark.rule("ENGINE-2")
+@given(states(), st.data())
+def test_legal_actions_all_apply(state: MatchState, data: st.DataObject) -> None:
+    """A legal action drawn from `actions(state, legal=True)` applies; an illegal one is refused."""
+    if state.is_over:
+        assert legal(state) == ()
+        return
+    apply(state, data.draw(actions(state, legal=True)))
+    with pytest.raises(IllegalAction):
+        apply(state, data.draw(actions(state, legal=False)))
+
+
+@pytest.mark.rule("ENGINE-4", "DEAL-1")
+@given(states())
+def test_every_card_is_accounted_for_and_hands_follow_the_schedule(state: MatchState) -> None:
+    """Hands + played cards + stock hold each of the 54 cards once; hands shrink as cards fall."""
+    held = [card for seat in range(4) for card in state.hand(seat)]  # type: ignore[arg-type]
+    played = [card for trick in state.completed_tricks for card in trick.cards]
+    current = state.current_trick
+    if current is not None:
+        played += list(current.cards)
+    stock = list(cards_of(state.stock))
+    everything = held + played + stock
+    assert sorted(everything) == list(CARDS)
+    if state.deal is not None:
+        size = state.hand_size
+        done = len(state.completed_tricks)
+        assert 0 <= done < size
+        assert current is not None or state.phase is Phase.BID
+        for seat in range(4):
+            in_trick = current is not None and any(s == seat for s, _ in current.plays)
+            assert len(state.hand(seat)) == size - done - in_trick  # type: ignore[arg-type]
+
+
+@pytest.mark.rule("ENGINE-4", "PLAY-7")
+@given(states(phase=Phase.OVER))
+def test_tricks_per_deal_equal_the_hand_size(state: MatchState) -> None:
+    """Every played deal has exactly hand-size tricks, won between the pairs, each of four cards."""
+    for result in state.history:
+        tricks = result.deal.tricks
+        if result.thrown_in:
+            assert tricks == ()
+            continue
+        assert len(tricks) == result.deal.setup.hand_size == sum(result.deal.tricks_won)
+        cards = [card for trick in tricks for card in trick.cards]
+        assert len(cards) == len(set(cards)) == 4 * result.deal.setup.hand_size
+
+
+@pytest.mark.rule("ENGINE-5", "ENGINE-6")
+@given(recorded_matches())
+def test_a_match_replays_from_rules_seed_and_actions(
+    recorded: tuple[Rules, int, list[Action]],
+) -> None:
+    """Replaying the same actions gives an equal state, with an equal hash."""
+    first = replay(*recorded)
+    second = replay(*recorded)
+    assert first == second
+    assert hash(first) == hash(second)
+    assert {first: 1}[second] == 1
+
+
+@pytest.mark.rule("ENGINE-6")
+@given(states(), st.data())
+def test_every_action_makes_a_different_state(state: MatchState, data: st.DataObject) -> None:
+    """A state equals itself rebuilt from its parts, and never the state after an action."""
+    rebuilt = MatchState(state.rules, state.seed, state.history, state.deal, state.outcome)
+    assert rebuilt == state and hash(rebuilt) == hash(state)
+    if not state.is_over:
+        after = apply(state, data.draw(actions(state, legal=True)))
+        assert after != state and snapshot(after) != snapshot(state)
+
+
+@pytest.mark.rule("ENGINE-3")
+@given(states(phase=Phase.PLAY), st.sampled_from(CARDS))
+def test_a_card_not_held_is_refused_as_such(state: MatchState, card: object) -> None:
+    """Playing a card the seat to move does not hold is refused with card_not_in_hand."""
+    seat = state.to_move
+    assert seat is not None
+    if card in state.hand(seat):
+        return
+    with pytest.raises(IllegalAction) as refused:
+        apply(state, Play(seat, card))  # type: ignore[arg-type]
+    assert refused.value.reason.value == "card_not_in_hand"
