@@ -50,9 +50,10 @@ def play_refusal(
     hand: list[Card],
     trick: list[Card],
     trump: Suit | None,
+    card: Card,
+    *,
     broken: bool,
     bid_board: bool,
-    card: Card,
 ) -> Reason | None:
     """Why playing ``card`` (held) to ``trick`` is refused, or None if it is allowed."""
     if not trick:
@@ -113,7 +114,12 @@ def refusal(state: MatchState, action: Bid | Play | Deal) -> Reason | None:
     trick = state.current_trick
     assert trick is not None
     return play_refusal(
-        hand, list(trick.cards), state.trump, broken(state), bid_board(state, seat), action.card
+        hand,
+        list(trick.cards),
+        state.trump,
+        action.card,
+        broken=broken(state),
+        bid_board=bid_board(state, seat),
     )
 
 

@@ -1,4 +1,4 @@
-"""Properties of the engine itself: purity, legal_actions and apply agreeing, conservation, replay."""
+"""Properties of the engine: purity, legal_actions agreeing with apply, conservation, replay."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import rules_oracle as oracle
 from backalley import (
     Action,
     Deal,
@@ -17,12 +18,10 @@ from backalley import (
     Rules,
     apply,
     new_match,
-    seeded_deck,
 )
 from backalley import legal_actions as legal
 from backalley.cards import CARDS, cards_of
 from backalley.strategies import action_universe, actions, decks, rules, seeds, states
-import rules_oracle as oracle
 
 
 def snapshot(state: MatchState) -> tuple[object, ...]:
@@ -79,7 +78,7 @@ def test_apply_never_changes_its_input_and_is_deterministic(
 @pytest.mark.rule("ENGINE-2", "ENGINE-3", "BID-2", "PLAY-1")
 @given(states())
 def test_legal_actions_and_apply_agree_on_the_whole_action_universe(state: MatchState) -> None:
-    """Each action of the universe is listed and accepted, or unlisted and refused with its reason."""
+    """Each action of the universe is listed and accepted, or refused with its reason."""
     listed = set(legal(state))
     assert len(listed) == len(legal(state)), "no action is listed twice"
     universe = action_universe(state)

@@ -81,7 +81,7 @@ def test_the_bids_are_pass_one_to_hand_size_less_one_and_board(state: MatchState
 @pytest.mark.rule("BID-2")
 @given(st.integers(1, 13), st.sampled_from(list(Seat)), st.sampled_from(list(BID_AMOUNTS)))
 def test_bid_in_range_is_pass_to_hand_size_less_one(size: int, seat: Seat, amount: int) -> None:
-    """`bid_in_range` accepts 0 .. size - 1 and Board, nothing else; one card leaves Pass and Board."""
+    """`bid_in_range` accepts 0 .. size - 1 and Board only; one card leaves Pass and Board."""
     assert bid_in_range(Bid(seat, amount), size) == (0 <= amount < size)
     assert bid_in_range(Bid(seat, board=True), size)
     if size == 1:

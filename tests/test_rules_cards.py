@@ -78,7 +78,7 @@ def test_masks_and_card_sets_round_trip(chosen: set[Card]) -> None:
 @given(plain_cards, plain_cards)
 def test_plain_cards_rank_ace_high_within_a_suit(a: Card, b: Card) -> None:
     """Within a suit, the card order is the rank order A K Q J 10 ... 2."""
-    order = "2 3 4 5 6 7 8 9 10 J Q K A".split()
+    order = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
     if a.suit == b.suit:
         assert (a < b) == (order.index(a.code[:-1]) < order.index(b.code[:-1]))
 

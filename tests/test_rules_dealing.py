@@ -49,7 +49,7 @@ def test_custom_schedules_accept_exactly_sizes_one_to_thirteen(sizes: list[int])
         assert Rules(schedule=sizes).schedule == tuple(sizes)
         assert Rules(schedule=sizes).largest_hand == max(sizes)
     else:
-        with pytest.raises(ValueError, match="schedule|hand size"):
+        with pytest.raises(ValueError, match=r"schedule|hand size"):
             Rules(schedule=sizes)
 
 

@@ -6,13 +6,13 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from backalley import Card, MatchState, Phase, Play, Reason, Seat, Suit, apply
+import rules_oracle as oracle
+from backalley import Card, MatchState, Play, Reason, Seat, Suit, apply
 from backalley import legal_actions as legal
 from backalley.cards import CARDS, cards_of, mask_of, trump_mask
 from backalley.jokers import forced_by_joker_lead
 from backalley.strategies import states
 from backalley.tricks import allowed_plays, trick_winner
-import rules_oracle as oracle
 
 suits = st.sampled_from(list(Suit))
 

@@ -11,16 +11,19 @@ from hypothesis import strategies as st
 from backalley import (
     Bid,
     Deal,
+    IllegalAction,
     MatchState,
     Pair,
     Phase,
     Play,
+    Reason,
     Rules,
     Termination,
     TiePolicy,
     apply,
     legal_actions,
     new_match,
+    seeded_deck,
 )
 from backalley.strategies import rules, seeds, states
 
@@ -125,8 +128,6 @@ def test_the_higher_total_wins_and_equal_totals_draw_or_tiebreak(state: MatchSta
 @given(states(phase=Phase.OVER), st.sampled_from([Bid(0), Play(0, 0)]))
 def test_nothing_is_accepted_after_the_match(state: MatchState, action: Bid | Play) -> None:
     """After the match every action, a deal included, is refused as match_over."""
-    from backalley import IllegalAction, Reason, seeded_deck
-
     for refused in (action, Deal(seeded_deck(0, 0))):
         with pytest.raises(IllegalAction) as caught:
             apply(state, refused)
@@ -136,7 +137,7 @@ def test_nothing_is_accepted_after_the_match(state: MatchState, action: Bid | Pl
 @pytest.mark.rule("END-3")
 @given(states(tiebreak=True, phase=Phase.PLAY), st.randoms(use_true_random=True))
 def test_the_tiebreak_deal(state: MatchState, rng: random.Random) -> None:
-    """No bidding, the largest hand size, the next dealer, led from the dealer's left; tricks decide."""
+    """No bidding, largest hand size, next dealer, led from the dealer's left; tricks decide."""
     assert state.in_tiebreak and state.deal is not None
     setup = state.deal.setup
     assert setup.tiebreak and not state.bids and state.contracts is None
@@ -171,7 +172,7 @@ def test_the_tiebreak_deal(state: MatchState, rng: random.Random) -> None:
 def test_a_level_tiebreak_deal_is_followed_by_another(
     state: MatchState, rng: random.Random
 ) -> None:
-    """Equal tricks in a tiebreak deal (even hand size) lead to another, dealt by the next dealer."""
+    """Equal tricks in a tiebreak deal lead to another, dealt by the next dealer."""
     dealer = state.dealer
     state = play_out(state, rng, deals=1)
     ns, ew = state.history[-1].deal.tricks_won

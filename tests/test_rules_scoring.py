@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backalley import Contract, MatchState, Phase, apply, legal_actions, score
 import rules_oracle as oracle
+from backalley import Contract, MatchState, Phase, apply, legal_actions, score
 from backalley.strategies import states
 
 sizes = st.integers(1, 13)

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+import rules_oracle as oracle
 from backalley import Card, IllegalAction, MatchState, Phase, Play, Reason, Seat, Suit, Trick, apply
 from backalley import legal_actions as legal
 from backalley.cards import CARDS, cards_of, mask_of, trump_mask
 from backalley.strategies import states
 from backalley.tricks import allowed_plays, trick_winner
-import rules_oracle as oracle
 
 
 @st.composite
@@ -40,7 +40,10 @@ def test_allowed_plays_match_an_independent_reading(
     """The allowed cards are exactly those the plain reading allows; the reason is its reason."""
     trump, hand, trick, broken, board = moment
     allowed, reason = engine_allowed(trump, hand, trick, broken, board)
-    refusals = {card: oracle.play_refusal(hand, trick, trump, broken, board, card) for card in hand}
+    refusals = {
+        card: oracle.play_refusal(hand, trick, trump, card, broken=broken, bid_board=board)
+        for card in hand
+    }
     assert allowed == {card for card, why in refusals.items() if why is None}
     assert allowed, "some card of a hand is always playable"
     assert {why for why in refusals.values() if why is not None} <= {reason}

@@ -299,7 +299,7 @@ def _play_some(draw: st.DrawFn, state: MatchState, trick_boundary: bool | None) 
     return state
 
 
-def _bidding(
+def _bidding(  # noqa: PLR0913 - the steering wishes, each a keyword
     draw: st.DrawFn,
     state: MatchState,
     *,
