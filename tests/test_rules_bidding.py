@@ -165,7 +165,12 @@ def test_overbids_are_warnings_listing_targets_above_the_hand_size(
         c = pair_contract(bids, pair)
         assert (pair in warned) == (not c.is_board and c.target > size)
         if pair in warned:
-            assert warned[pair].target == c.target and str(c.target) in warned[pair].message
+            warning = warned[pair]
+            assert (warning.pair, warning.target, warning.hand_size) == (pair, c.target, size)
+            label = "NS" if pair == 0 else "EW"
+            assert warning.message == (
+                f"{label} have bid {c.target} tricks, but only {size} will be played."
+            )
 
 
 @pytest.mark.rule("BID-7")
@@ -197,3 +202,57 @@ def test_the_opening_leader_leads_the_first_trick(state: MatchState) -> None:
     assert first is not None
     if not state.in_tiebreak:
         assert first.leader == leader_of(list(state.bids))
+
+
+@pytest.mark.rule("BID-5", "BID-6")
+@given(circuits())
+def test_a_contract_says_what_it_needs(circuit: tuple[int, list[Bid]]) -> None:
+    """A Board contract needs every trick and reads "board ×m"; a target needs itself."""
+    size, bids = circuit
+    for contract in contracts(bids):
+        if contract.is_board:
+            assert contract.tricks_needed(size) == size
+            assert str(contract) == f"board ×{contract.multiplier}"
+        else:
+            assert contract.tricks_needed(size) == contract.target
+            assert str(contract) == str(contract.target)
+        assert repr(contract) == f"Contract({contract})"
+
+
+@pytest.mark.rule("BID-1")
+@given(states(phase=Phase.PLAY))
+def test_each_seats_bid_is_found_by_seat(state: MatchState) -> None:
+    """`bid_of(seat)` is the bid that seat made (None in a tiebreak deal, which has no bids)."""
+    assert state.deal is not None
+    for seat in Seat:
+        mine = [bid for bid in state.bids if bid.seat == seat]
+        assert state.deal.bid_of(seat) == (mine[0] if mine else None)
+
+
+@pytest.mark.rule("BID-1")
+@given(states(phase=Phase.BID))
+def test_seats_yet_to_bid_have_no_bid(state: MatchState) -> None:
+    """During bidding, the seats that have not bid yet have no bid."""
+    assert state.deal is not None
+    said = {bid.seat for bid in state.bids}
+    for seat in Seat:
+        assert (state.deal.bid_of(seat) is None) == (seat not in said)
+
+
+@pytest.mark.rule("BID-2", "ENGINE-3")
+@given(states(phase=Phase.BID), st.sampled_from(list(BID_AMOUNTS)))
+def test_an_out_of_range_bid_says_what_may_be_bid(state: MatchState, amount: int) -> None:
+    """The refusal of an out-of-range bid lists the bids the hand size allows."""
+    seat, size = state.to_move, state.hand_size
+    assert seat is not None
+    if 0 <= amount < size:
+        return
+    with pytest.raises(IllegalAction) as refused:
+        apply(state, Bid(seat, amount))
+    if size == 1:
+        expected = f"With one card you may bid Pass or Board, not {amount}."
+    elif size == 2:
+        expected = f"With 2 cards you may bid Pass, 1, or Board, not {amount}."
+    else:
+        expected = f"With {size} cards you may bid Pass, 1 to {size - 1}, or Board, not {amount}."
+    assert refused.value.message == expected

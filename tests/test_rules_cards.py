@@ -99,3 +99,97 @@ def test_jokers_top_the_trump_suit(trump: Suit, a: Card, b: Card) -> None:
 def test_no_trump_suit_has_no_trumps() -> None:
     """Without a trump suit nothing is a trump, jokers included."""
     assert trump_mask(None) == 0
+
+
+@pytest.mark.rule("TABLE-1")
+@given(seats, st.sampled_from(["", " ", "  "]), st.booleans())
+def test_seats_parse_from_letter_or_name_in_any_case(seat: Seat, pad: str, lower: bool) -> None:
+    """`Seat.parse` reads "N", "north", " North " alike and refuses anything else clearly."""
+    for text in (seat.letter, seat.name, seat.name.title()):
+        text = text.lower() if lower else text
+        assert Seat.parse(pad + text + pad) is seat
+    assert str(seat) == seat.letter and repr(seat) == f"Seat.{seat.name}"
+
+
+@pytest.mark.rule("TABLE-1")
+@given(st.text(max_size=6))
+def test_unknown_seat_names_are_refused(text: str) -> None:
+    """Text that names no seat raises ValueError naming the seats."""
+    names = {s.letter for s in Seat} | {s.name for s in Seat}
+    if text.strip().upper() in names:
+        assert Seat.parse(text).letter == text.strip().upper()[0]
+    else:
+        with pytest.raises(ValueError, match="seats are N, E, S and W"):
+            Seat.parse(text)
+
+
+@pytest.mark.rule("TABLE-1", "CARD-1")
+@given(st.one_of(st.integers(), st.none(), st.binary(max_size=2)))
+def test_parsers_refuse_non_text(value: object) -> None:
+    """Seats, suits and cards parse only from strings; anything else is a TypeError."""
+    for parse in (Seat.parse, Suit.parse, Card.parse):
+        with pytest.raises(TypeError, match="string"):
+            parse(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.rule("CARD-1")
+@given(suits, st.sampled_from(["", " "]), st.booleans())
+def test_suits_parse_from_letter_symbol_and_name(suit: Suit, pad: str, lower: bool) -> None:
+    """`Suit.parse` reads "H", "♥", "hearts" and "heart", in any case."""
+    for text in (suit.letter, suit.symbol, suit.name, suit.name[:-1], suit.word):
+        text = text.lower() if lower else text
+        assert Suit.parse(pad + text + pad) is suit
+    assert str(suit) == suit.letter and suit.word == suit.name.lower()
+    assert suit.symbol == "♣♦♥♠"[suit] and repr(suit) == f"Suit.{suit.name}"
+
+
+@pytest.mark.rule("CARD-1")
+@given(st.text(max_size=4))
+def test_unknown_suits_and_cards_are_refused(text: str) -> None:
+    """Text that is not a suit or a card code raises ValueError with the accepted forms."""
+    suit_words = {w for s in Suit for w in (s.letter, s.name, s.symbol, s.name[:-1])}
+    if text.strip().upper() not in suit_words:
+        with pytest.raises(ValueError, match="suits are C, D, H and S"):
+            Suit.parse(text)
+    codes = {c.code for c in CARDS} | {c.code.replace("10", "T") for c in CARDS}
+    codes |= {rank + s.symbol for c in CARDS for s in Suit for rank in (c.code[:-1],)}
+    codes |= {f"T{s.symbol}" for s in Suit}
+    if text.strip().upper() not in codes:
+        with pytest.raises(ValueError, match="unknown card|unknown suit"):
+            Card.parse(text)
+
+
+@pytest.mark.rule("CARD-1")
+@given(plain_cards, st.sampled_from(["", " "]))
+def test_cards_parse_from_rank_and_suit_codes(card: Card, pad: str) -> None:
+    """"10h", "TH", " 10H " and the suit symbol all read as the ten of hearts, and so on."""
+    code = card.code
+    assert Card.parse(pad + code.lower() + pad) is card
+    assert Card.parse(code.replace("10", "T")) is card
+    assert Card.parse(code[:-1] + card.suit.symbol) is card  # type: ignore[union-attr]
+    rank = card.rank
+    assert rank is not None
+    assert card.symbol == code[:-1] + card.suit.symbol  # type: ignore[union-attr]
+    assert card.words == f"the {rank.name.lower()} of {card.suit.word}"  # type: ignore[union-attr]
+    assert rank.code == code[:-1] and repr(rank) == f"Rank.{rank.name}"
+    assert str(card) == code and repr(card) == f"Card.{card.name}"
+
+
+@pytest.mark.rule("CARD-1")
+def test_jokers_have_names_not_suits() -> None:
+    """BIG and LITTLE have no suit or rank and are shown by name."""
+    for joker in (Card.BIG, Card.LITTLE):
+        assert joker.is_joker and joker.suit is None and joker.rank is None
+        assert joker.code == joker.symbol == joker.name
+        assert joker.words == f"the {joker.name} joker"
+        assert Card.parse(joker.name.lower()) is joker
+
+
+@pytest.mark.rule("TABLE-2")
+@given(st.sampled_from(list(Pair)))
+def test_pairs_have_labels_and_two_seats(pair: Pair) -> None:
+    """A pair is labelled NS or EW and holds the seats with its parity."""
+    assert pair.label == ("NS" if pair is Pair.NORTH_SOUTH else "EW") == str(pair)
+    assert [int(seat) % 2 for seat in pair.seats] == [int(pair)] * 2
+    assert pair.other.other is pair and pair.other is not pair
+    assert repr(pair) == f"Pair.{pair.name}"
