@@ -201,9 +201,9 @@ def _bid(state: MatchState, action: Bid) -> MatchState:
 
 def _out_of_range(hand_size: int, amount: int) -> str:
     top = hand_size - 1
-    numbers = "" if top == 0 else "1, " if top == 1 else f"1 to {top}, "
+    numbers = "" if top == 0 else ", 1," if top == 1 else f", 1 to {top},"
     cards = "one card" if hand_size == 1 else f"{hand_size} cards"
-    return f"With {cards} you may bid Pass, {numbers}or Board, not {amount}."
+    return f"With {cards} you may bid Pass{numbers} or Board, not {amount}."
 
 
 # --- play ----------------------------------------------------------------------
