@@ -212,3 +212,35 @@ def test_only_four_cards_make_a_trick_with_a_winner(
     leader, cards, trump = trick
     with pytest.raises(ValueError, match=r"^only a trick of four cards has a winner$"):
         Trick(leader, tuple(cards[:3])).winner_under(trump)
+
+
+@pytest.mark.rule("PLAY-2", "PLAY-3", "PLAY-4", "JOKER-1", "JOKER-2", "ENGINE-3")
+@given(st.one_of(states(phase=Phase.PLAY, trick_boundary=False), states(joker_lead=True)))
+def test_a_refused_card_is_explained_in_words(state: MatchState) -> None:
+    """Each refusal's sentence names the led suit, or the card a joker lead forces."""
+    seat, trick = state.to_move, state.current_trick
+    assert seat is not None and trick is not None
+    hand = list(state.hand(seat))
+    led = trick.cards[0] if trick.cards else None
+    for card in hand:
+        try:
+            apply(state, Play(seat, card))
+        except IllegalAction as refused:
+            message, reason = refused.message, refused.reason
+        else:
+            continue
+        if reason is Reason.MUST_FOLLOW_SUIT:
+            assert led is not None and led.suit is not None
+            assert message == f"You must follow suit: {led.suit.word} were led and you hold one."
+        elif reason is Reason.MUST_FOLLOW_TRUMP:
+            assert message == "A trump was led: you must follow with a trump or a joker."
+        elif reason is Reason.TRUMPS_NOT_BROKEN:
+            assert message.startswith("Trumps are not broken: you may not lead a trump")
+        else:
+            assert led is not None
+            forced = oracle.joker_forced(led, hand, state.trump)
+            assert forced is not None
+            which = "highest" if led is Card.BIG else "lowest"
+            assert message == (
+                f"The {led.name} joker was led: you must play your {which} trump, {forced.words}."
+            )
