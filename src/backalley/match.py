@@ -243,7 +243,7 @@ def _refusal(current: DealState, action: Play, allowed: int, reason: Reason) -> 
     led = current.trick[0] if current.trick else None
     suit = CARDS[led].suit if led is not None else None
     card = CARDS[allowed.bit_length() - 1]
-    message = _REFUSALS[reason].format(suit=suit.word if suit else "", card=card.words)
+    message = _REFUSALS[reason].format(suit=suit.word if suit is not None else "", card=card.words)
     return IllegalAction(reason, action, message)
 
 
