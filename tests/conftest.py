@@ -26,7 +26,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "mutation",
-    max_examples=40,
+    max_examples=20,
     deadline=None,
     derandomize=True,
     database=None,

@@ -194,3 +194,29 @@ def test_a_card_not_held_is_refused_as_such(state: MatchState, card: object) -> 
     with pytest.raises(IllegalAction) as refused:
         apply(state, Play(seat, card))  # type: ignore[arg-type]
     assert refused.value.reason.value == "card_not_in_hand"
+
+
+@pytest.mark.rule("ENGINE-6")
+@given(states())
+def test_a_state_shows_where_the_match_is(state: MatchState) -> None:
+    """The repr of a state names the deal, hand size, phase, seat to move and totals."""
+    ns, ew = state.totals
+    text = repr(state)
+    assert text.startswith(f"<MatchState deal #{len(state.history)}, {state.hand_size} cards, ")
+    assert f", {state.phase.value}" in text and text.endswith(f"NS {ns} EW {ew}>")
+    assert (f", {state.to_move} to move" in text) == (state.to_move is not None)
+    if state.deal is not None:
+        deal = state.deal
+        trump = deal.trump.word if deal.trump is not None else "no trumps"
+        assert repr(deal) == (
+            f"<DealState #{deal.setup.number} {deal.hand_size} cards, dealer "
+            f"{deal.setup.dealer}, {trump}, {deal.phase.value}, {deal.to_move} to move>"
+        )
+
+
+@pytest.mark.rule("ENGINE-5")
+@given(decks())
+def test_a_deal_shows_its_deck(deck: tuple[object, ...]) -> None:
+    """A Deal's repr lists the deck's card codes in order, so a transcript can replay it."""
+    text = repr(Deal(deck))
+    assert text == "Deal(" + " ".join(card.code for card in deck) + ")"  # type: ignore[attr-defined]

@@ -105,8 +105,8 @@ def test_no_trump_suit_has_no_trumps() -> None:
 @given(seats, st.sampled_from(["", " ", "  "]), st.booleans())
 def test_seats_parse_from_letter_or_name_in_any_case(seat: Seat, pad: str, lower: bool) -> None:
     """`Seat.parse` reads "N", "north", " North " alike and refuses anything else clearly."""
-    for text in (seat.letter, seat.name, seat.name.title()):
-        text = text.lower() if lower else text
+    for name in (seat.letter, seat.name, seat.name.title()):
+        text = name.lower() if lower else name
         assert Seat.parse(pad + text + pad) is seat
     assert str(seat) == seat.letter and repr(seat) == f"Seat.{seat.name}"
 
@@ -136,8 +136,8 @@ def test_parsers_refuse_non_text(value: object) -> None:
 @given(suits, st.sampled_from(["", " "]), st.booleans())
 def test_suits_parse_from_letter_symbol_and_name(suit: Suit, pad: str, lower: bool) -> None:
     """`Suit.parse` reads "H", "♥", "hearts" and "heart", in any case."""
-    for text in (suit.letter, suit.symbol, suit.name, suit.name[:-1], suit.word):
-        text = text.lower() if lower else text
+    for name in (suit.letter, suit.symbol, suit.name, suit.name[:-1], suit.word):
+        text = name.lower() if lower else name
         assert Suit.parse(pad + text + pad) is suit
     assert str(suit) == suit.letter and suit.word == suit.name.lower()
     assert suit.symbol == "♣♦♥♠"[suit] and repr(suit) == f"Suit.{suit.name}"
@@ -155,14 +155,14 @@ def test_unknown_suits_and_cards_are_refused(text: str) -> None:
     codes |= {rank + s.symbol for c in CARDS for s in Suit for rank in (c.code[:-1],)}
     codes |= {f"T{s.symbol}" for s in Suit}
     if text.strip().upper() not in codes:
-        with pytest.raises(ValueError, match="unknown card|unknown suit"):
+        with pytest.raises(ValueError, match=r"unknown card|unknown suit"):
             Card.parse(text)
 
 
 @pytest.mark.rule("CARD-1")
 @given(plain_cards, st.sampled_from(["", " "]))
 def test_cards_parse_from_rank_and_suit_codes(card: Card, pad: str) -> None:
-    """"10h", "TH", " 10H " and the suit symbol all read as the ten of hearts, and so on."""
+    """ "10h", "TH", " 10H " and the suit symbol all read as the ten of hearts, and so on."""
     code = card.code
     assert Card.parse(pad + code.lower() + pad) is card
     assert Card.parse(code.replace("10", "T")) is card

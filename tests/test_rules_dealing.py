@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from backalley import Card, Deal, MatchState, Phase, Rules, Seat, apply, new_match, seeded_deck
 from backalley.cards import CARDS, cards_of
 from backalley.dealing import MAX_SEED, deal
-from backalley.rules import SCHEDULES
+from backalley.rules import SCHEDULES, _down_and_up
 from backalley.strategies import decks, rules, seeds, states
 from backalley.text import deal_text
 
@@ -186,3 +186,14 @@ def test_no_trump_deals_have_no_jokers_in_play(state: MatchState) -> None:
     played += list(current.cards) if current else []
     held = [card for seat in Seat for card in state.hand(seat)]
     assert not any(card.is_joker for card in played + held)
+
+
+@pytest.mark.rule("SCHED-1", "SCHED-2", "SCHED-3")
+@given(st.integers(1, 13), st.sampled_from([1, 2]))
+def test_down_and_up_schedules_of_any_top(top: int, ones: int) -> None:
+    """The named schedules' shape: top down to 1, one or two one-card deals, back up to top."""
+    sizes = list(_down_and_up(top, ones=ones))
+    down = list(range(top, 0, -1))
+    up = list(range(1, top + 1))
+    assert sizes == down + (up if ones == 2 else up[1:])
+    assert sizes.count(1) == ones and len(sizes) == 2 * top - (2 - ones)
