@@ -26,7 +26,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "mutation",
-    max_examples=20,
+    max_examples=10,
     deadline=None,
     derandomize=True,
     database=None,

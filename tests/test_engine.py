@@ -15,9 +15,11 @@ from backalley import (
     MatchState,
     Phase,
     Play,
+    Reason,
     Rules,
     apply,
     new_match,
+    seeded_deck,
 )
 from backalley import legal_actions as legal
 from backalley.cards import CARDS, cards_of
@@ -104,9 +106,7 @@ def test_any_valid_deck_is_accepted_at_the_chance_step(
     state: MatchState, deck: tuple[object, ...]
 ) -> None:
     """At the chance step the seeded deal is listed, and a Deal of any other deck applies too."""
-    assert legal(state) == (
-        Deal(__import__("backalley").seeded_deck(state.seed, len(state.history))),
-    )
+    assert legal(state) == (Deal(seeded_deck(state.seed, len(state.history))),)
     after = apply(state, Deal(deck))
     assert after.deal is not None and after.deal.setup.deck == tuple(deck)
 
@@ -204,7 +204,11 @@ def test_a_state_shows_where_the_match_is(state: MatchState) -> None:
     text = repr(state)
     assert text.startswith(f"<MatchState deal #{len(state.history)}, {state.hand_size} cards, ")
     assert f", {state.phase.value}" in text and text.endswith(f"NS {ns} EW {ew}>")
-    assert (f", {state.to_move} to move" in text) == (state.to_move is not None)
+    who = f", {state.to_move} to move" if state.to_move is not None else ""
+    assert text == (
+        f"<MatchState deal #{len(state.history)}, {state.hand_size} cards, "
+        f"{state.phase.value}{who}, NS {ns} EW {ew}>"
+    )
     if state.deal is not None:
         deal = state.deal
         trump = deal.trump.word if deal.trump is not None else "no trumps"
@@ -220,3 +224,47 @@ def test_a_deal_shows_its_deck(deck: tuple[object, ...]) -> None:
     """A Deal's repr lists the deck's card codes in order, so a transcript can replay it."""
     text = repr(Deal(deck))
     assert text == "Deal(" + " ".join(card.code for card in deck) + ")"  # type: ignore[attr-defined]
+
+
+WRONG_PHASE = {
+    Phase.DEAL: "Not now: the next deal has to be dealt first.",
+    Phase.BID: "Not now: the players are bidding.",
+    Phase.PLAY: "Not now: the cards are being played.",
+}
+
+
+@pytest.mark.rule("ENGINE-3")
+@given(states())
+def test_an_action_of_the_wrong_phase_says_what_happens_now(state: MatchState) -> None:
+    """A deal, bid or play out of its phase is refused as wrong_phase, saying what is going on."""
+    if state.is_over:
+        return
+    wrong = [
+        action
+        for action in action_universe(state)
+        if oracle.refusal(state, action) is Reason.WRONG_PHASE
+    ]
+    if state.phase is not Phase.DEAL:
+        wrong.append(Deal(seeded_deck(0, 0)))
+    assert wrong
+    for action in wrong:
+        with pytest.raises(IllegalAction) as refused:
+            apply(state, action)
+        assert refused.value.reason is Reason.WRONG_PHASE
+        assert refused.value.message == WRONG_PHASE[state.phase]
+        assert str(refused.value) == f"{WRONG_PHASE[state.phase]} [wrong_phase]"
+
+
+@pytest.mark.rule("ENGINE-3", "PLAY-1", "BID-1")
+@given(states(phase=Phase.PLAY), st.sampled_from(CARDS))
+def test_an_action_out_of_turn_names_whose_turn_it_is(state: MatchState, card: object) -> None:
+    """A play by a seat not to move is refused as not_your_turn, naming both seats."""
+    seat = state.to_move
+    assert seat is not None
+    other = seat.left
+    with pytest.raises(IllegalAction) as refused:
+        apply(state, Play(other, card))  # type: ignore[arg-type]
+    assert refused.value.reason is Reason.NOT_YOUR_TURN
+    assert refused.value.message == (
+        f"It is {seat.name.title()}'s turn, not {other.name.title()}'s."
+    )

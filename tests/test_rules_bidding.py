@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from backalley import Bid, Contract, IllegalAction, MatchState, Phase, Reason, Seat, apply
@@ -155,6 +155,8 @@ def test_a_numeric_target_is_the_sum_of_both_bids(circuit: tuple[int, list[Bid]]
 
 @pytest.mark.rule("BID-7")
 @given(circuits())
+@example((4, [Bid(Seat.NORTH, 2), Bid(Seat.EAST), Bid(Seat.SOUTH, 2), Bid(Seat.WEST, 3)]))
+@example((3, [Bid(Seat.NORTH, 2), Bid(Seat.EAST), Bid(Seat.SOUTH, 2), Bid(Seat.WEST, 2)]))
 def test_overbids_are_warnings_listing_targets_above_the_hand_size(
     circuit: tuple[int, list[Bid]],
 ) -> None:
