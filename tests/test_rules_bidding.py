@@ -15,6 +15,7 @@ from backalley.bidding import (
     opening_leader,
     overbids,
 )
+from backalley.match import _out_of_range
 from backalley.strategies import BID_AMOUNTS, states
 from rules_oracle import leader_of, pair_contract
 
@@ -258,3 +259,33 @@ def test_an_out_of_range_bid_says_what_may_be_bid(state: MatchState, amount: int
     else:
         expected = f"With {size} cards you may bid Pass, 1 to {size - 1}, or Board, not {amount}."
     assert refused.value.message == expected
+
+
+@pytest.mark.rule("BID-2", "ENGINE-3")
+@given(st.integers(1, 13), st.integers(-3, 16))
+def test_the_out_of_range_sentence_for_every_hand_size(size: int, amount: int) -> None:
+    """The sentence lists Pass, the numbers 1 to size - 1 (none with one card) and Board."""
+    numbers = {1: "", 2: ", 1,"}.get(size, f", 1 to {size - 1},")
+    cards = "one card" if size == 1 else f"{size} cards"
+    expected = f"With {cards} you may bid Pass{numbers} or Board, not {amount}."
+    assert _out_of_range(size, amount) == expected
+
+
+@pytest.mark.rule("BID-2", "SCOPE-1")
+@given(st.sampled_from(list(Seat)), st.integers(1, 14))
+def test_a_board_bid_has_no_number(seat: Seat, amount: int) -> None:
+    """Board with a number is not a bid of the game: refused when the action is built."""
+    with pytest.raises(ValueError) as refused:
+        Bid(seat, amount, board=True)
+    assert str(refused.value) == "a Board bid has no number: write Bid(seat, board=True)"
+
+
+@pytest.mark.rule("BID-2")
+@given(st.sampled_from(list(Seat)), st.one_of(st.booleans(), st.floats(), st.text(max_size=2)))
+def test_a_bid_amount_is_a_whole_number(seat: Seat, amount: object) -> None:
+    """A bid's amount must be an int (not a bool, float or string): a TypeError says so."""
+    with pytest.raises(TypeError) as refused:
+        Bid(seat, amount)  # type: ignore[arg-type]
+    assert str(refused.value) == (
+        f"a bid's amount must be a whole number of tricks, not {amount!r}"
+    )
