@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Iterator
+
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from backalley import Card, Deal, MatchState, Phase, Rules, Seat, apply, new_match, seeded_deck
+from backalley import (
+    Card,
+    Deal,
+    MatchState,
+    Phase,
+    Rules,
+    Seat,
+    TiePolicy,
+    apply,
+    new_match,
+    seeded_deck,
+)
 from backalley.cards import CARDS, cards_of
 from backalley.dealing import MAX_SEED, deal
 from backalley.rules import SCHEDULES, _down_and_up
@@ -197,3 +211,106 @@ def test_down_and_up_schedules_of_any_top(top: int, ones: int) -> None:
     up = list(range(1, top + 1))
     assert sizes == down + (up if ones == 2 else up[1:])
     assert sizes.count(1) == ones and len(sizes) == 2 * top - (2 - ones)
+
+
+def spec_seeded_deck(seed: int, number: int) -> list[Card]:
+    """The seeded shuffle as `seeded_deck`'s docstring specifies it, written out plainly."""
+    stream: list[int] = []
+
+    def words() -> Iterator[int]:
+        block = 0
+        while True:
+            data = b"backalley-deal-v1" + seed.to_bytes(8, "big") + number.to_bytes(4, "big")
+            digest = hashlib.sha256(data + block.to_bytes(4, "big")).digest()
+            for k in range(8):
+                stream.append(int.from_bytes(digest[4 * k : 4 * k + 4], "big"))
+                yield stream[-1]
+            block += 1
+
+    source = words()
+    deck = list(CARDS)
+    for i in range(53, 0, -1):
+        n = i + 1
+        word = next(source)
+        while word >= 2**32 - 2**32 % n:
+            word = next(source)
+        j = word % n
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+@pytest.mark.rule("ENGINE-5", "DEAL-1")
+@given(seeds(), st.integers(0, 2**32 - 1))
+@example(0, 0)
+@example(2**64 - 1, 2**32 - 1)
+def test_seeded_deck_follows_its_specification(seed: int, number: int) -> None:
+    """`seeded_deck` is exactly SHA-256 in counter mode feeding the documented Fisher-Yates."""
+    assert list(seeded_deck(seed, number)) == spec_seeded_deck(seed, number)
+
+
+@pytest.mark.rule("ENGINE-5")
+@given(st.one_of(st.booleans(), st.integers(max_value=-1), st.integers(min_value=2**32)))
+def test_out_of_range_deal_numbers_are_refused(number: object) -> None:
+    """Deal numbers run from 0 to 2**32 - 1: anything else, a bool included, is refused."""
+    with pytest.raises(ValueError) as refused:
+        seeded_deck(1, number)  # type: ignore[arg-type]
+    assert str(refused.value) == (
+        f"a deal number is a whole number from 0 to 2**32 - 1, not {number!r}"
+    )
+    with pytest.raises(ValueError, match="seed"):
+        seeded_deck(True, 0)
+
+
+@pytest.mark.rule("SCHED-4")
+@given(st.one_of(st.booleans(), st.floats(1, 13), st.text(min_size=1, max_size=2)))
+def test_hand_sizes_must_be_whole_numbers(size: object) -> None:
+    """A custom schedule's hand sizes must be ints: a bool, float or string is a TypeError."""
+    with pytest.raises(TypeError) as refused:
+        Rules(schedule=[size])  # type: ignore[list-item]
+    assert str(refused.value) == f"a hand size is a whole number, not {size!r}"
+
+
+@pytest.mark.rule("SCHED-4", "END-2")
+def test_bad_settings_are_refused_with_a_sentence() -> None:
+    """Unknown names, empty or non-list schedules and unknown tie policies say what is allowed."""
+    with pytest.raises(ValueError) as refused:
+        Rules(schedule="long")
+    assert str(refused.value) == (
+        "unknown schedule 'long': use one of standard, twenty-five, short or a list of hand sizes"
+    )
+    with pytest.raises(ValueError) as refused:
+        Rules(schedule=[])
+    assert str(refused.value) == "a schedule needs at least one deal"
+    with pytest.raises(TypeError) as type_refused:
+        Rules(schedule=7)  # type: ignore[arg-type]
+    assert str(type_refused.value) == "a schedule is a name or a list of hand sizes, not 7"
+    with pytest.raises(ValueError) as refused:
+        Rules(tie="coin")  # type: ignore[arg-type]
+    assert str(refused.value) == "unknown tie policy 'coin': use 'draw' or 'tiebreak-deal'"
+    assert Rules(tie="draw").tie is TiePolicy.DRAW
+    assert Rules(schedule=" Short ").schedule_name == "short"
+    assert Rules(schedule=[3, 2]).schedule_name is None
+
+
+@pytest.mark.rule("CARD-1", "ENGINE-5")
+@given(decks(), st.data())
+def test_a_deal_must_hold_each_card_once(deck: tuple[Card, ...], data: st.DataObject) -> None:
+    """A deck with a card twice, or of the wrong length, or not a sequence, is refused clearly."""
+    i, j = data.draw(st.integers(0, 53)), data.draw(st.integers(0, 53))
+    assume(i != j)
+    doubled = list(deck)
+    doubled[j] = doubled[i]
+    with pytest.raises(ValueError) as refused:
+        Deal(doubled)
+    assert str(refused.value) == f"the deck holds {deck[i]} twice (and so lacks another card)"
+    cut = data.draw(st.integers(0, 53))
+    with pytest.raises(ValueError) as refused:
+        Deal(deck[:cut])
+    assert str(refused.value) == f"a deck has 54 cards; this one has {cut}"
+    for not_a_deck in ("AS KS", 54, b"x"):
+        with pytest.raises(TypeError) as type_refused:
+            Deal(not_a_deck)  # type: ignore[arg-type]
+        assert str(type_refused.value) == (
+            f"a deck is a sequence of 54 cards, not {type(not_a_deck).__name__}"
+        )
+    assert Deal(list(deck)).deck == deck == Deal(int(card) for card in deck).deck

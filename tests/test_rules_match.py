@@ -58,6 +58,8 @@ def test_four_passes_throw_the_deal_in(state: MatchState) -> None:
     assert thrown.thrown_in and not thrown.counts
     assert all(bid.is_pass for bid in thrown.deal.bids) and len(thrown.deal.bids) == 4
     assert thrown.scores == (0, 0)
+    for seat in thrown.deal.setup.dealer.pair.seats + thrown.deal.setup.dealer.left.pair.seats:
+        assert len(thrown.deal.hand(seat)) == thrown.deal.setup.hand_size
     assert state.phase is Phase.DEAL
     assert state.hand_size == thrown.deal.setup.hand_size
     assert state.dealer == thrown.deal.setup.dealer.left
