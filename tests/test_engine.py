@@ -268,3 +268,25 @@ def test_an_action_out_of_turn_names_whose_turn_it_is(state: MatchState, card: o
     assert refused.value.message == (
         f"It is {seat.name.title()}'s turn, not {other.name.title()}'s."
     )
+
+
+@pytest.mark.rule("TABLE-1", "CARD-1", "SCOPE-1")
+@given(st.one_of(st.integers(-3, 60), st.booleans(), st.text(max_size=2), st.none()))
+def test_actions_take_seats_and_cards_or_their_numbers(value: object) -> None:
+    """A seat is a Seat or 0-3, a card a Card or 0-53 (never a bool); anything else is refused."""
+    seat_ok = type(value) is int and 0 <= value < 4  # type: ignore[operator]
+    card_ok = type(value) is int and 0 <= value < 54  # type: ignore[operator]
+    if seat_ok:
+        assert Play(value, 0).seat == value  # type: ignore[arg-type]
+    else:
+        with pytest.raises(TypeError) as refused:
+            Play(value, 0)  # type: ignore[arg-type]
+        assert str(refused.value) == f"a seat must be a Seat (or 0-3), not {value!r}"
+    if card_ok:
+        assert Play(0, value).card == value  # type: ignore[arg-type]
+    else:
+        with pytest.raises(TypeError) as refused:
+            Play(0, value)  # type: ignore[arg-type]
+        assert str(refused.value) == (
+            f"a card must be a Card (or its number 0-53), not {value!r}; Card.parse reads 'AS'"
+        )

@@ -144,19 +144,23 @@ def test_the_next_card_is_turned_and_names_trumps(
 
 
 @pytest.mark.rule("DEAL-3", "DEAL-4", "DEAL-6")
-@given(decks(), seats, hand_sizes)
+@given(decks(), seats, hand_sizes, st.data())
 def test_a_turned_joker_swaps_the_other_out_of_any_hand(
-    deck: tuple[Card, ...], dealer: Seat, size: int
+    deck: tuple[Card, ...], dealer: Seat, size: int, data: st.DataObject
 ) -> None:
     """After a turned joker, the other joker's holder takes the next undealt card instead."""
+    turn_joker = data.draw(st.booleans())
+    joker = data.draw(st.sampled_from([Card.BIG, Card.LITTLE]))
     turned = 4 * size
-    # Steer: turn a joker in about half the examples.
-    if deck[0].is_joker:
-        j = deck.index(Card.BIG if deck[0] is Card.LITTLE else Card.LITTLE)
-        cards = list(deck)
-        cards[turned], cards[j] = cards[j], cards[turned]
+    if turn_joker:
+        # Steer: turn this joker and put the other one anywhere, in a hand or not.
+        cards = [card for card in deck if not card.is_joker]
+        cards.insert(turned, joker)
+        other = Card.BIG if joker is Card.LITTLE else Card.LITTLE
+        cards.insert(data.draw(st.integers(0, 53)), other)
         deck = tuple(cards)
     setup = deal(deck, dealer=dealer, hand_size=size)
+    assert setup.number == 0 and not setup.tiebreak
     all_held = set().union(*(cards_of(hand) for hand in setup.hands))
     if setup.trump is None:
         other = Card.BIG if deck[turned] is Card.LITTLE else Card.LITTLE

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 import rules_oracle as oracle
@@ -47,6 +47,7 @@ def test_allowed_plays_match_an_independent_reading(
     assert allowed == {card for card, why in refusals.items() if why is None}
     assert allowed, "some card of a hand is always playable"
     assert {why for why in refusals.values() if why is not None} <= {reason}
+    assert (reason is None) == (allowed == set(hand)), "a reason exactly when a card is refused"
 
 
 @pytest.mark.rule("PLAY-1", "PLAY-2", "PLAY-3", "PLAY-4", "PLAY-5", "PLAY-6", "ENGINE-3")
@@ -181,6 +182,8 @@ def full_tricks(draw: st.DrawFn) -> tuple[Seat, list[Card], Suit | None]:
 
 @pytest.mark.rule("PLAY-7", "CARD-2", "CARD-3")
 @given(full_tricks())
+@example((Seat.NORTH, [Card.C2, Card.D5, Card.H7, Card.S9], None))
+@example((Seat.EAST, [Card.C2, Card.D5, Card.C3, Card.S9], Suit.HEARTS))
 def test_the_trick_winner_matches_an_independent_reading(
     trick: tuple[Seat, list[Card], Suit | None],
 ) -> None:
