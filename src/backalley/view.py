@@ -403,11 +403,7 @@ def _deal_from_dict(data: Mapping[str, Any]) -> DealView:
             )
             for trick in data["tricks"]
         ),
-        swap=None
-        if swap is None
-        else Swap(
-            Seat.parse(swap["seat"]), Card.parse(swap["joker"]), Card.parse(swap["received"])
-        ),
+        swap=swap,
         scores=None if data["scores"] is None else _pair_of_ints(data["scores"]),
     )
     trump = data.get("trump")
