@@ -61,6 +61,8 @@ NO_TRUMP_ACE_TRICKS: Final = 1.0
 NO_TRUMP_KING_TRICKS: Final = 0.45
 PARTNER_BELIEF: Final = 0.5
 """``001``: it "half believes what its partner bid"."""
+ROUND_UP_FROM: Final = 0.5
+"""A count's fraction from which the bid rounds up: 0.5 is ordinary rounding."""
 BOARD_SHARE: Final = 1.0
 """Bid Board when the hand alone counts for this share of the tricks or more."""
 
@@ -112,8 +114,15 @@ def card_cost(card: Card, trump: Suit | None) -> int:
 class HeuristicPlayer:
     """The computer player of seed ``001``: counts its hand, bids for its side, plays cheaply.
 
-    It is deterministic and reads nothing but its seat's view.
+    It is deterministic and reads nothing but its seat's view. ``round_up_from``
+    is the fraction of a trick from which a count rounds up to a bid.
     """
+
+    def __init__(self, round_up_from: float = ROUND_UP_FROM) -> None:
+        self.round_up_from = round_up_from
+
+    def __repr__(self) -> str:
+        return f"HeuristicPlayer(round_up_from={self.round_up_from!r})"
 
     def __call__(self, view: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
         """The action this player chooses among ``legal``."""
@@ -135,7 +144,7 @@ class HeuristicPlayer:
         if count >= BOARD_SHARE * size:
             return _pick(legal, Bid(seat, board=True))
         said = partner_bid.amount if partner_bid is not None else 0
-        side_target = math.floor(count + PARTNER_BELIEF * said + 0.5)
+        side_target = math.floor(count + PARTNER_BELIEF * said + 1 - self.round_up_from)
         amount = max(0, min(side_target - said, size - 1, size - said))
         return _pick(legal, Bid(seat, amount))
 
