@@ -25,7 +25,7 @@ from typing import Final
 
 import attrs
 
-from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit
+from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit, trump_mask
 
 __all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "seeded_deck"]
 
@@ -41,6 +41,8 @@ _WORD_SPACE: Final = 2**32
 # outcome equally likely (the remainder 2**32 mod n would otherwise favour small values).
 _LIMITS: Final = tuple(_WORD_SPACE - _WORD_SPACE % n if n else 0 for n in range(PACK_SIZE + 1))
 _EIGHT_WORDS: Final = struct.Struct(">8I")
+# A dict, not a tuple: hashing an IntEnum member is cheaper than converting it to an index.
+_BIT_OF: Final = {card: 1 << card for card in CARDS}
 
 
 # 53 draws need 53 words when none is rejected: 7 blocks of 8 words give 56, and the
@@ -127,6 +129,12 @@ class DealSetup:
     trump: Suit | None
     swap: Swap | None = attrs.field(repr=False)
     tiebreak: bool = False
+    trumps: int = attrs.field(repr=False, eq=False, init=False)
+    """The trump mask (the trump suit and both jokers; 0 without trumps), asked on every play."""
+
+    @trumps.default
+    def _trumps(self) -> int:
+        return trump_mask(self.trump)
 
     @property
     def first_bidder(self) -> Seat:
@@ -149,11 +157,11 @@ def deal(
     dealer; card ``4 * hand_size`` is turned for trumps. After a turned joker the
     holder of the other joker, if any, swaps it for card ``4 * hand_size + 1``.
     """
-    hands = [0, 0, 0, 0]
-    first = dealer + 1
     dealt = 4 * hand_size
-    for k in range(dealt):
-        hands[(first + k) % 4] |= 1 << deck[k]
+    # Seat (dealer + 1 + k) % 4 gets deck[k]: every fourth card, starting at its offset.
+    hands = [0, 0, 0, 0]
+    for offset in range(4):
+        hands[(dealer + 1 + offset) % 4] = sum(map(_BIT_OF.__getitem__, deck[offset:dealt:4]))
     turned = deck[dealt]
     trump: Suit | None = turned.suit
     swap = None
