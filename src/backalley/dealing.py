@@ -82,17 +82,19 @@ def seeded_deck(seed: int, deal_number: int) -> tuple[Card, ...]:
     prefix = SHUFFLE_DOMAIN + seed.to_bytes(8, "big") + deal_number.to_bytes(4, "big")
     words = [word for counter in range(_FIRST_BLOCKS) for word in _block(prefix, counter)]
     deck = list(CARDS)
+    limits = _LIMITS
     at = 0
+    # Invariant: the words not yet read are at least the draws still to make, so the
+    # first read of each draw needs no bounds check; a rejection tops the list up.
     for i in range(PACK_SIZE - 1, 0, -1):
         n = i + 1
-        limit = _LIMITS[n]
-        while True:
-            if at == len(words):
+        word = words[at]
+        at += 1
+        while word >= limits[n]:
+            while len(words) - at < i:
                 words.extend(_block(prefix, len(words) // 8))
             word = words[at]
             at += 1
-            if word < limit:
-                break
         j = word % n
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)

@@ -40,7 +40,7 @@ from typing import Final
 
 from .actions import Bid, Deal, Play
 from .bidding import bid_in_range, is_throw_in, opening_leader
-from .cards import CARDS, PAIRS, SEATS, Pair, mask_of
+from .cards import CARDS, PAIRS, SEATS, Pair
 from .dealing import MAX_SEED, deal, seeded_deck
 from .errors import IllegalAction, Reason
 from .rules import Rules, TiePolicy
@@ -113,31 +113,31 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     return _plays_of(seat, _allowed(current, seat)[0])
 
 
-# The plays of a mask are looked up 13 cards at a time (a suit, or the two jokers), and
-# each suit's tuple is built the first time that combination of its cards is seen.
-_SUIT_BITS: Final = (1 << 13) - 1
-_PLAYS_BY_SUIT: Final[tuple[tuple[dict[int, tuple[Play, ...]], ...], ...]] = tuple(
-    tuple({} for _ in range(5)) for _ in SEATS
+# The plays of a mask are looked up 13 cards at a time (a suit, or the two jokers): the
+# positions of the set bits of each 13-bit chunk are computed once and shared by every
+# seat and suit, so the table never holds more than 2**13 entries.
+_CHUNK: Final = 13
+_CHUNK_BITS: Final = (1 << _CHUNK) - 1
+_POSITIONS: Final[dict[int, tuple[int, ...]]] = {}
+_PLAYS_BY_CHUNK: Final = tuple(
+    tuple(_PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
+    for seat in SEATS
 )
 
 
 def _plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
     """The Play actions of ``seat`` for the cards of ``allowed``, in card order."""
-    tables = _PLAYS_BY_SUIT[seat]
+    chunks = _PLAYS_BY_CHUNK[seat]
     plays: tuple[Play, ...] = ()
     chunk = 0
     while allowed:
-        bits = allowed & _SUIT_BITS
+        bits = allowed & _CHUNK_BITS
         if bits:
-            table = tables[chunk]
-            found = table.get(bits)
-            if found is None:
-                base = 13 * chunk
-                found = table[bits] = tuple(
-                    _PLAYS[seat][base + i] for i in range(13) if bits >> i & 1
-                )
-            plays += found
-        allowed >>= 13
+            positions = _POSITIONS.get(bits)
+            if positions is None:
+                positions = _POSITIONS[bits] = tuple(i for i in range(_CHUNK) if bits >> i & 1)
+            plays += tuple(map(chunks[chunk].__getitem__, positions))
+        allowed >>= _CHUNK
         chunk += 1
     return plays
 
@@ -321,7 +321,8 @@ def _play(state: MatchState, action: Play) -> MatchState:
     setup = core.setup
     winner = trick_winner(leader, trick, setup.trump)
     tricks = (*core.tricks, Trick(leader, trick, winner))
-    broken = core.broken or bool(mask_of(trick) & setup.trumps)
+    a, b, c, d = trick
+    broken = core.broken or bool(((1 << a) | (1 << b) | (1 << c) | (1 << d)) & setup.trumps)
     following = DealState(DealCore(setup, core.bids, winner, tricks, broken), hands)
     if len(tricks) < setup.hand_size:
         return MatchState(state.core, following)
