@@ -91,12 +91,11 @@ def main() -> None:
     median = statistics.median
     print(f"python {platform.python_version()} on {platform.machine()}, {sys.platform}")
     print(f"{'':34}{'backalley':>12}{'OpenSpiel':>12}")
-    print(
-        f"{'us per player action (median)':34}{median(our_player):12.2f}{median(their_player):12.2f}"
-    )
-    print(
-        f"{'us per chance action (median)':34}{median(our_chance):12.2f}{median(their_chance):12.2f}"
-    )
+    for label, mine_, theirs_ in (
+        ("us per player action (median)", our_player, their_player),
+        ("us per chance action (median)", our_chance, their_chance),
+    ):
+        print(f"{label:34}{median(mine_):12.2f}{median(theirs_):12.2f}")
     print(
         f"ratio of us per player action, ours / OpenSpiel's: {median(ratios):.2f} "
         f"(repeats: {', '.join(f'{r:.2f}' for r in ratios)})"
