@@ -1,5 +1,6 @@
 """Successive states share what did not change, so an action never copies the history."""
 
+import itertools
 import random
 
 import pytest
@@ -23,7 +24,7 @@ def _play_until(rules: Rules, seed: int, stop: int) -> list:
 def test_an_action_shares_the_history_and_earlier_tricks(seed, stop):
     """Every action after the first deal reuses the finished deals and completed tricks."""
     states = _play_until(Rules(schedule="short"), seed, stop)
-    for before, after in zip(states, states[1:], strict=False):
+    for before, after in itertools.pairwise(states):
         if after.deal is not None and before.deal is not None:
             # Within a deal the finished deals are the very same object, not a copy.
             assert after.history is before.history
@@ -43,7 +44,7 @@ def test_a_card_inside_a_trick_rebuilds_only_hands_and_trick():
     """A play that does not complete a trick keeps the deal's core and the match's core."""
     states = _play_until(Rules(schedule=[5]), 7, 40)
     checked = 0
-    for before, after in zip(states, states[1:], strict=False):
+    for before, after in itertools.pairwise(states):
         current = before.deal
         if current is None or current.leader is None or len(current.trick) == 3:
             continue
