@@ -36,6 +36,8 @@ how a recorded game is replayed.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from operator import itemgetter
 from typing import Final
 
 from .actions import Bid, Deal, Play
@@ -113,16 +115,25 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     return _plays_of(seat, _allowed(current, seat)[0])
 
 
-# The plays of a mask are looked up 13 cards at a time (a suit, or the two jokers): the
-# positions of the set bits of each 13-bit chunk are computed once and shared by every
-# seat and suit, so the table never holds more than 2**13 entries.
+# The plays of a mask are picked 13 cards at a time (a suit, or the two jokers) by an
+# itemgetter made once for each pattern of set bits and shared by every seat and suit,
+# so the table never holds more than 2**13 entries.
 _CHUNK: Final = 13
 _CHUNK_BITS: Final = (1 << _CHUNK) - 1
-_POSITIONS: Final[dict[int, tuple[int, ...]]] = {}
+_PICKERS: Final[dict[int, Callable[[tuple[Play, ...]], tuple[Play, ...]]]] = {}
 _PLAYS_BY_CHUNK: Final = tuple(
     tuple(_PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
     for seat in SEATS
 )
+
+
+def _picker(bits: int) -> Callable[[tuple[Play, ...]], tuple[Play, ...]]:
+    """An itemgetter taking the plays at the set bits of a 13-bit chunk, as a tuple."""
+    positions = [i for i in range(_CHUNK) if bits >> i & 1]
+    # itemgetter of one index gives the item itself; a one-item slice gives a tuple.
+    if len(positions) == 1:
+        return itemgetter(slice(positions[0], positions[0] + 1))
+    return itemgetter(*positions)
 
 
 def _plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
@@ -133,10 +144,10 @@ def _plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
     while allowed:
         bits = allowed & _CHUNK_BITS
         if bits:
-            positions = _POSITIONS.get(bits)
-            if positions is None:
-                positions = _POSITIONS[bits] = tuple(i for i in range(_CHUNK) if bits >> i & 1)
-            plays += tuple(map(chunks[chunk].__getitem__, positions))
+            pick = _PICKERS.get(bits)
+            if pick is None:
+                pick = _PICKERS[bits] = _picker(bits)
+            plays += pick(chunks[chunk])
         allowed >>= _CHUNK
         chunk += 1
     return plays
