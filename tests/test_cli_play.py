@@ -81,6 +81,7 @@ FOLLOW = {
 }
 
 
+@pytest.mark.rule("PLAY-2")
 def test_illegal_card_is_refused_with_the_reason() -> None:
     """An illegal card is refused with the rule's sentence, and the person may answer again."""
     state = position(FOLLOW, turned="6H", bids=[1, 0, 0, 0], plays=["KS"])
@@ -105,6 +106,7 @@ def test_bid_out_of_range_is_refused() -> None:
     assert table.state.bids[-1].amount == 2
 
 
+@pytest.mark.rule("BID-7")
 def test_overbid_warns_without_stopping() -> None:
     """A bid taking the side's target above the tricks available warns and is kept."""
     state = position(FOLLOW, turned="6H", dealer=Seat.WEST, bids=[2, 0])  # North 2, East pass

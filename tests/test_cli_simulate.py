@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
 
 from backalley import Rules
 from backalley.cli import main
+from backalley.cli.simulate import _ProgressBar
 from backalley.players import HeuristicPlayer, RandomPlayer, play_match
 from backalley.simulation import (
     match_seed,
@@ -102,3 +105,16 @@ def test_unknown_player_kind_is_refused(capsys: pytest.CaptureFixture[str]) -> N
     with pytest.raises(SystemExit):
         main([*ARGS, "--ns", "genius"])
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_progress_bar_draws_in_place() -> None:
+    """The progress bar redraws one line with a carriage return and clears it at the end."""
+    stream = io.StringIO()
+    bar = _ProgressBar(stream, 4)
+    bar(1)
+    bar(4)
+    bar.clear()
+    text = stream.getvalue()
+    assert "\r[#######-" in text and "1/4 matches" in text
+    assert "[" + "#" * 30 + "] 4/4 matches" in text and "\n" not in text
+    assert text.endswith("\r")

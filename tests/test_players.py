@@ -257,3 +257,15 @@ def test_heuristic_beats_random() -> None:
         assert outcome is not None
         wins += outcome.winner == 0
     assert wins >= 7
+
+
+def test_rounding_point_can_be_set() -> None:
+    """``round_up_from`` moves the point at which a count rounds up to the next bid."""
+    state = position(HANDS, turned="5H", dealer=Seat.SOUTH)
+    count = hand_tricks(view(state, Seat.WEST).hand, Suit.HEARTS)
+    fraction = count - int(count)
+    cautious = HeuristicPlayer(round_up_from=min(0.99, fraction + 0.05))
+    bold = HeuristicPlayer(round_up_from=max(0.01, fraction - 0.05))
+    legal = legal_actions(state)
+    assert cautious(view(state, Seat.WEST), legal) == Bid(Seat.WEST, int(count))
+    assert bold(view(state, Seat.WEST), legal) == Bid(Seat.WEST, int(count) + 1)

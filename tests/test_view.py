@@ -72,6 +72,7 @@ def _hidden_reshuffle(
     return Deal(deck)
 
 
+@pytest.mark.rule("DEAL-5")
 @given(
     seed=st.integers(0, 2**64 - 1),
     hand_size=st.integers(1, 6),
@@ -111,6 +112,7 @@ def _swap_deal(little_at: Seat) -> MatchState:
     return apply(new_match(Rules(schedule=[3]), seed=1), deck)
 
 
+@pytest.mark.rule("DEAL-5")
 def test_only_the_swapper_sees_the_swap() -> None:
     """After a turned joker, the swap is in the swapper's view and in no other."""
     state = _swap_deal(Seat.EAST)
@@ -124,6 +126,7 @@ def test_only_the_swapper_sees_the_swap() -> None:
         assert "LITTLE" not in json.dumps(seen.to_dict())
 
 
+@pytest.mark.rule("DEAL-5")
 def test_nobody_else_learns_who_swapped() -> None:
     """North's view is the same whether East or West swapped the other joker."""
     assert view(_swap_deal(Seat.EAST), Seat.NORTH) == view(_swap_deal(Seat.WEST), Seat.NORTH)

@@ -11,11 +11,16 @@ gives each player only its own view and refuses any action that is not legal.
 (True, True)
 """
 
+from collections.abc import Callable
+
 from .driver import Player, PlayerError, SeatedPlayer, play_match, player_seed
 from .heuristic import HeuristicPlayer
 from .simple import RandomPlayer
 
-PLAYER_KINDS = {"heuristic": HeuristicPlayer, "random": RandomPlayer}
+PLAYER_KINDS: dict[str, Callable[[], Player]] = {
+    "heuristic": HeuristicPlayer,
+    "random": RandomPlayer,
+}
 """The computer players by the names the command line uses."""
 
 __all__ = [
