@@ -177,7 +177,7 @@ class Table:
         except KeyboardInterrupt:
             self.say("", "Interrupted: the match is left unfinished.")
             return EXIT_INTERRUPTED
-        self.say(*score_sheet(view(self.state, self.seat)), "", self.result())
+        self.say("", self.result())
         return EXIT_OK
 
     def step(self) -> None:
@@ -259,18 +259,18 @@ class Table:
         )
 
     def report_deal_end(self, deal: DealView) -> None:
-        """A thrown-in deal, or the deal's scores and the totals."""
+        """A thrown-in deal, or the deal's scores, the totals and the running score sheet."""
         seen = view(self.state, self.seat)
         if deal.thrown_in:
             self.say("All four passed: the deal is thrown in; the next dealer deals again.")
             return
-        if deal.tiebreak or deal.scores is None:
-            return
-        ns, ew = seen.totals
-        self.say(
-            f"Deal over. NS score {deal.scores[0]:+d}, EW score {deal.scores[1]:+d}; "
-            f"totals NS {ns}, EW {ew}."
-        )
+        if not deal.tiebreak and deal.scores is not None:
+            ns, ew = seen.totals
+            self.say(
+                f"Deal over. NS score {deal.scores[0]:+d}, EW score {deal.scores[1]:+d}; "
+                f"totals NS {ns}, EW {ew}."
+            )
+        self.say(*score_sheet(seen))
 
     def result(self) -> str:
         """The match's result in a sentence."""
