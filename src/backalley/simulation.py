@@ -191,6 +191,8 @@ def _play_one(job: tuple[str, str, Rules, int]) -> MatchStats:
     """Play one match in a worker: players are named, so only plain data crosses processes."""
     ns, ew, rules, seed = job
     players = [PLAYER_KINDS[ns](), PLAYER_KINDS[ew](), PLAYER_KINDS[ns](), PLAYER_KINDS[ew]()]
+    # Hook for `simulate --records DIR` (waiting on backalley.records): write the finished
+    # state's record here, to DIR/match-<index>.<ext>, so each worker writes its own files.
     return match_stats(play_match(players, rules, seed=seed))
 
 

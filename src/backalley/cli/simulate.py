@@ -33,7 +33,7 @@ def add_parser(commands: Commands) -> None:
         help="play many matches between computer players and summarise the results",
         description=(
             "Play N matches between two kinds of computer player, one per pair, and "
-            "print wins, draws (with 95%% Wilson intervals), average scores, Boards, "
+            "print wins, draws (with 95% Wilson intervals), average scores, Boards, "
             "throw-ins and average targets against tricks taken."
         ),
     )
