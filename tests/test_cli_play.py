@@ -173,3 +173,23 @@ def test_marked_hand() -> None:
     hand = [Card.SA, Card.S9, Card.H5, Card.C2, Card.BIG]
     text = marked_hand(hand, Suit.HEARTS, [Card.SA, Card.BIG])
     assert text == "♠ [A] 9  *♥ 5  ♣ 2  [BIG]"
+
+
+@pytest.mark.rule("DEAL-5")
+def test_the_swapper_is_told_of_the_swap() -> None:
+    """After a turned joker the person holding the other joker is told what they received."""
+    hands = dict(FOLLOW)
+    hands[Seat.SOUTH] = ["QS", "LITTLE", "9C"]
+    hands[Seat.NORTH] = ["2C", "3C", "4C"]
+    state = position(hands, turned="BIG")
+    table, out = _table(state, "")
+    table.announce_deal()
+    text = out.getvalue()
+    assert "Turned BIG (the BIG joker): no trumps." in text
+    # The next undealt card is the lowest card not dealt: the five of clubs.
+    assert "You held the LITTLE joker: you swap it for the five of clubs" in text
+    assert "LITTLE" not in text.split("Your hand:")[1]
+    north, north_out = _table(state, "")
+    north.seat = Seat.NORTH
+    north.announce_deal()
+    assert "swap" not in north_out.getvalue()
