@@ -13,9 +13,11 @@ from pathlib import Path
 
 from backalley import Rules, apply, legal_actions, new_match
 from backalley.examples import (
+    bid,
     big_joker_lead,
     little_joker_beaten,
     little_joker_lead,
+    play,
     sixteen_points,
     triple_board,
 )
@@ -36,11 +38,19 @@ def random_match(seed: int) -> MatchState:
     return state
 
 
+def first_lead() -> MatchState:
+    """The getting-started deal: seed 2026, bids 3, pass, 2, 1, and East leads the ace of spades."""
+    state = new_match(Rules(schedule="short"), seed=2026)
+    state = apply(state, legal_actions(state)[0])
+    return play(bid(state, "3 pass 2 1"), "AS")
+
+
 def pictures() -> dict[str, str]:
     """Every picture of the documentation: file name and SVG text."""
     big = big_joker_lead()
     beaten = little_joker_beaten(complete=True)
     return {
+        "first-lead.svg": state_svg(first_lead()),
         "sixteen-points.svg": deal_svg(sixteen_points().history[-1]),
         "sixteen-points-start.svg": state_svg(sixteen_points(tricks="none")),
         "triple-board.svg": deal_svg(triple_board().history[-1]),

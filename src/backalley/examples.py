@@ -23,8 +23,8 @@ from .rules import Rules
 from .state import MatchState
 
 __all__ = [
-    "big_joker_lead",
     "bid",
+    "big_joker_lead",
     "deal_from",
     "little_joker_beaten",
     "little_joker_lead",
@@ -40,9 +40,7 @@ def _cards(cards: str | Iterable[Card]) -> list[Card]:
     return list(cards)
 
 
-def deal_from(
-    hands: Mapping[Seat, str | Iterable[Card]], turned: Card | str, dealer: Seat
-) -> Deal:
+def deal_from(hands: Mapping[Seat, str | Iterable[Card]], turned: Card | str, dealer: Seat) -> Deal:
     """The ``Deal`` that gives each seat these cards and turns ``turned`` for trumps.
 
     Hands are card codes separated by spaces (``"AS KS 10H"``) or cards; all four
