@@ -11,7 +11,7 @@ import random
 import sys
 from pathlib import Path
 
-from backalley import Rules, apply, legal_actions, new_match
+from backalley import Rules, Seat, apply, legal_actions, new_match
 from backalley.examples import (
     bid,
     big_joker_lead,
@@ -55,7 +55,7 @@ def pictures() -> dict[str, str]:
         "sixteen-points-start.svg": state_svg(sixteen_points(tricks="none")),
         "triple-board.svg": deal_svg(triple_board().history[-1]),
         "north-hand.svg": hand_svg(
-            big.hand(big.to_move or big.dealer), big.trump, label="North's hand; hearts are trumps"
+            big.hand(Seat.NORTH), big.trump, label="North's hand; hearts are trumps"
         ),
         "big-joker-lead.svg": state_svg(big),
         "little-joker-lead.svg": state_svg(little_joker_lead()),

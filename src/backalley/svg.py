@@ -268,7 +268,7 @@ def hand_svg(
     if mask is not None:
         body.append(_text(MARGIN, height, _may_play_words(mask), size=12, fill=RING))
         height += 20
-    words = ", ".join(_card_words(card, trump_mask(trump)) for card in held)
+    words = "; ".join(_card_words(card, trump_mask(trump)) for card in held)
     return _document(width, height, f"{heading}: {words or 'no cards'}", body)
 
 
@@ -540,7 +540,7 @@ def _hands_words(hands: Mapping[Seat, Sequence[Card]], trump: Suit | None) -> st
     trumps = trump_mask(trump)
     return " ".join(
         f"{_SEAT_NAMES[seat]} holds "
-        + (", ".join(_card_words(card, trumps) for card in hands[seat]) or "nothing")
+        + ("; ".join(_card_words(card, trumps) for card in hands[seat]) or "nothing")
         + "."
         for seat in SEATS
     )
