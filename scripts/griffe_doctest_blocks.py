@@ -32,11 +32,19 @@ def fence_doctests(text: str) -> str:
     return "\n".join(out)
 
 
-class DoctestBlocks(griffe.Extension):
-    """Fence the doctest examples of every docstring griffe loads."""
+def _fence_all(obj: griffe.Object) -> None:
+    text = obj.docstring.value if obj.docstring is not None else ""
+    if obj.docstring is not None and ">>>" in text and "```pycon" not in text:
+        obj.docstring.value = fence_doctests(text)
+    for member in obj.members.values():
+        if not member.is_alias:
+            _fence_all(member)  # type: ignore[arg-type]
 
-    def on_object(self, *, obj: griffe.Object, **kwargs: Any) -> None:
-        """Rewrite the object's docstring, if it has doctest examples."""
+
+class DoctestBlocks(griffe.Extension):
+    """Fence the doctest examples of every docstring of a loaded package."""
+
+    def on_package(self, *, pkg: griffe.Module, **kwargs: Any) -> None:
+        """Rewrite the docstrings of the package and everything in it."""
         del kwargs
-        if obj.docstring is not None and ">>>" in obj.docstring.value:
-            obj.docstring.value = fence_doctests(obj.docstring.value)
+        _fence_all(pkg)

@@ -409,7 +409,8 @@ def _table(
     side = max(widths[Seat.WEST], widths[Seat.EAST], 150)
     middle = max(widths[Seat.NORTH], widths[Seat.SOUTH], centre_w)
     width = MARGIN + side + 24 + middle + 24 + side + MARGIN
-    row_h = 18 + HAND_H
+    # Room under every hand for the line listing the playable cards, when there is one.
+    row_h = 18 + HAND_H + (22 if playable is not None else 0)
     mid_h = max(row_h, centre_h)
     spots = {
         Seat.NORTH: (MARGIN + side + 24 + (middle - widths[Seat.NORTH]) / 2, 0.0),
@@ -431,7 +432,7 @@ def _table(
     cx = MARGIN + side + 24 + (middle - centre_w) / 2
     cy = row_h + 12 + (mid_h - centre_h) / 2
     parts.append(_group(centre_parts, cx, cy))
-    bottom = 2 * row_h + mid_h + 24 + (22 if playable is not None else 0)
+    bottom = 2 * row_h + mid_h + 24
     return parts, width, bottom
 
 
