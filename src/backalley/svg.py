@@ -479,7 +479,7 @@ def _playable(deal: DealState) -> tuple[Seat, int] | None:
         mask_of(deal.hand(seat)),
         trick.cards,
         trump_mask(deal.trump),
-        deal.trumps_broken,
+        deal.broken,
         bid is not None and bid.board,
     )
     return seat, allowed
