@@ -20,10 +20,34 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
-from xml.sax.saxutils import escape, quoteattr
 
 import attrs
 
+from ._drawing import (
+    CARD_H,
+    CARD_W,
+    FELT,
+    HAND_H,
+    INK,
+    MARGIN,
+    RING,
+    SEAT_NAMES,
+    TRICK_H,
+    TRICK_W,
+    card_picture,
+    card_words,
+    document,
+    element,
+    hand_picture,
+    hand_width,
+    may_play_words,
+    moved,
+    num,
+    text_at,
+    text_width,
+    trick_picture,
+    trick_words,
+)
 from .bidding import Contract, board_multipliers
 from .cards import SEATS, Card, Seat, Suit, mask_of, trump_mask
 from .state import DealResult, DealState, MatchState
@@ -40,32 +64,6 @@ __all__ = [
     "table_svg",
     "trick_svg",
 ]
-
-CARD_W: Final = 48
-CARD_H: Final = 68
-STEP: Final = 27
-"""How far apart overlapping cards of one suit sit: the rank and symbol stay visible."""
-GAP: Final = 10
-"""Space between suits in a hand."""
-SUIT_LABEL_H: Final = 14
-HAND_H: Final = CARD_H + SUIT_LABEL_H
-MARGIN: Final = 16
-FONT: Final = "DejaVu Sans, Segoe UI Symbol, Arial, sans-serif"
-CHAR_W: Final = 0.6
-"""Rough width of a character, in font sizes, to size boxes around text."""
-
-INK: Final = "#1b1b1b"
-RED: Final = "#b3261e"
-GOLD: Final = "#b07d00"
-RING: Final = "#1558b0"
-PAPER: Final = "#ffffff"
-JOKER_PAPER: Final = "#fff3c4"
-FELT: Final = "#eef4ee"
-MUTED: Final = "#5f6368"
-
-_SUIT_ORDER: Final = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
-_RED_SUITS: Final = frozenset({Suit.HEARTS, Suit.DIAMONDS})
-_SEAT_NAMES: Final = {seat: seat.name.title() for seat in SEATS}
 
 
 @attrs.frozen
@@ -86,163 +84,6 @@ class Picture:
             file.write(self.svg)
 
 
-# --- building blocks -----------------------------------------------------------------
-
-
-def _el(tag: str, content: str | None = None, /, **attributes: object) -> str:
-    """One element; ``content`` is escaped text, attribute names use ``_`` for ``-``."""
-    attrs_text = "".join(
-        f" {name.rstrip('_').replace('_', '-')}={quoteattr(str(value))}"
-        for name, value in attributes.items()
-        if value is not None
-    )
-    if content is None:
-        return f"<{tag}{attrs_text}/>"
-    return f"<{tag}{attrs_text}>{escape(content)}</{tag}>"
-
-
-def _group(parts: Iterable[str], x: float, y: float, **attributes: object) -> str:
-    """Elements moved together to (x, y)."""
-    opening = _el("g", "", transform=f"translate({_n(x)},{_n(y)})", **attributes)
-    return opening.removesuffix("</g>") + "".join(parts) + "</g>"
-
-
-def _text(x: float, y: float, words: str, *, size: float = 12, **attributes: object) -> str:
-    return _el("text", words, x=_n(x), y=_n(y), font_size=_n(size), **attributes)
-
-
-def _n(value: float) -> str:
-    """A coordinate without a trailing ``.0``, so the SVG text stays short and stable."""
-    return f"{value:.1f}".removesuffix(".0")
-
-
-def _text_width(words: str, size: float) -> float:
-    return len(words) * size * CHAR_W
-
-
-def _document(width: float, height: float, title: str, body: Iterable[str]) -> str:
-    """A whole SVG document with an accessible title and a white background."""
-    head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{_n(width)}" height="{_n(height)}" '
-        f'viewBox="0 0 {_n(width)} {_n(height)}" role="img" font-family={quoteattr(FONT)}>'
-    )
-    background = _el("rect", width="100%", height="100%", fill=PAPER)
-    return "\n".join([head, _el("title", title), background, *body, "</svg>"]) + "\n"
-
-
-def _card_words(card: Card, trumps: int) -> str:
-    if card.is_joker:
-        return f"the {card.name} joker, a trump"
-    return card.words + (", a trump" if (1 << card) & trumps else "")
-
-
-def _card(
-    card: Card, at: tuple[float, float], trumps: int, *, ring: bool = False, dim: bool = False
-) -> str:
-    """One card, top-left corner ``at``: rank and symbol in the corner, words in a title."""
-    is_trump = bool((1 << card) & trumps)
-    parts = [_el("title", _card_words(card, trumps))]
-    parts.append(
-        _el(
-            "rect",
-            x=0.5,
-            y=0.5,
-            width=CARD_W - 1,
-            height=CARD_H - 1,
-            rx=5,
-            fill=JOKER_PAPER if card.is_joker else PAPER,
-            stroke=RING if ring else MUTED,
-            stroke_width=3 if ring else 1,
-        )
-    )
-    if card.is_joker:
-        middle = CARD_W / 2
-        parts.append(
-            _text(middle, 20, card.name, size=11, font_weight="bold", text_anchor="middle")
-        )
-        parts.append(_text(middle, 33, "joker", size=10, text_anchor="middle", fill=INK))
-        parts.append(_text(middle, 48, "★", size=14, text_anchor="middle", fill=GOLD))
-    else:
-        suit = card.suit
-        assert suit is not None  # a plain card has a suit
-        colour = RED if suit in _RED_SUITS else INK
-        parts.append(_text(5, 17, card.code[:-1], size=14, font_weight="bold", fill=colour))
-        parts.append(_text(5, 33, suit.symbol, size=15, fill=colour))
-        parts.append(_text(CARD_W - 6, 50, suit.symbol, size=22, text_anchor="end", fill=colour))
-    if is_trump:
-        # The tag sits in the corner that stays visible when cards overlap.
-        parts.append(_el("rect", x=2, y=CARD_H - 14, width=24, height=11, rx=2, fill=GOLD))
-        parts.append(_text(14, CARD_H - 5.5, "trump", size=7.5, text_anchor="middle", fill=PAPER))
-    opacity = "0.4" if dim else None
-    return _group(parts, *at, opacity=opacity)
-
-
-def _groups(cards: Iterable[Card], trump: Suit | None) -> list[tuple[str, list[Card]]]:
-    """The hand's cards by suit, high card first; the trump suit last, jokers at its top."""
-    held = sorted(cards, reverse=True)
-    groups = [
-        (suit.word, [card for card in held if card.suit is suit])
-        for suit in _SUIT_ORDER
-        if suit is not trump
-    ]
-    trumps = [card for card in held if card.is_joker or (trump is not None and card.suit is trump)]
-    if trumps:
-        name = trump.word if trump is not None else "jokers"
-        groups.append((name, trumps))
-    return [(name, group) for name, group in groups if group]
-
-
-def _layout(
-    cards: Sequence[Card], trump: Suit | None, *, spread: bool = False
-) -> tuple[list[tuple[str, float, list[tuple[Card, float]]]], float]:
-    """Where each card of a hand goes: per suit its name, its x and its cards' x; the width.
-
-    Cards of a suit overlap, showing their corner, unless ``spread``; jokers never
-    overlap, so their names stay readable.
-    """
-    groups = []
-    at = 0.0
-    for name, group in _groups(cards, trump):
-        start = at
-        placed = []
-        for index, card in enumerate(group):
-            placed.append((card, at))
-            last = index == len(group) - 1
-            at += CARD_W + (GAP if last else 3 if card.is_joker or spread else STEP - CARD_W)
-        groups.append((name, start, placed))
-    return groups, max(at - GAP, CARD_W)
-
-
-def _hand_width(cards: Sequence[Card], trump: Suit | None, *, spread: bool = False) -> float:
-    return _layout(cards, trump, spread=spread)[1]
-
-
-def _hand(
-    cards: Sequence[Card], trump: Suit | None, x: float, y: float, playable: int | None = None
-) -> list[str]:
-    """A hand at (x, y), suit by suit with each suit named under it; an empty hand says so.
-
-    With ``playable`` the hand is spread out, the playable cards ringed, the rest dimmed.
-    """
-    if not cards:
-        return [_text(x, y + 20, "(no cards left)", size=11, fill=MUTED)]
-    trumps = trump_mask(trump)
-    parts = []
-    groups, _ = _layout(cards, trump, spread=playable is not None)
-    for name, start, placed in groups:
-        for card, dx in placed:
-            ring = playable is not None and bool((1 << card) & playable)
-            dim = playable is not None and not ring
-            parts.append(_card(card, (x + dx, y), trumps, ring=ring, dim=dim))
-        parts.append(_text(x + start + 2, y + CARD_H + 12, name, size=10, fill=MUTED))
-    return parts
-
-
-def _may_play_words(playable: int) -> str:
-    cards = [card for card in Card if (1 << card) & playable]
-    return "may play: " + ", ".join(card.symbol for card in cards)
-
-
 # --- a hand ------------------------------------------------------------------------
 
 
@@ -261,15 +102,15 @@ def hand_svg(
     mask = None if playable is None else mask_of(playable)
     heading = label if label is not None else f"A hand; {trump_words(trump)}"
     spread = mask is not None
-    width = max(_hand_width(held, trump, spread=spread), _text_width(heading, 12)) + 2 * MARGIN
-    body = [_text(MARGIN, MARGIN + 10, heading, size=12, font_weight="bold", fill=INK)]
-    body += _hand(held, trump, MARGIN, MARGIN + 20, mask)
+    width = max(hand_width(held, trump, spread=spread), text_width(heading, 12)) + 2 * MARGIN
+    body = [text_at(MARGIN, MARGIN + 10, heading, size=12, font_weight="bold", fill=INK)]
+    body += hand_picture(held, trump, MARGIN, MARGIN + 20, mask)
     height = MARGIN + 20 + HAND_H + MARGIN
     if mask is not None:
-        body.append(_text(MARGIN, height, _may_play_words(mask), size=12, fill=RING))
+        body.append(text_at(MARGIN, height, may_play_words(mask), size=12, fill=RING))
         height += 20
-    words = "; ".join(_card_words(card, trump_mask(trump)) for card in held)
-    return _document(width, height, f"{heading}: {words or 'no cards'}", body)
+    words = "; ".join(card_words(card, trump_mask(trump)) for card in held)
+    return document(width, height, f"{heading}: {words or 'no cards'}", body)
 
 
 def show_hand(cards: Iterable[Card], trump: Suit | None = None) -> Picture:
@@ -277,92 +118,15 @@ def show_hand(cards: Iterable[Card], trump: Suit | None = None) -> Picture:
     return Picture(hand_svg(cards, trump))
 
 
-# --- a trick -----------------------------------------------------------------------
-
-_TRICK_W: Final = 3 * CARD_W + 2 * 48
-_TRICK_H: Final = 3 * CARD_H + 2 * 16
-_SLOTS: Final = {
-    Seat.NORTH: (_TRICK_W / 2 - CARD_W / 2, 0.0),
-    Seat.WEST: (0.0, CARD_H + 16),
-    Seat.EAST: (_TRICK_W - CARD_W, CARD_H + 16),
-    Seat.SOUTH: (_TRICK_W / 2 - CARD_W / 2, 2 * CARD_H + 32),
-}
-
-
-def _trick(trick: Trick, trump: Suit | None, x: float, y: float) -> list[str]:
-    """A trick at (x, y): one slot per seat around the table, leader and winner named."""
-    trumps = trump_mask(trump)
-    played = dict(trick.plays)
-    next_seat = trick.leader.after(len(trick.cards)) if len(trick.cards) < 4 else None
-    parts = []
-    for seat, (dx, dy) in _SLOTS.items():
-        cx, cy = x + dx, y + dy
-        card = played.get(seat)
-        if card is None:
-            parts.append(
-                _el(
-                    "rect",
-                    x=_n(cx + 0.5),
-                    y=_n(cy + 0.5),
-                    width=CARD_W - 1,
-                    height=CARD_H - 1,
-                    rx=5,
-                    fill="none",
-                    stroke=MUTED,
-                    stroke_dasharray="4 3",
-                )
-            )
-            if seat is next_seat:
-                parts.append(
-                    _text(cx + CARD_W / 2, cy + 38, "to play", size=10, text_anchor="middle")
-                )
-        else:
-            parts.append(_card(card, (cx, cy), trumps, ring=seat is trick.winner))
-        notes = [_SEAT_NAMES[seat]]
-        if seat is trick.leader:
-            notes.append("led")
-        if seat is trick.winner:
-            notes.append("wins")
-        note = ", ".join(notes)
-        weight = "bold" if seat is trick.winner else None
-        if seat is Seat.SOUTH:
-            parts.append(
-                _text(
-                    cx + CARD_W / 2,
-                    cy + CARD_H + 13,
-                    note,
-                    size=11,
-                    text_anchor="middle",
-                    font_weight=weight,
-                )
-            )
-        else:
-            parts.append(
-                _text(
-                    cx + CARD_W / 2, cy - 4, note, size=11, text_anchor="middle", font_weight=weight
-                )
-            )
-    return parts
-
-
-def _trick_words(trick: Trick, trump: Suit | None) -> str:
-    trumps = trump_mask(trump)
-    plays = "; ".join(
-        f"{_SEAT_NAMES[seat]} played {_card_words(card, trumps)}" for seat, card in trick.plays
-    )
-    winner = f"; {_SEAT_NAMES[trick.winner]} wins" if trick.winner is not None else ""
-    return f"{_SEAT_NAMES[trick.leader]} led. {plays or 'No card yet'}{winner}"
-
-
 def trick_svg(trick: Trick, trump: Suit | None = None) -> str:
     """A trick as SVG: the cards around the table, the leader, the winner once complete."""
     heading = trump_words(trump).capitalize()
-    width = _TRICK_W + 2 * MARGIN + 40
-    body = [_text(MARGIN, MARGIN + 10, heading, size=12, font_weight="bold")]
-    body += _trick(trick, trump, MARGIN + 20, MARGIN + 34)
-    height = MARGIN + 34 + _TRICK_H + 20 + MARGIN
-    return _document(
-        width, height, f"A trick; {trump_words(trump)}. " + _trick_words(trick, trump), body
+    width = TRICK_W + 2 * MARGIN + 40
+    body = [text_at(MARGIN, MARGIN + 10, heading, size=12, font_weight="bold")]
+    body += trick_picture(trick, trump, MARGIN + 20, MARGIN + 34)
+    height = MARGIN + 34 + TRICK_H + 20 + MARGIN
+    return document(
+        width, height, f"A trick; {trump_words(trump)}. " + trick_words(trick, trump), body
     )
 
 
@@ -403,7 +167,7 @@ def _table(
     """
     centre_parts, (centre_w, centre_h) = centre
     widths = {
-        seat: _hand_width(hands[seat], trump, spread=playable is not None and playable[0] is seat)
+        seat: hand_width(hands[seat], trump, spread=playable is not None and playable[0] is seat)
         for seat in SEATS
     }
     side = max(widths[Seat.WEST], widths[Seat.EAST], 150)
@@ -424,25 +188,25 @@ def _table(
     parts = []
     for seat, (x, y) in spots.items():
         mask = playable[1] if playable is not None and playable[0] is seat else None
-        note = f"{_SEAT_NAMES[seat]} · {notes[seat]}" if notes.get(seat) else _SEAT_NAMES[seat]
-        parts.append(_text(x, y + 12, note, size=12, font_weight="bold"))
-        parts += _hand(hands[seat], trump, x, y + 18, mask)
+        note = f"{SEAT_NAMES[seat]} · {notes[seat]}" if notes.get(seat) else SEAT_NAMES[seat]
+        parts.append(text_at(x, y + 12, note, size=12, font_weight="bold"))
+        parts += hand_picture(hands[seat], trump, x, y + 18, mask)
         if mask is not None:
-            parts.append(_text(x, y + 18 + HAND_H + 14, _may_play_words(mask), size=11, fill=RING))
+            parts.append(text_at(x, y + 18 + HAND_H + 14, may_play_words(mask), size=11, fill=RING))
     cx = MARGIN + side + 24 + (middle - centre_w) / 2
     cy = row_h + 12 + (mid_h - centre_h) / 2
-    parts.append(_group(centre_parts, cx, cy))
+    parts.append(moved(centre_parts, cx, cy))
     bottom = 2 * row_h + mid_h + 24
     return parts, width, bottom
 
 
 def _lines_box(lines: Sequence[str], *, size: float = 12) -> Box:
     """Lines of text in a pale box, for the middle of the table."""
-    width = max(_text_width(line, size) for line in lines) + 24
+    width = max(text_width(line, size) for line in lines) + 24
     height = len(lines) * (size + 6) + 16
-    parts = [_el("rect", x=0, y=0, width=_n(width), height=_n(height), rx=8, fill=FELT)]
+    parts = [element("rect", x=0, y=0, width=num(width), height=num(height), rx=8, fill=FELT)]
     parts += [
-        _text(12, 8 + (index + 1) * (size + 6) - 4, line, size=size)
+        text_at(12, 8 + (index + 1) * (size + 6) - 4, line, size=size)
         for index, line in enumerate(lines)
     ]
     return parts, (width, height)
@@ -459,7 +223,7 @@ def _heading(deal: DealState) -> str:
     kind = " (tiebreak)" if setup.tiebreak else ""
     return (
         f"Deal {setup.number + 1}{kind}: {setup.hand_size} cards, dealer "
-        f"{_SEAT_NAMES[setup.dealer]}, turned {_turned_words(setup.turned)}: "
+        f"{SEAT_NAMES[setup.dealer]}, turned {_turned_words(setup.turned)}: "
         f"{trump_words(setup.trump)}"
     )
 
@@ -500,7 +264,7 @@ def table_svg(deal: DealState, *, caption: str | None = None) -> str:
         notes[to_move] = f"{notes[to_move]} · {doing}" if notes.get(to_move) else doing
     trick = deal.current_trick
     if trick is not None:
-        centre: Box = (_trick(trick, trump, 0, 16), (_TRICK_W, _TRICK_H + 32))
+        centre: Box = (trick_picture(trick, trump, 0, 16), (TRICK_W, TRICK_H + 32))
     else:
         centre = _lines_box(["Bidding:", *(str(bid) for bid in deal.bids)])
     lines = [_heading(deal)]
@@ -508,7 +272,7 @@ def table_svg(deal: DealState, *, caption: str | None = None) -> str:
     if caption:
         lines.insert(0, caption)
     body = [
-        _text(
+        text_at(
             MARGIN,
             MARGIN + 12 + 18 * index,
             line,
@@ -519,10 +283,10 @@ def table_svg(deal: DealState, *, caption: str | None = None) -> str:
     ]
     top = MARGIN + 18 * len(lines) + 8
     parts, width, bottom = _table(hands, notes, trump, centre, _playable(deal))
-    parts, bottom = [_group(parts, 0, top)], bottom + top
-    width = max(width, max(_text_width(line, 13) for line in lines) + 2 * MARGIN)
+    parts, bottom = [moved(parts, 0, top)], bottom + top
+    width = max(width, max(text_width(line, 13) for line in lines) + 2 * MARGIN)
     title = ". ".join(lines) + ". " + _hands_words(hands, trump)
-    return _document(width, bottom + MARGIN, title, body + parts)
+    return document(width, bottom + MARGIN, title, body + parts)
 
 
 def _progress_words(deal: DealState) -> str:
@@ -540,8 +304,8 @@ def _progress_words(deal: DealState) -> str:
 def _hands_words(hands: Mapping[Seat, Sequence[Card]], trump: Suit | None) -> str:
     trumps = trump_mask(trump)
     return " ".join(
-        f"{_SEAT_NAMES[seat]} holds "
-        + ("; ".join(_card_words(card, trumps) for card in hands[seat]) or "nothing")
+        f"{SEAT_NAMES[seat]} holds "
+        + ("; ".join(card_words(card, trumps) for card in hands[seat]) or "nothing")
         + "."
         for seat in SEATS
     )
@@ -556,17 +320,17 @@ _ROW_H: Final = CARD_H + 26
 def _trick_row(number: int, trick: Trick, trump: Suit | None, x: float, y: float) -> list[str]:
     """One completed trick on a line: the cards in play order, each under its seat."""
     trumps = trump_mask(trump)
-    parts = [_text(x, y + 40, f"Trick {number}", size=12, font_weight="bold")]
+    parts = [text_at(x, y + 40, f"Trick {number}", size=12, font_weight="bold")]
     for index, (seat, card) in enumerate(trick.plays):
         cx = x + 64 + index * (CARD_W + 8)
-        parts.append(_text(cx + CARD_W / 2, y + 10, seat.letter, size=11, text_anchor="middle"))
-        parts.append(_card(card, (cx, y + 14), trumps, ring=seat is trick.winner))
+        parts.append(text_at(cx + CARD_W / 2, y + 10, seat.letter, size=11, text_anchor="middle"))
+        parts.append(card_picture(card, (cx, y + 14), trumps, ring=seat is trick.winner))
     if trick.winner is not None:
         parts.append(
-            _text(
+            text_at(
                 x + 64 + 4 * (CARD_W + 8) + 4,
                 y + 46,
-                f"{_SEAT_NAMES[trick.winner]} wins",
+                f"{SEAT_NAMES[trick.winner]} wins",
                 size=12,
                 font_weight="bold",
                 fill=RING,
@@ -607,7 +371,7 @@ def deal_svg(result: DealResult | DealState) -> str:
     centre = _lines_box(["As dealt", f"Turned: {setup.turned.symbol}", trump_words(trump)])
     top = MARGIN + 18 * len(lines) + 8
     parts, width, bottom = _table(dealt, notes, trump, centre)
-    parts, bottom = [_group(parts, 0, top)], bottom + top
+    parts, bottom = [moved(parts, 0, top)], bottom + top
     columns = max(1, int((width - 2 * MARGIN) // _ROW_W))
     if len(deal.tricks) > 1:
         columns = min(columns, 2)
@@ -620,7 +384,7 @@ def deal_svg(result: DealResult | DealState) -> str:
     rows = -(-len(deal.tricks) // columns)
     height = bottom + 8 + rows * _ROW_H + MARGIN
     body = [
-        _text(
+        text_at(
             MARGIN,
             MARGIN + 12 + 18 * index,
             line,
@@ -630,11 +394,11 @@ def deal_svg(result: DealResult | DealState) -> str:
         for index, line in enumerate(lines)
     ]
     tricks_words = " ".join(
-        f"Trick {index}: {_trick_words(trick, trump)}."
+        f"Trick {index}: {trick_words(trick, trump)}."
         for index, trick in enumerate(deal.tricks, start=1)
     )
     title = ". ".join(lines) + ". As dealt: " + _hands_words(dealt, trump) + " " + tricks_words
-    return _document(width, height, title, body + parts)
+    return document(width, height, title, body + parts)
 
 
 def _thrown_in(deal: DealState) -> bool:
@@ -678,7 +442,7 @@ def score_sheet_svg(state: MatchState) -> str:
                 (
                     str(number),
                     str(setup.hand_size),
-                    _SEAT_NAMES[setup.dealer],
+                    SEAT_NAMES[setup.dealer],
                     "thrown in",
                     "",
                     "",
@@ -693,7 +457,7 @@ def score_sheet_svg(state: MatchState) -> str:
                 (
                     str(number),
                     str(setup.hand_size),
-                    _SEAT_NAMES[setup.dealer],
+                    SEAT_NAMES[setup.dealer],
                     trumps,
                     f"{ns} tricks",
                     f"{ew} tricks",
@@ -708,7 +472,7 @@ def score_sheet_svg(state: MatchState) -> str:
             (
                 str(number),
                 str(setup.hand_size),
-                _SEAT_NAMES[setup.dealer],
+                SEAT_NAMES[setup.dealer],
                 trumps,
                 f"{result.scores[0]:+d}",
                 f"{result.scores[1]:+d}",
@@ -717,22 +481,24 @@ def score_sheet_svg(state: MatchState) -> str:
             )
         )
     row_h = 20
-    body = [_text(MARGIN, MARGIN + 12, _sheet_heading(state), size=13, font_weight="bold")]
+    body = [text_at(MARGIN, MARGIN + 12, _sheet_heading(state), size=13, font_weight="bold")]
     top = MARGIN + 30
     for name, dx, anchor in _SHEET_COLUMNS:
         body.append(
-            _text(MARGIN + dx, top + 14, name, size=12, font_weight="bold", text_anchor=anchor)
+            text_at(MARGIN + dx, top + 14, name, size=12, font_weight="bold", text_anchor=anchor)
         )
-    body.append(_el("line", x1=MARGIN, y1=top + 20, x2=MARGIN + _SHEET_W, y2=top + 20, stroke=INK))
+    body.append(
+        element("line", x1=MARGIN, y1=top + 20, x2=MARGIN + _SHEET_W, y2=top + 20, stroke=INK)
+    )
     for index, row in enumerate(rows):
         y = top + 22 + index * row_h
         if index % 2:
-            body.append(_el("rect", x=MARGIN, y=y, width=_SHEET_W, height=row_h, fill=FELT))
+            body.append(element("rect", x=MARGIN, y=y, width=_SHEET_W, height=row_h, fill=FELT))
         for cell, (_, dx, anchor) in zip(row, _SHEET_COLUMNS, strict=True):
             if cell:
-                body.append(_text(MARGIN + dx, y + 15, cell, size=12, text_anchor=anchor))
+                body.append(text_at(MARGIN + dx, y + 15, cell, size=12, text_anchor=anchor))
     bottom = top + 22 + len(rows) * row_h + 8
-    body.append(_text(MARGIN, bottom + 14, _result_words(state), size=12, font_weight="bold"))
+    body.append(text_at(MARGIN, bottom + 14, _result_words(state), size=12, font_weight="bold"))
     title = (
         _sheet_heading(state)
         + ". "
@@ -745,7 +511,7 @@ def score_sheet_svg(state: MatchState) -> str:
         + " "
         + _result_words(state)
     )
-    return _document(_SHEET_W + 2 * MARGIN, bottom + 24 + MARGIN, title, body)
+    return document(_SHEET_W + 2 * MARGIN, bottom + 24 + MARGIN, title, body)
 
 
 def _sheet_heading(state: MatchState) -> str:
