@@ -255,6 +255,15 @@ class TestDeal:
         result = state.history[-1]
         assert result.thrown_in
         assert "thrown in" in words(deal_svg(result))
+        assert result.deal._repr_svg_() == deal_svg(result)
+        assert "to bid" not in visible(deal_svg(result))
+
+    def test_deal_being_bid_is_drawn_as_the_table(self):
+        """deal_svg of a deal still in its bidding draws the table, with the next bidder."""
+        state = new_match(Rules(schedule=[2]), seed=1)
+        state = apply(state, legal_actions(state)[0])
+        assert state.deal._repr_svg_() == deal_svg(state.deal) == table_svg(state.deal)
+        assert "East · no bid yet · to bid" in visible(table_svg(state.deal))
 
     @pytest.mark.parametrize("seed", [1, 2, 3])
     def test_every_deal_of_a_match_draws(self, seed):

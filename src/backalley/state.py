@@ -220,7 +220,7 @@ class DealState:
         """The deal as a picture, for Jupyter: the table in play, or the whole finished deal."""
         from . import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
 
-        return svg.deal_svg(self) if self.is_complete else svg.table_svg(self)
+        return svg.deal_svg(self)
 
 
 @attrs.frozen

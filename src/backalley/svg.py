@@ -350,7 +350,7 @@ def deal_svg(result: DealResult | DealState) -> str:
     :class:`DealState`; a deal still in progress is drawn by :func:`table_svg`.
     """
     deal = result.deal if isinstance(result, DealResult) else result
-    if not deal.is_complete and deal.contracts is not None and not _thrown_in(deal):
+    if not deal.is_complete and not _thrown_in(deal):
         return table_svg(deal)
     setup = deal.setup
     trump = setup.trump
