@@ -82,6 +82,17 @@ class TestDealText:
         assert lines[2] == "Targets: NS 3 (won 4), EW 0 (won 1)"
         assert lines[3] == "Last trick: S K♥  W 7♦  N 7♥  E A♥  -> E wins"
 
+    def test_thrown_in_deal(self):
+        """A deal all four passed says it was thrown in rather than showing targets of 0."""
+        state = new_match(Rules(schedule=[2]), seed=1)
+        state = apply(state, legal_actions(state)[0])
+        for _ in range(4):
+            state = apply(state, legal_actions(state)[0])
+        lines = deal_text(state.history[-1].deal, show_hands=False).splitlines()
+        assert lines[1] == "Bids: E pass, S pass, W pass, N pass"
+        assert lines[2] == "All four passed: thrown in, no score"
+        assert not any(line.startswith("Targets") for line in lines)
+
     def test_hands_can_be_hidden(self):
         """show_hands=False leaves the hands out; by default each seat has a line."""
         deal = big_joker_lead().deal
