@@ -216,6 +216,12 @@ class DealState:
             f"{self.setup.dealer}, {trump}, {self.phase.value}, {self.to_move} to move>"
         )
 
+    def _repr_svg_(self) -> str:
+        """The deal as a picture, for Jupyter: the table in play, or the whole finished deal."""
+        from . import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
+
+        return svg.deal_svg(self)
+
 
 @attrs.frozen
 class DealResult:
@@ -398,3 +404,9 @@ class MatchState:
             f"<MatchState {where}, {self.phase.value}{who}, "
             f"{PAIRS[0]} {totals[0]} {PAIRS[1]} {totals[1]}>"
         )
+
+    def _repr_svg_(self) -> str:
+        """The match as a picture, for Jupyter: the deal in play, or the score sheet."""
+        from . import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
+
+        return svg.state_svg(self)
