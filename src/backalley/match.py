@@ -55,6 +55,9 @@ from .state import (
     Outcome,
     Phase,
     Termination,
+    build_core,
+    build_deal,
+    build_match,
 )
 from .tricks import Trick, allowed_plays, trick_winner
 
@@ -238,14 +241,18 @@ def _bid(state: MatchState, action: Bid) -> MatchState:
         )
     bids = (*core.bids, action)
     if len(bids) < 4:
-        return MatchState(state.core, DealState(DealCore(setup, bids), current.hands))
+        return build_match(
+            state.core, build_deal(build_core(setup, bids, None, (), False), current.hands, ())
+        )
     if is_throw_in(bids):
         thrown = DealState(DealCore(setup, bids), current.hands)
         match = state.core
         history = (*match.history, DealResult(thrown, (0, 0)))
         return MatchState(MatchCore(match.rules, match.seed, history))
     leader = opening_leader(bids)
-    return MatchState(state.core, DealState(DealCore(setup, bids, leader), current.hands))
+    return build_match(
+        state.core, build_deal(build_core(setup, bids, leader, (), False), current.hands, ())
+    )
 
 
 def _out_of_range(hand_size: int, amount: int) -> str:
@@ -328,15 +335,15 @@ def _play(state: MatchState, action: Play) -> MatchState:
     trick = (*played, card)
     if len(trick) < 4:
         # Inside a trick only the hands and the trick change: the deal's core is shared.
-        return MatchState(state.core, DealState(core, hands, trick))
+        return build_match(state.core, build_deal(core, hands, trick))
     setup = core.setup
     winner = trick_winner(leader, trick, setup.trump)
     tricks = (*core.tricks, Trick(leader, trick, winner))
     a, b, c, d = trick
     broken = core.broken or bool(((1 << a) | (1 << b) | (1 << c) | (1 << d)) & setup.trumps)
-    following = DealState(DealCore(setup, core.bids, winner, tricks, broken), hands)
+    following = build_deal(build_core(setup, core.bids, winner, tricks, broken), hands, ())
     if len(tricks) < setup.hand_size:
-        return MatchState(state.core, following)
+        return build_match(state.core, following)
     return _finish_deal(state.core, following)
 
 

@@ -15,6 +15,7 @@ earlier tricks and finished deals included.
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import attrs
 
@@ -410,3 +411,63 @@ class MatchState:
         from . import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
 
         return svg.state_svg(self)
+
+
+# --- building states on the hot path ----------------------------------------------
+#
+# ``apply`` builds a DealState and a MatchState for every card played. attrs' generated
+# __init__ of a frozen class goes through object.__setattr__ for each field; setting the
+# slots through their descriptors does the same work in about half the time. These
+# builders are only for values whose fields are already known to be right (no
+# converters or validators exist on these classes; tests/test_state_builders.py checks
+# that each builder gives a value equal to the class's own constructor).
+
+_new = object.__new__
+
+
+def _setters(cls: type, *names: str) -> tuple[Any, ...]:
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_SET_MATCH = _setters(MatchState, "core", "deal")
+_SET_DEAL = _setters(DealState, "core", "hands", "trick")
+_SET_CORE = _setters(DealCore, "setup", "bids", "leader", "tricks", "broken")
+
+
+def build_match(core: MatchCore, deal: DealState | None) -> MatchState:
+    """``MatchState(core, deal)``, built without attrs' ``__init__``."""
+    state = _new(MatchState)
+    set_core, set_deal = _SET_MATCH
+    set_core(state, core)
+    set_deal(state, deal)
+    return state
+
+
+def build_deal(
+    core: DealCore, hands: tuple[int, int, int, int], trick: tuple[Card, ...]
+) -> DealState:
+    """``DealState(core, hands, trick)``, built without attrs' ``__init__``."""
+    state = _new(DealState)
+    set_core, set_hands, set_trick = _SET_DEAL
+    set_core(state, core)
+    set_hands(state, hands)
+    set_trick(state, trick)
+    return state
+
+
+def build_core(
+    setup: DealSetup,
+    bids: tuple[Bid, ...],
+    leader: Seat | None,
+    tricks: tuple[Trick, ...],
+    broken: bool,
+) -> DealCore:
+    """``DealCore(setup, bids, leader, tricks, broken)``, built without attrs' ``__init__``."""
+    core = _new(DealCore)
+    set_setup, set_bids, set_leader, set_tricks, set_broken = _SET_CORE
+    set_setup(core, setup)
+    set_bids(core, bids)
+    set_leader(core, leader)
+    set_tricks(core, tricks)
+    set_broken(core, broken)
+    return core
