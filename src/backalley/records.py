@@ -1,0 +1,684 @@
+"""Game records: a match or a deal as a documented JSON value, the PGN of Back Alley.
+
+A record names the rules, the match seed and, deal by deal, the deck it was
+dealt from, the bids and the cards played, in order. It may also carry what the
+program that wrote it claims the scores were; :func:`check` replays the record
+through :func:`backalley.apply` and recomputes them. The format is described in
+``docs/records.md`` and by the JSON Schema ``schemas/record.schema.json``
+shipped in this package.
+
+A record that stops early (mid-deal, mid-trick, between deals) is valid: it
+describes a position, not a finished match. :func:`check` says so.
+
+>>> from backalley import Rules, new_match, apply, legal_actions
+>>> state = new_match(Rules(schedule=[1]), seed=7)
+>>> while not state.is_over:
+...     state = apply(state, legal_actions(state)[-1])
+>>> record = record_from_state(state)
+>>> record.deals[0].bids, [card.code for card in record.deals[0].plays]
+(('board', 'board', 'board', 'board'), ['4H', 'JS', 'AD', '3H'])
+>>> replay(loads(dumps(record))) == state
+True
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Callable
+from typing import Any, Final
+
+import attrs
+
+from .actions import Bid, Deal, Play
+from .cards import CARDS, PACK_SIZE, PAIRS, SEATS, Card, Pair, Seat
+from .dealing import MAX_SEED, seeded_deck
+from .errors import IllegalAction, Reason
+from .match import apply, new_match
+from .notation import parse_call
+from .rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
+from .state import MatchState, Phase, Termination
+
+__all__ = [
+    "FORMAT",
+    "MAX_RECORD_BYTES",
+    "VERSION",
+    "CheckReport",
+    "ClaimedResult",
+    "Discrepancy",
+    "IllegalRecord",
+    "Record",
+    "RecordDeal",
+    "RecordError",
+    "Step",
+    "check",
+    "dumps",
+    "loads",
+    "parse_record",
+    "record_from_state",
+    "record_to_json",
+    "replay",
+    "replay_steps",
+    "rules_from_json",
+    "rules_to_json",
+]
+
+FORMAT: Final = "backalley-record"
+VERSION: Final = 1
+MAX_RECORD_BYTES: Final = 1 << 20
+"""A record larger than 1 MiB is refused unread: a whole match takes a few kilobytes."""
+MAX_BIDS: Final = 4
+MAX_PLAYS: Final = 4 * MAX_HAND_SIZE
+
+CALL_PATTERN: Final = re.compile(r"pass|board|[1-9][0-9]?")
+"""A bid as written in a record: canonical and lower case (the schema uses the same)."""
+_CODES: Final = {card.code: card for card in CARDS}
+_SEAT_LETTERS: Final = {seat.letter: seat for seat in SEATS}
+_PAIR_LABELS: Final = {pair.label: pair for pair in PAIRS}
+_TOP_FIELDS: Final = ("format", "version", "rules", "seed", "deals", "totals", "result", "tags")
+_DEAL_FIELDS: Final = ("deck", "bids", "plays", "scores")
+
+
+class RecordError(ValueError):
+    """Input that is not a valid record: bad JSON, a missing field, an unknown card.
+
+    ``path`` locates the problem in the JSON value (``deals[3].plays[17]``; empty
+    for the whole input) and ``message`` says what is wrong.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+
+class IllegalRecord(RecordError):
+    """A well-formed record whose action at ``path`` the rules refuse.
+
+    ``where`` is the position for people (``deal 4, trick 5, card 2``),
+    ``action`` the refused action's text, ``reason`` the refusal's code.
+    """
+
+    def __init__(self, path: str, where: str, action: str, refusal: IllegalAction) -> None:
+        super().__init__(path, f"{where}: {action} is illegal [{refusal.reason}] {refusal.message}")
+        self.where = where
+        self.action = action
+        self.reason: Reason = refusal.reason
+        self.refusal = refusal
+
+
+@attrs.frozen
+class RecordDeal:
+    """One deal of a record: its deck (None: the seeded deck), bids, plays, claimed scores."""
+
+    deck: tuple[Card, ...] | None
+    bids: tuple[str, ...] = ()
+    plays: tuple[Card, ...] = ()
+    scores: tuple[int, int] | None = None
+
+
+@attrs.frozen
+class ClaimedResult:
+    """The result a record claims: how the match ended and the winning pair (None: a draw)."""
+
+    termination: Termination
+    winner: Pair | None
+
+
+@attrs.frozen
+class Record:
+    """A parsed record. ``totals`` and ``result`` are claims, checked by :func:`check`."""
+
+    rules: Rules
+    seed: int
+    deals: tuple[RecordDeal, ...] = ()
+    totals: tuple[int, int] | None = None
+    result: ClaimedResult | None = None
+    tags: tuple[tuple[str, str], ...] = ()
+
+
+# --- reading JSON ------------------------------------------------------------------
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise RecordError("", f"not a record: the field {key!r} appears twice in one object")
+        result[key] = value
+    return result
+
+
+def _no_constant(name: str) -> Any:
+    raise RecordError("", f"not JSON: {name} is not a JSON number")
+
+
+def loads(text: str | bytes) -> Record:
+    """Read a record from JSON text; RecordError says what is wrong and where."""
+    if isinstance(text, bytes):
+        if len(text) > MAX_RECORD_BYTES:
+            raise RecordError("", _too_big(len(text)))
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as error:
+            raise RecordError("", f"not a record: byte {error.start} is not UTF-8 text") from None
+    elif not isinstance(text, str):
+        raise TypeError(f"a record is read from str or bytes, not {type(text).__name__}")
+    if len(text) > MAX_RECORD_BYTES:
+        raise RecordError("", _too_big(len(text)))
+    try:
+        data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+    except json.JSONDecodeError as error:
+        raise RecordError(
+            "", f"not JSON: line {error.lineno}, column {error.colno}: {error.msg}"
+        ) from None
+    except RecursionError:
+        raise RecordError("", "not a record: the JSON is nested too deeply") from None
+    return parse_record(data)
+
+
+def _too_big(size: int) -> str:
+    return (
+        f"the input has {size} bytes; a record may have at most {MAX_RECORD_BYTES} "
+        "(a whole match takes a few kilobytes)"
+    )
+
+
+_KIND_NAMES: Final = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "true or false",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
+
+
+def _found(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, str | int | float | bool | None) else ""
+    kind = _KIND_NAMES.get(type(value), type(value).__name__)
+    return f"{kind} ({text[:40]})" if text else kind
+
+
+def _at(path: str, key: str | int) -> str:
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+def _integer(value: Any) -> int | None:
+    """The value as a JSON Schema integer (``3`` or ``3.0``, never ``true``), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+def _object(value: Any, path: str, fields: tuple[str, ...], required: tuple[str, ...]) -> None:
+    if not isinstance(value, dict):
+        raise RecordError(path, f"expected an object, found {_found(value)}")
+    for key in value:
+        if key not in fields:
+            raise RecordError(_at(path, key), f"unknown field {key!r}; known: {', '.join(fields)}")
+    for key in required:
+        if key not in value:
+            raise RecordError(path, f"the field {key!r} is missing")
+
+
+def _array(value: Any, path: str, what: str, most: int | None = None) -> list[Any]:
+    if not isinstance(value, list):
+        raise RecordError(path, f"expected an array of {what}, found {_found(value)}")
+    if most is not None and len(value) > most:
+        raise RecordError(path, f"at most {most} {what}, found {len(value)}")
+    return value
+
+
+def _card(value: Any, path: str) -> Card:
+    if not isinstance(value, str):
+        raise RecordError(path, f"expected a card code such as 'AS', found {_found(value)}")
+    card = _CODES.get(value)
+    if card is not None:
+        return card
+    try:
+        spelled = Card.parse(value)
+    except ValueError:
+        raise RecordError(
+            path,
+            f"unknown card {value!r}: a card is a rank (2-10, J, Q, K, A) then a suit "
+            "(C, D, H, S), or BIG or LITTLE",
+        ) from None
+    raise RecordError(path, f"write the card {value!r} as {spelled.code!r}: records use codes")
+
+
+def _pair_of_ints(value: Any, path: str) -> tuple[int, int]:
+    items = _array(value, path, "scores (North-South, East-West)")
+    if len(items) != 2:
+        raise RecordError(path, f"expected two scores (North-South, East-West), found {len(items)}")
+    numbers = [_integer(item) for item in items]
+    for index, (item, number) in enumerate(zip(items, numbers, strict=True)):
+        if number is None:
+            raise RecordError(_at(path, index), f"expected a whole number, found {_found(item)}")
+    return (numbers[0] or 0, numbers[1] or 0)
+
+
+def rules_from_json(value: Any, path: str = "rules") -> Rules:
+    """The rules from their JSON: ``{"schedule", "tie", "first_dealer"}``, all required."""
+    _object(value, path, ("schedule", "tie", "first_dealer"), ("schedule", "tie", "first_dealer"))
+    schedule = value["schedule"]
+    if isinstance(schedule, str):
+        if schedule not in SCHEDULES:
+            names = ", ".join(SCHEDULES)
+            raise RecordError(
+                _at(path, "schedule"),
+                f"unknown schedule {schedule!r}: use {names} or a list of hand sizes",
+            )
+        sizes: Any = schedule
+    else:
+        items = _array(schedule, _at(path, "schedule"), "hand sizes")
+        if not items:
+            raise RecordError(_at(path, "schedule"), "a schedule needs at least one deal")
+        sizes = []
+        for index, item in enumerate(items):
+            size = _integer(item)
+            if size is None or not MIN_HAND_SIZE <= size <= MAX_HAND_SIZE:
+                raise RecordError(
+                    _at(_at(path, "schedule"), index),
+                    f"a hand size is a whole number from {MIN_HAND_SIZE} to {MAX_HAND_SIZE}, "
+                    f"not {_found(item)}",
+                )
+            sizes.append(size)
+    tie = value["tie"]
+    if tie not in [policy.value for policy in TiePolicy] or not isinstance(tie, str):
+        raise RecordError(
+            _at(path, "tie"), f"unknown tie policy {_found(tie)}: use 'draw' or 'tiebreak-deal'"
+        )
+    dealer = value["first_dealer"]
+    if not isinstance(dealer, str) or dealer not in _SEAT_LETTERS:
+        raise RecordError(
+            _at(path, "first_dealer"),
+            f"expected a seat letter N, E, S or W, found {_found(dealer)}",
+        )
+    return Rules(schedule=sizes, tie=tie, first_dealer=_SEAT_LETTERS[dealer])
+
+
+def rules_to_json(rules: Rules) -> dict[str, Any]:
+    """The JSON of rules: a named schedule by name, any other as its list of hand sizes."""
+    return {
+        "schedule": rules.schedule_name or list(rules.schedule),
+        "tie": rules.tie.value,
+        "first_dealer": rules.first_dealer.letter,
+    }
+
+
+def _deck(value: Any, path: str) -> tuple[Card, ...] | None:
+    if value == "seed" and isinstance(value, str):
+        return None
+    if isinstance(value, str):
+        raise RecordError(
+            path, f"expected 'seed' or an array of {PACK_SIZE} cards, found {value!r}"
+        )
+    items = _array(value, path, "cards")
+    if len(items) != PACK_SIZE:
+        raise RecordError(path, f"a deck has {PACK_SIZE} cards; this one has {len(items)}")
+    deck = tuple(_card(item, _at(path, index)) for index, item in enumerate(items))
+    seen: dict[Card, int] = {}
+    for index, card in enumerate(deck):
+        if card in seen:
+            raise RecordError(
+                _at(path, index),
+                f"{card.code} is in the deck twice (first at {_at(path, seen[card])})",
+            )
+        seen[card] = index
+    return deck
+
+
+def _deal(value: Any, path: str) -> RecordDeal:
+    _object(value, path, _DEAL_FIELDS, ("deck", "bids", "plays"))
+    deck = _deck(value["deck"], _at(path, "deck"))
+    bids_path = _at(path, "bids")
+    calls = []
+    for index, item in enumerate(_array(value["bids"], bids_path, "bids", MAX_BIDS)):
+        if not isinstance(item, str) or not CALL_PATTERN.fullmatch(item):
+            raise RecordError(
+                _at(bids_path, index),
+                f"unknown bid {_found(item)}: a bid is 'pass', a number such as '3', or 'board'",
+            )
+        calls.append(item)
+    plays_path = _at(path, "plays")
+    plays = tuple(
+        _card(item, _at(plays_path, index))
+        for index, item in enumerate(_array(value["plays"], plays_path, "cards", MAX_PLAYS))
+    )
+    scores = _pair_of_ints(value["scores"], _at(path, "scores")) if "scores" in value else None
+    return RecordDeal(deck, tuple(calls), plays, scores)
+
+
+def _result(value: Any, path: str) -> ClaimedResult:
+    _object(value, path, ("termination", "winner"), ("termination", "winner"))
+    termination = value["termination"]
+    if not isinstance(termination, str) or termination not in list(Termination):
+        raise RecordError(
+            _at(path, "termination"),
+            f"expected 'score', 'draw' or 'tiebreak-deal', found {_found(termination)}",
+        )
+    winner = value["winner"]
+    if winner is not None and (not isinstance(winner, str) or winner not in _PAIR_LABELS):
+        raise RecordError(
+            _at(path, "winner"), f"expected 'NS', 'EW' or null, found {_found(winner)}"
+        )
+    return ClaimedResult(Termination(termination), None if winner is None else _PAIR_LABELS[winner])
+
+
+def parse_record(data: Any) -> Record:
+    """Check plain JSON data (dicts, lists, strings, numbers) and build the Record."""
+    _object(data, "", _TOP_FIELDS, ("format", "version", "rules", "seed", "deals"))
+    if data["format"] != FORMAT or not isinstance(data["format"], str):
+        raise RecordError("format", f"expected {FORMAT!r}, found {_found(data['format'])}")
+    if _integer(data["version"]) != VERSION:
+        raise RecordError(
+            "version", f"this library reads version {VERSION}, found {_found(data['version'])}"
+        )
+    rules = rules_from_json(data["rules"])
+    seed = _integer(data["seed"])
+    if seed is None or not 0 <= seed <= MAX_SEED:
+        raise RecordError(
+            "seed", f"a seed is a whole number from 0 to 2**64 - 1, not {_found(data['seed'])}"
+        )
+    deals = tuple(
+        _deal(item, _at("deals", index))
+        for index, item in enumerate(_array(data["deals"], "deals", "deals"))
+    )
+    totals = _pair_of_ints(data["totals"], "totals") if "totals" in data else None
+    result = _result(data["result"], "result") if "result" in data else None
+    tags: list[tuple[str, str]] = []
+    if "tags" in data:
+        if not isinstance(data["tags"], dict):
+            raise RecordError("tags", f"expected an object of texts, found {_found(data['tags'])}")
+        for key, text in data["tags"].items():
+            if not isinstance(text, str):
+                raise RecordError(_at("tags", key), f"expected a string, found {_found(text)}")
+            tags.append((key, text))
+    return Record(rules, seed, deals, totals, result, tuple(tags))
+
+
+# --- writing -----------------------------------------------------------------------
+
+
+def record_to_json(record: Record) -> dict[str, Any]:
+    """The record as plain JSON data, fields in the documented order."""
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "rules": rules_to_json(record.rules),
+        "seed": record.seed,
+    }
+    if record.tags:
+        data["tags"] = dict(record.tags)
+    deals = []
+    for item in record.deals:
+        entry: dict[str, Any] = {
+            "deck": "seed" if item.deck is None else [card.code for card in item.deck],
+            "bids": list(item.bids),
+            "plays": [card.code for card in item.plays],
+        }
+        if item.scores is not None:
+            entry["scores"] = list(item.scores)
+        deals.append(entry)
+    data["deals"] = deals
+    if record.totals is not None:
+        data["totals"] = list(record.totals)
+    if record.result is not None:
+        winner = record.result.winner
+        data["result"] = {
+            "termination": record.result.termination.value,
+            "winner": None if winner is None else winner.label,
+        }
+    return data
+
+
+def dumps(record: Record | dict[str, Any]) -> str:
+    """Canonical JSON text: two-space indents, arrays of plain values on one line."""
+    data = record_to_json(record) if isinstance(record, Record) else record
+    return _pretty(data, 0) + "\n"
+
+
+def _pretty(value: Any, depth: int) -> str:
+    pad = "  " * (depth + 1)
+    if isinstance(value, dict) and value:
+        items = [
+            f"{pad}{json.dumps(key)}: {_pretty(item, depth + 1)}" for key, item in value.items()
+        ]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
+    if isinstance(value, list) and any(isinstance(item, dict | list) for item in value):
+        items = [pad + _pretty(item, depth + 1) for item in value]
+        return "[\n" + ",\n".join(items) + "\n" + "  " * depth + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def record_from_state(
+    state: MatchState,
+    *,
+    decks: str = "auto",
+    claims: bool = True,
+    tags: dict[str, str] | None = None,
+) -> Record:
+    """The record of everything played to reach ``state`` (finished or not).
+
+    ``decks`` is ``"auto"`` (write ``"seed"`` for a deck the seed prescribes,
+    else the cards), ``"explicit"`` (always the cards) or ``"seed"`` (refuse a
+    deck the seed does not give). With ``claims`` the record carries the scores,
+    totals and result the library computes.
+    """
+    if decks not in ("auto", "explicit", "seed"):
+        raise ValueError(f"decks is 'auto', 'explicit' or 'seed', not {decks!r}")
+    finished = [(result.deal, result.scores) for result in state.history]
+    in_progress = [] if state.deal is None else [(state.deal, None)]
+    deals = []
+    for deal_state, scores in (*finished, *in_progress):
+        setup = deal_state.setup
+        deck: tuple[Card, ...] | None = setup.deck
+        if decks != "explicit" and setup.deck == seeded_deck(state.seed, setup.number):
+            deck = None
+        elif decks == "seed":
+            raise ValueError(f"deal {setup.number + 1} was not dealt from the seed's deck")
+        plays = [card for trick in deal_state.tricks for card in trick.cards]
+        current = deal_state.current_trick
+        if current is not None:
+            plays.extend(current.cards)
+        deals.append(
+            RecordDeal(
+                deck,
+                tuple(bid.call for bid in deal_state.bids),
+                tuple(plays),
+                scores if claims else None,
+            )
+        )
+    result = None
+    if claims and state.outcome is not None:
+        result = ClaimedResult(state.outcome.termination, state.outcome.winner)
+    return Record(
+        state.rules,
+        state.seed,
+        tuple(deals),
+        state.totals if claims else None,
+        result,
+        tuple((tags or {}).items()),
+    )
+
+
+# --- replaying ---------------------------------------------------------------------
+
+
+@attrs.frozen
+class Step:
+    """One action of a record: where it is (``path``, ``where``) and the action."""
+
+    path: str
+    where: str
+    action: Bid | Play | Deal
+
+    @property
+    def text(self) -> str:
+        """The action in the notation (``N 3``, ``S AS``; ``deal`` for a deal)."""
+        return "deal" if isinstance(self.action, Deal) else str(self.action)
+
+
+def replay_steps(
+    record: Record, visit: Callable[[Step, MatchState], None] | None = None
+) -> MatchState:
+    """Replay ``record`` action by action; the final state.
+
+    ``visit(step, state)`` is called with each step and the state after it.
+    The first illegal action raises :class:`IllegalRecord`.
+    """
+    state = new_match(record.rules, seed=record.seed)
+    for index, item in enumerate(record.deals):
+        path = _at("deals", index)
+        deck = seeded_deck(record.seed, index) if item.deck is None else item.deck
+        state = _apply(state, Step(_at(path, "deck"), f"deal {index + 1}", Deal(deck)), visit)
+        for number, call in enumerate(item.bids):
+            amount, board = parse_call(call)
+            seat = state.to_move if state.to_move is not None else Seat.NORTH
+            where = f"deal {index + 1}, bid {number + 1}"
+            step = Step(_at(_at(path, "bids"), number), where, Bid(seat, amount, board))
+            state = _apply(state, step, visit)
+        for number, card in enumerate(item.plays):
+            seat = state.to_move if state.to_move is not None else Seat.NORTH
+            where = f"deal {index + 1}, trick {number // 4 + 1}, card {number % 4 + 1}"
+            state = _apply(
+                state, Step(_at(_at(path, "plays"), number), where, Play(seat, card)), visit
+            )
+    return state
+
+
+def _apply(
+    state: MatchState, step: Step, visit: Callable[[Step, MatchState], None] | None
+) -> MatchState:
+    try:
+        following = apply(state, step.action)
+    except IllegalAction as refusal:
+        # With nobody to move (between deals, after the match) the seat is meaningless.
+        text = step.text
+        if state.to_move is None and isinstance(step.action, Bid):
+            text = step.action.call
+        elif state.to_move is None and isinstance(step.action, Play):
+            text = step.action.card.code
+        raise IllegalRecord(step.path, step.where, text, refusal) from None
+    if visit is not None:
+        visit(step, following)
+    return following
+
+
+def replay(record: Record) -> MatchState:
+    """The state a record reaches; IllegalRecord at the first illegal action."""
+    return replay_steps(record)
+
+
+# --- checking ----------------------------------------------------------------------
+
+
+@attrs.frozen
+class Discrepancy:
+    """A claim of the record that the replay does not bear out."""
+
+    path: str
+    claimed: Any
+    computed: Any
+    message: str
+
+
+@attrs.frozen
+class CheckReport:
+    """What :func:`check` found: the final state and every claim that differs."""
+
+    state: MatchState
+    discrepancies: tuple[Discrepancy, ...]
+
+    @property
+    def complete(self) -> bool:
+        """Whether the record reaches the end of the match."""
+        return self.state.phase is Phase.OVER
+
+    @property
+    def consistent(self) -> bool:
+        """Whether every claimed score and result agrees with the replay."""
+        return not self.discrepancies
+
+
+def _scores_text(scores: tuple[int, int] | list[int]) -> str:
+    return f"NS {scores[0]}, EW {scores[1]}"
+
+
+def check(record: Record) -> CheckReport:
+    """Replay ``record`` and compare its claims; IllegalRecord at the first illegal action."""
+    state = replay(record)
+    found: list[Discrepancy] = []
+    for index, item in enumerate(record.deals):
+        if item.scores is None:
+            continue
+        path = _at(_at("deals", index), "scores")
+        if index >= len(state.history):
+            found.append(
+                Discrepancy(path, list(item.scores), None, f"deal {index + 1} is not finished")
+            )
+            continue
+        computed = state.history[index].scores
+        if computed != item.scores:
+            found.append(
+                Discrepancy(
+                    path,
+                    list(item.scores),
+                    list(computed),
+                    f"deal {index + 1} claims {_scores_text(item.scores)}; "
+                    f"it scores {_scores_text(computed)}",
+                )
+            )
+    if record.totals is not None and record.totals != state.totals:
+        found.append(
+            Discrepancy(
+                "totals",
+                list(record.totals),
+                list(state.totals),
+                f"the totals are claimed as {_scores_text(record.totals)}; "
+                f"they are {_scores_text(state.totals)}",
+            )
+        )
+    if record.result is not None:
+        claimed = _result_json(record.result.termination, record.result.winner)
+        outcome = state.outcome
+        if outcome is None:
+            found.append(
+                Discrepancy(
+                    "result", claimed, None, "a result is claimed but the match is not over"
+                )
+            )
+        elif (outcome.termination, outcome.winner) != (
+            record.result.termination,
+            record.result.winner,
+        ):
+            actual = _result_json(outcome.termination, outcome.winner)
+            found.append(
+                Discrepancy(
+                    "result",
+                    claimed,
+                    actual,
+                    f"the result is claimed as {_result_words(claimed)}; "
+                    f"it is {_result_words(actual)}",
+                )
+            )
+    return CheckReport(state, tuple(found))
+
+
+def _result_json(termination: Termination, winner: Pair | None) -> dict[str, Any]:
+    return {"termination": termination.value, "winner": None if winner is None else winner.label}
+
+
+def _result_words(result: dict[str, Any]) -> str:
+    if result["winner"] is None:
+        return "a draw"
+    return f"{result['winner']} win ({result['termination']})"
