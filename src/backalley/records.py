@@ -2,13 +2,14 @@
 
 A record names the rules, the match seed and, deal by deal, the deck it was
 dealt from, the bids and the cards played, in order. It may also carry what the
-program that wrote it claims the scores were; :func:`check` replays the record
-through :func:`backalley.apply` and recomputes them. The format is described in
+program that wrote it claims the scores were, which
+:func:`backalley.checking.check` recomputes. The format is described in
 ``docs/records.md`` and by the JSON Schema ``schemas/record.schema.json``
 shipped in this package.
 
 A record that stops early (mid-deal, mid-trick, between deals) is valid: it
-describes a position, not a finished match. :func:`check` says so.
+describes a position, not a finished match. Replaying and checking records is
+:mod:`backalley.checking`.
 
 >>> from backalley import Rules, new_match, apply, legal_actions
 >>> state = new_match(Rules(schedule=[1]), seed=7)
@@ -17,6 +18,7 @@ describes a position, not a finished match. :func:`check` says so.
 >>> record = record_from_state(state)
 >>> record.deals[0].bids, [card.code for card in record.deals[0].plays]
 (('board', 'board', 'board', 'board'), ['4H', 'JS', 'AD', '3H'])
+>>> from backalley.checking import replay
 >>> replay(loads(dumps(record))) == state
 True
 """
@@ -26,40 +28,28 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
 from typing import Any, Final
 
 import attrs
 
-from .actions import Bid, Deal, Play
-from .cards import CARDS, PACK_SIZE, PAIRS, SEATS, Card, Pair, Seat
+from .cards import CARDS, PACK_SIZE, PAIRS, SEATS, Card, Pair
 from .dealing import MAX_SEED, seeded_deck
-from .errors import IllegalAction, Reason
-from .match import apply, new_match
-from .notation import parse_call
 from .rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
-from .state import MatchState, Phase, Termination
+from .state import MatchState, Termination
 
 __all__ = [
     "FORMAT",
     "MAX_RECORD_BYTES",
     "VERSION",
-    "CheckReport",
     "ClaimedResult",
-    "Discrepancy",
-    "IllegalRecord",
     "Record",
     "RecordDeal",
     "RecordError",
-    "Step",
-    "check",
     "dumps",
     "loads",
     "parse_record",
     "record_from_state",
     "record_to_json",
-    "replay",
-    "replay_steps",
     "rules_from_json",
     "rules_to_json",
 ]
@@ -91,21 +81,6 @@ class RecordError(ValueError):
         super().__init__(f"{path}: {message}" if path else message)
         self.path = path
         self.message = message
-
-
-class IllegalRecord(RecordError):
-    """A well-formed record whose action at ``path`` the rules refuse.
-
-    ``where`` is the position for people (``deal 4, trick 5, card 2``),
-    ``action`` the refused action's text, ``reason`` the refusal's code.
-    """
-
-    def __init__(self, path: str, where: str, action: str, refusal: IllegalAction) -> None:
-        super().__init__(path, f"{where}: {action} is illegal [{refusal.reason}] {refusal.message}")
-        self.where = where
-        self.action = action
-        self.reason: Reason = refusal.reason
-        self.refusal = refusal
 
 
 @attrs.frozen
@@ -509,176 +484,3 @@ def record_from_state(
         result,
         tuple((tags or {}).items()),
     )
-
-
-# --- replaying ---------------------------------------------------------------------
-
-
-@attrs.frozen
-class Step:
-    """One action of a record: where it is (``path``, ``where``) and the action."""
-
-    path: str
-    where: str
-    action: Bid | Play | Deal
-
-    @property
-    def text(self) -> str:
-        """The action in the notation (``N 3``, ``S AS``; ``deal`` for a deal)."""
-        return "deal" if isinstance(self.action, Deal) else str(self.action)
-
-
-def replay_steps(
-    record: Record, visit: Callable[[Step, MatchState], None] | None = None
-) -> MatchState:
-    """Replay ``record`` action by action; the final state.
-
-    ``visit(step, state)`` is called with each step and the state after it.
-    The first illegal action raises :class:`IllegalRecord`.
-    """
-    state = new_match(record.rules, seed=record.seed)
-    for index, item in enumerate(record.deals):
-        path = _at("deals", index)
-        deck = seeded_deck(record.seed, index) if item.deck is None else item.deck
-        state = _apply(state, Step(_at(path, "deck"), f"deal {index + 1}", Deal(deck)), visit)
-        for number, call in enumerate(item.bids):
-            amount, board = parse_call(call)
-            seat = state.to_move if state.to_move is not None else Seat.NORTH
-            where = f"deal {index + 1}, bid {number + 1}"
-            step = Step(_at(_at(path, "bids"), number), where, Bid(seat, amount, board))
-            state = _apply(state, step, visit)
-        for number, card in enumerate(item.plays):
-            seat = state.to_move if state.to_move is not None else Seat.NORTH
-            where = f"deal {index + 1}, trick {number // 4 + 1}, card {number % 4 + 1}"
-            state = _apply(
-                state, Step(_at(_at(path, "plays"), number), where, Play(seat, card)), visit
-            )
-    return state
-
-
-def _apply(
-    state: MatchState, step: Step, visit: Callable[[Step, MatchState], None] | None
-) -> MatchState:
-    try:
-        following = apply(state, step.action)
-    except IllegalAction as refusal:
-        # With nobody to move (between deals, after the match) the seat is meaningless.
-        text = step.text
-        if state.to_move is None and isinstance(step.action, Bid):
-            text = step.action.call
-        elif state.to_move is None and isinstance(step.action, Play):
-            text = step.action.card.code
-        raise IllegalRecord(step.path, step.where, text, refusal) from None
-    if visit is not None:
-        visit(step, following)
-    return following
-
-
-def replay(record: Record) -> MatchState:
-    """The state a record reaches; IllegalRecord at the first illegal action."""
-    return replay_steps(record)
-
-
-# --- checking ----------------------------------------------------------------------
-
-
-@attrs.frozen
-class Discrepancy:
-    """A claim of the record that the replay does not bear out."""
-
-    path: str
-    claimed: Any
-    computed: Any
-    message: str
-
-
-@attrs.frozen
-class CheckReport:
-    """What :func:`check` found: the final state and every claim that differs."""
-
-    state: MatchState
-    discrepancies: tuple[Discrepancy, ...]
-
-    @property
-    def complete(self) -> bool:
-        """Whether the record reaches the end of the match."""
-        return self.state.phase is Phase.OVER
-
-    @property
-    def consistent(self) -> bool:
-        """Whether every claimed score and result agrees with the replay."""
-        return not self.discrepancies
-
-
-def _scores_text(scores: tuple[int, int] | list[int]) -> str:
-    return f"NS {scores[0]}, EW {scores[1]}"
-
-
-def check(record: Record) -> CheckReport:
-    """Replay ``record`` and compare its claims; IllegalRecord at the first illegal action."""
-    state = replay(record)
-    found: list[Discrepancy] = []
-    for index, item in enumerate(record.deals):
-        if item.scores is None:
-            continue
-        path = _at(_at("deals", index), "scores")
-        if index >= len(state.history):
-            found.append(
-                Discrepancy(path, list(item.scores), None, f"deal {index + 1} is not finished")
-            )
-            continue
-        computed = state.history[index].scores
-        if computed != item.scores:
-            found.append(
-                Discrepancy(
-                    path,
-                    list(item.scores),
-                    list(computed),
-                    f"deal {index + 1} claims {_scores_text(item.scores)}; "
-                    f"it scores {_scores_text(computed)}",
-                )
-            )
-    if record.totals is not None and record.totals != state.totals:
-        found.append(
-            Discrepancy(
-                "totals",
-                list(record.totals),
-                list(state.totals),
-                f"the totals are claimed as {_scores_text(record.totals)}; "
-                f"they are {_scores_text(state.totals)}",
-            )
-        )
-    if record.result is not None:
-        claimed = _result_json(record.result.termination, record.result.winner)
-        outcome = state.outcome
-        if outcome is None:
-            found.append(
-                Discrepancy(
-                    "result", claimed, None, "a result is claimed but the match is not over"
-                )
-            )
-        elif (outcome.termination, outcome.winner) != (
-            record.result.termination,
-            record.result.winner,
-        ):
-            actual = _result_json(outcome.termination, outcome.winner)
-            found.append(
-                Discrepancy(
-                    "result",
-                    claimed,
-                    actual,
-                    f"the result is claimed as {_result_words(claimed)}; "
-                    f"it is {_result_words(actual)}",
-                )
-            )
-    return CheckReport(state, tuple(found))
-
-
-def _result_json(termination: Termination, winner: Pair | None) -> dict[str, Any]:
-    return {"termination": termination.value, "winner": None if winner is None else winner.label}
-
-
-def _result_words(result: dict[str, Any]) -> str:
-    if result["winner"] is None:
-        return "a draw"
-    return f"{result['winner']} win ({result['termination']})"

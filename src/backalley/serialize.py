@@ -33,6 +33,7 @@ from typing import Any, Final
 from .actions import Bid, Deal, Play
 from .bidding import Contract
 from .cards import PAIRS, SEATS, Card, Pair, Seat, Suit
+from .checking import replay
 from .dealing import deal
 from .match import apply
 from .notation import NotationError, action_text, parse_action, parse_call
@@ -41,7 +42,6 @@ from .records import (
     parse_record,
     record_from_state,
     record_to_json,
-    replay,
     rules_from_json,
     rules_to_json,
 )
