@@ -30,7 +30,7 @@ from backalley import (
     seeded_deck,
 )
 from backalley.cards import CARDS, SEATS, trump_mask
-from backalley.dealing import _block, _LIMITS  # the vectors expose the stream itself
+from backalley.dealing import _LIMITS, _block  # the vectors expose the stream itself
 from backalley.notation import action_text
 from backalley.perft import perft
 from backalley.records import dumps, record_from_state, record_to_json
@@ -59,9 +59,8 @@ def random_states(rules: Rules, seed: int, *, stop: int | None = None) -> Iterat
 
 def play_out(rules: Rules, seed: int) -> MatchState:
     """The final state of a seeded random match."""
-    for state in random_states(rules, seed):
-        pass
-    return state
+    *_, final = random_states(rules, seed)
+    return final
 
 
 def _record(state: MatchState, *, claims: bool = True, decks: str = "auto") -> dict[str, Any]:
