@@ -25,7 +25,9 @@ plays = st.builds(Play, st.sampled_from(Seat), st.sampled_from(Card))
 
 
 def _random_case(text: str, flips: list[bool]) -> str:
-    return "".join(ch.swapcase() if flip else ch for ch, flip in zip(text, flips + [False] * len(text)))
+    return "".join(
+        ch.swapcase() if flip else ch for ch, flip in zip(text, flips + [False] * len(text))
+    )
 
 
 @pytest.mark.parametrize(
@@ -49,7 +51,9 @@ def test_parse_action_examples(text: str, action: Bid | Play) -> None:
 
 def test_canonical_text() -> None:
     """Actions print as one-letter seat, then lower-case call or upper-case card code."""
-    assert [action_text(a) for a in (Bid(Seat.NORTH, 3), Bid(Seat.EAST), Bid(Seat.WEST, board=True))] == [
+    assert [
+        action_text(a) for a in (Bid(Seat.NORTH, 3), Bid(Seat.EAST), Bid(Seat.WEST, board=True))
+    ] == [
         "N 3",
         "E pass",
         "W board",

@@ -220,7 +220,9 @@ class TestStructure:
         with pytest.raises(RecordError) as caught:
             parse_record(data)
         # A path ending in "[" stands for any index of that array.
-        assert caught.value.path.startswith(path) if path.endswith("[") else caught.value.path == path
+        assert (
+            caught.value.path.startswith(path) if path.endswith("[") else caught.value.path == path
+        )
         assert fragment in caught.value.message
         assert not isinstance(caught.value, IllegalRecord)
 
@@ -259,12 +261,16 @@ JSON_LEAVES = st.one_of(
     st.booleans(),
     st.integers(-(2**65), 2**65),
     st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(["seed", "pass", "board", "14", "AS", "as", "BIG", "N", "NS", "draw", "short", ""]),
+    st.sampled_from(
+        ["seed", "pass", "board", "14", "AS", "as", "BIG", "N", "NS", "draw", "short", ""]
+    ),
     st.text(max_size=6),
 )
 JSON_VALUES = st.recursive(
     JSON_LEAVES,
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -297,7 +303,9 @@ def _mutated(data: st.DataObject, record: dict[str, Any]) -> Any:
         elif edit == "delete":
             del parent[path[-1]]
         elif isinstance(parent, dict):
-            parent[data.draw(st.sampled_from(["extra", "deck", "scores", "tags", "result"]))] = data.draw(JSON_VALUES)
+            parent[data.draw(st.sampled_from(["extra", "deck", "scores", "tags", "result"]))] = (
+                data.draw(JSON_VALUES)
+            )
         else:
             parent.append(data.draw(JSON_VALUES))
     return record

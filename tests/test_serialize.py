@@ -66,7 +66,11 @@ def test_examples_of_the_forms() -> None:
     assert to_json(Card.H10) == "10H"
     assert to_json(Bid(Seat.EAST)) == "E pass"
     assert to_json(Play(Seat.SOUTH, Card.SA)) == "S AS"
-    assert to_json(Rules(schedule="short")) == {"schedule": "short", "tie": "draw", "first_dealer": "N"}
+    assert to_json(Rules(schedule="short")) == {
+        "schedule": "short",
+        "tie": "draw",
+        "first_dealer": "N",
+    }
 
 
 @given(played_states())
@@ -108,7 +112,11 @@ def test_snapshot_must_agree() -> None:
         ("deal", {"deal": ["AS", "XS"]}, r"deal\[1\]: unknown card 'XS'"),
         ("contract", {"target": "3", "multiplier": 0}, "target: expected a whole number"),
         ("trick", {"leader": "N", "cards": []}, "'winner' is missing"),
-        ("outcome", {"termination": "won", "winner": None, "totals": [0, 0]}, "unknown termination"),
+        (
+            "outcome",
+            {"termination": "won", "winner": None, "totals": [0, 0]},
+            "unknown termination",
+        ),
         ("rules", {"schedule": [14], "tie": "draw", "first_dealer": "N"}, r"schedule\[0\]"),
         ("match_state", [], "expected an object"),
     ],
