@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from backalley import Card, Deal, IllegalAction, apply, legal_actions, seeded_deck
+from backalley import Card, Deal, IllegalAction, Reason, apply, legal_actions, seeded_deck
 from backalley.checking import check, replay
 from backalley.notation import action_text, parse_action
 from backalley.perft import perft
@@ -137,10 +137,10 @@ def test_positions_verdicts() -> None:
         assert legal == position["legal_actions"], position["name"]
         verdicts = [_verdict(state, name) for name in universe]
         assert verdicts == position["verdicts"], position["name"]
-        assert sorted(n for n, v in zip(universe, verdicts) if v == "legal") == sorted(legal)
+        assert sorted(n for n, v in zip(universe, verdicts, strict=True) if v == "legal") == sorted(
+            legal
+        )
         reasons.update(verdicts)
-    from backalley import Reason
-
     assert reasons == {reason.value for reason in Reason} | {"legal"}
 
 

@@ -26,7 +26,8 @@ plays = st.builds(Play, st.sampled_from(Seat), st.sampled_from(Card))
 
 def _random_case(text: str, flips: list[bool]) -> str:
     return "".join(
-        ch.swapcase() if flip else ch for ch, flip in zip(text, flips + [False] * len(text))
+        ch.swapcase() if flip else ch
+        for ch, flip in zip(text, flips + [False] * len(text), strict=False)
     )
 
 

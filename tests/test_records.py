@@ -10,9 +10,19 @@ import jsonschema
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from record_strategies import play, played_states
 
-from backalley import MatchState, Reason, Rules, Seat, apply, legal_actions, new_match
+from backalley import (
+    Deal,
+    MatchState,
+    Reason,
+    Rules,
+    Seat,
+    apply,
+    legal_actions,
+    new_match,
+    seeded_deck,
+)
+from backalley.cards import CARDS
 from backalley.checking import IllegalRecord, check, replay
 from backalley.records import (
     MAX_RECORD_BYTES,
@@ -24,6 +34,7 @@ from backalley.records import (
     record_from_state,
     record_to_json,
 )
+from record_strategies import play, played_states
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads(
@@ -33,8 +44,8 @@ VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 RECORD_FILES = sorted((ROOT / "conformance" / "records").glob("*.json"))
 
 
-def _finished(rules: Rules = Rules(schedule=[3, 2, 1]), seed: int = 4) -> MatchState:
-    return play(rules, seed, seed, 10_000)
+def _finished(rules: Rules | None = None, seed: int = 4) -> MatchState:
+    return play(rules or Rules(schedule=[3, 2, 1]), seed, seed, 10_000)
 
 
 def _data(state: MatchState, **options: Any) -> dict[str, Any]:
@@ -67,8 +78,6 @@ class TestWriteAndRead:
 
     def test_seed_only_refuses_foreign_decks(self) -> None:
         """decks="seed" refuses a deal that was not dealt from the seed's deck."""
-        from backalley import Deal, seeded_deck
-
         state = apply(new_match(Rules(schedule=[2]), seed=1), Deal(seeded_deck(2, 0)))
         with pytest.raises(ValueError, match="not dealt from the seed"):
             record_from_state(state, decks="seed")
@@ -243,15 +252,13 @@ class TestStructure:
     def test_schema_is_a_valid_schema_and_documented(self) -> None:
         """The schema itself is valid, lists every card code, and docs/ holds the same copy."""
         jsonschema.Draft202012Validator.check_schema(SCHEMA)
-        from backalley.cards import CARDS
-
         assert SCHEMA["$defs"]["card"]["enum"] == [card.code for card in CARDS]
         docs_copy = json.loads((ROOT / "docs" / "record.schema.json").read_text(encoding="utf-8"))
         assert docs_copy == SCHEMA
 
     @given(st.data())
     def test_schema_and_library_agree_on_mutations(self, data: st.DataObject) -> None:
-        """Random mutations of a valid record are accepted by the schema exactly when by the library."""
+        """Random edits of a valid record pass the schema exactly when they pass the library."""
         record = _mutated(data, _valid())
         assert VALIDATOR.is_valid(record) == _library_accepts(record)
 
@@ -322,7 +329,7 @@ class TestFuzz:
 
     @given(st.data())
     def test_mutated_records_only_raise_record_errors(self, data: st.DataObject) -> None:
-        """Mutated valid records, read and checked, raise only RecordError (IllegalRecord included)."""
+        """Mutated valid records, read and checked, raise only RecordError or its subclasses."""
         text = json.dumps(_mutated(data, _valid()))
         try:
             check(loads(text))

@@ -5,7 +5,6 @@ from typing import Any
 
 import pytest
 from hypothesis import given
-from record_strategies import played_states
 
 from backalley import (
     Bid,
@@ -24,6 +23,7 @@ from backalley import (
     seeded_deck,
 )
 from backalley.serialize import KINDS, SerializeError, from_json, snapshot, to_json
+from record_strategies import play, played_states
 
 
 def _plain(data: Any) -> Any:
@@ -90,8 +90,6 @@ def test_deal_results_round_trip(state: MatchState) -> None:
 
 def test_snapshot_must_agree() -> None:
     """A snapshot that disagrees with its record is refused, naming the field."""
-    from record_strategies import play
-
     state = play(Rules(schedule="short"), 3, 3, 40)
     data = _plain(to_json(state))
     data["snapshot"]["totals"] = [999, 0]
@@ -138,8 +136,6 @@ def test_unknown_kind_and_type() -> None:
 
 def test_deal_result_scores_are_checked() -> None:
     """A deal result whose claimed scores differ from the replay is refused."""
-    from record_strategies import play
-
     state = play(Rules(schedule=[2]), 9, 9, 30)
     data = _plain(to_json(state.history[-1]))
     data["scores"] = [data["scores"][0] + 1, data["scores"][1]]
