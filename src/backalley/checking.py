@@ -9,11 +9,14 @@ with the replay's.
 
 A record that stops early is a position: :attr:`CheckReport.complete` is False.
 
->>> from backalley.records import loads
->>> text = open("conformance/records/short.json").read()
->>> report = check(loads(text))
->>> report.complete, report.consistent
-(True, True)
+>>> from backalley import Rules, apply, legal_actions, new_match
+>>> from backalley.records import record_from_state
+>>> state = new_match(Rules(schedule=[2, 1]), seed=4)
+>>> while not state.is_over:
+...     state = apply(state, legal_actions(state)[-1])
+>>> report = check(record_from_state(state))
+>>> report.complete, report.consistent, report.state == state
+(True, True, True)
 """
 
 from __future__ import annotations
