@@ -163,7 +163,7 @@ def _holds(state: MatchState, mask: int) -> tuple[int, int]:
 def _ban_applies(state: MatchState) -> bool:
     assert state.deal is not None
     trumps, others = _holds(state, trump_mask(state.trump))
-    return not state.deal.trumps_broken and trumps > 0 and others > 0
+    return not state.deal.broken and trumps > 0 and others > 0
 
 
 def _bid_board(state: MatchState) -> bool:
@@ -244,7 +244,7 @@ POSITION_KINDS: list[tuple[str, str, Callable[[MatchState], bool]]] = [
             _leading(s)
             and s.trump is not None
             and s.deal is not None
-            and not s.deal.trumps_broken
+            and not s.deal.broken
             and _holds(s, trump_mask(s.trump)) == (len(s.hand(s.to_move)), 0)  # type: ignore[arg-type]
             and len(s.hand(s.to_move)) > 1
         ),  # type: ignore[arg-type]

@@ -46,7 +46,7 @@ from .records import (
     rules_to_json,
 )
 from .rules import Rules
-from .state import DealResult, DealState, MatchState, Outcome, Termination
+from .state import DealCore, DealResult, DealState, MatchCore, MatchState, Outcome, Termination
 from .tricks import Trick
 
 __all__ = ["KINDS", "SerializeError", "from_json", "snapshot", "to_json"]
@@ -278,7 +278,7 @@ def _deal_result_from_json(data: Any, path: str) -> DealResult:
     # The one place that builds a deal state by hand: the deal stands alone, outside
     # any match, so there is no history to replay it from.
     leader = setup.first_bidder if tiebreak else None
-    state = MatchState(rules, 0, (), DealState(setup, setup.hands, leader=leader))
+    state = MatchState(MatchCore(rules, 0), DealState(DealCore(setup, leader=leader), setup.hands))
     bids = fields["bids"]
     plays = fields["plays"]
     if not isinstance(bids, list) or not isinstance(plays, list):

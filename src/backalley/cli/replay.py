@@ -12,6 +12,7 @@ import argparse
 
 from ..cards import Seat, cards_of
 from ..checking import IllegalRecord, replay_steps
+from ..match import new_match
 from ..records import Record, RecordError
 from ..state import DealState, MatchState, Phase
 from ..text import hand_text, trick_text, trump_words
@@ -88,7 +89,7 @@ def _deal_lines(
 
 def transcript(record: Record) -> tuple[list[str], IllegalRecord | None]:
     """The transcript's lines, and the refusal that stopped the replay (None if legal)."""
-    last = [MatchState(record.rules, record.seed)]
+    last = [new_match(record.rules, seed=record.seed)]
 
     def remember(_: object, state: MatchState) -> None:
         last[0] = state
