@@ -1,5 +1,6 @@
 """Tests of ``backalley check``, ``replay`` and ``perft`` on real and damaged records."""
 
+import io
 import json
 import os
 import subprocess
@@ -201,3 +202,64 @@ def test_console_script_runs_check() -> None:
         [*command, "check", str(ROOT / "README.md")], capture_output=True, text=True, check=False
     )
     assert junk.returncode == 2 and "Traceback" not in junk.stderr
+
+
+def _embedded_records() -> list[tuple[str, dict[str, Any]]]:
+    """Every record inside the bundled vector files, named by file and entry."""
+    found = []
+    for name, key in (
+        ("positions.json", "positions"),
+        ("deals.json", "deals"),
+        ("perft.json", "positions"),
+    ):
+        bundle = json.loads((ROOT / "conformance" / name).read_text(encoding="utf-8"))
+        found.extend((f"{name}:{entry['name']}", entry["record"]) for entry in bundle[key])
+    return found
+
+
+def test_every_embedded_record_passes_and_fails_when_corrupted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each record inside the vector bundles passes check; a damaged copy fails where damaged."""
+    damaged_count = 0
+    for index, (label, record) in enumerate(_embedded_records()):
+        good = _write(tmp_path, f"good{index}.json", record)
+        assert main(["check", good]) == 0, label
+        capsys.readouterr()
+        if not any(deal["plays"] for deal in record["deals"]):
+            continue
+        damaged, where_path, where = _corrupt(record)
+        assert main(["check", "--json", _write(tmp_path, f"bad{index}.json", damaged)]) == 1, label
+        (report,) = json.loads(capsys.readouterr().out)
+        assert (report["error"]["path"], report["error"]["where"]) == (where_path, where), label
+        assert report["error"]["reason"] == "card_not_in_hand"
+        damaged_count += 1
+    assert damaged_count >= 30
+
+
+def test_check_reads_standard_input(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check - reads the record from standard input."""
+
+    data = (ROOT / "conformance/records/short.json").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["check", "-"]) == 0
+    assert capsys.readouterr().out.startswith("-: valid: a complete match")
+
+
+def test_check_json_for_non_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--json reports input that is not a record with its path and message."""
+    name = _write(tmp_path, "bad.json", {"format": "backalley-record", "version": 1, "rules": 3})
+    assert main(["check", "--json", name]) == 2
+    (report,) = json.loads(capsys.readouterr().out)
+    assert report["status"] == "not_a_record"
+    assert report["error"]["path"] in ("", "rules")
+
+
+def test_replay_of_a_partial_record(capsys: pytest.CaptureFixture[str]) -> None:
+    """replay of a partial record shows the unfinished trick and says the record stops."""
+    assert main(["replay", str(ROOT / "conformance/records/partial.json")]) == 0
+    out = capsys.readouterr().out
+    assert "(unfinished)" in out
+    assert out.strip().splitlines()[-1].startswith("The record stops here")
