@@ -476,7 +476,7 @@ def _first(rules: Rules, seeds: range, test: Callable[[MatchState], bool]) -> Ma
 def perft_vectors() -> dict[str, Any]:
     """Perft counts from chosen positions, at every depth up to a modest limit."""
     cases = [
-        ("match-start", "A standard match before its first deal.", new_match(Rules(), seed=0), 5),
+        ("match-start", "A standard match before its first deal.", new_match(Rules(), seed=0), 6),
         (
             "one-card-match",
             "A one-deal, one-card match with a tiebreak deal on equal totals.",
@@ -487,7 +487,7 @@ def perft_vectors() -> dict[str, Any]:
             "first-lead-13",
             "The first lead of a 13-card deal.",
             _first(Rules(), range(1, 50), lambda s: s.phase is Phase.PLAY),
-            4,
+            8,
         ),
         (
             "end-of-deal",
@@ -503,7 +503,7 @@ def perft_vectors() -> dict[str, Any]:
             "big-joker-led",
             "BIG has just been led.",
             _first(Rules(schedule="short"), range(1, 100), _led_joker_with_choice(Card.BIG)),
-            3,
+            8,
         ),
         (
             "no-trumps",
@@ -513,7 +513,7 @@ def perft_vectors() -> dict[str, Any]:
                 range(1, 500),
                 lambda s: s.phase is Phase.PLAY and s.trump is None,
             ),
-            4,
+            12,
         ),
     ]
     return {
