@@ -1,6 +1,5 @@
 """Tests of game records: writing, reading, replaying, checking, the schema and bad input."""
 
-import copy
 import json
 from importlib import resources
 from pathlib import Path
@@ -25,6 +24,7 @@ from backalley import (
 from backalley.cards import CARDS
 from backalley.checking import IllegalRecord, check, replay
 from backalley.records import (
+    CALL_PATTERN,
     MAX_RECORD_BYTES,
     Record,
     RecordError,
@@ -34,7 +34,7 @@ from backalley.records import (
     record_from_state,
     record_to_json,
 )
-from record_strategies import play, played_states
+from record_strategies import mutated, play, played_states
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads(
@@ -259,63 +259,8 @@ class TestStructure:
     @given(st.data())
     def test_schema_and_library_agree_on_mutations(self, data: st.DataObject) -> None:
         """Random edits of a valid record pass the schema exactly when they pass the library."""
-        record = _mutated(data, _valid())
+        record = mutated(data, _valid())
         assert VALIDATOR.is_valid(record) == _library_accepts(record)
-
-
-JSON_LEAVES = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(2**65), 2**65),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.sampled_from(
-        ["seed", "pass", "board", "14", "AS", "as", "BIG", "N", "NS", "draw", "short", ""]
-    ),
-    st.text(max_size=6),
-)
-JSON_VALUES = st.recursive(
-    JSON_LEAVES,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-
-
-def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [prefix]
-    if isinstance(value, dict):
-        for key, item in value.items():
-            found.extend(_paths(item, (*prefix, key)))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            found.extend(_paths(item, (*prefix, index)))
-    return found
-
-
-def _mutated(data: st.DataObject, record: dict[str, Any]) -> Any:
-    """The record with one to three random edits: replace, delete or add a value."""
-    record = copy.deepcopy(record)
-    for _ in range(data.draw(st.integers(1, 3))):
-        paths = _paths(record)
-        path = data.draw(st.sampled_from(paths))
-        if not path:
-            return data.draw(JSON_VALUES)
-        parent: Any = record
-        for key in path[:-1]:
-            parent = parent[key]
-        edit = data.draw(st.sampled_from(["replace", "delete", "add"]))
-        if edit == "replace":
-            parent[path[-1]] = data.draw(JSON_VALUES)
-        elif edit == "delete":
-            del parent[path[-1]]
-        elif isinstance(parent, dict):
-            parent[data.draw(st.sampled_from(["extra", "deck", "scores", "tags", "result"]))] = (
-                data.draw(JSON_VALUES)
-            )
-        else:
-            parent.append(data.draw(JSON_VALUES))
-    return record
 
 
 class TestFuzz:
@@ -330,7 +275,7 @@ class TestFuzz:
     @given(st.data())
     def test_mutated_records_only_raise_record_errors(self, data: st.DataObject) -> None:
         """Mutated valid records, read and checked, raise only RecordError or its subclasses."""
-        text = json.dumps(_mutated(data, _valid()))
+        text = json.dumps(mutated(data, _valid()))
         try:
             check(loads(text))
         except RecordError as error:
@@ -367,3 +312,11 @@ def test_first_dealer_and_schedule_are_kept() -> None:
     rules = Rules(schedule=[2, 3], tie="tiebreak-deal", first_dealer=Seat.WEST)
     record = loads(dumps(record_from_state(_finished(rules, 8))))
     assert record.rules == rules
+
+
+def test_call_pattern_matches_the_schema() -> None:
+    """The library's bid pattern accepts exactly the calls the schema lists."""
+    listed = set(SCHEMA["$defs"]["bid"]["enum"])
+    candidates = {"pass", "board", "Pass", "0", "00", "01", "pass ", *map(str, range(150))}
+    assert {call for call in candidates if CALL_PATTERN.fullmatch(call)} == listed & candidates
+    assert all(CALL_PATTERN.fullmatch(call) for call in listed)

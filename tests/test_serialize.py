@@ -5,6 +5,7 @@ from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
 from backalley import (
     Bid,
@@ -23,7 +24,7 @@ from backalley import (
     seeded_deck,
 )
 from backalley.serialize import KINDS, SerializeError, from_json, snapshot, to_json
-from record_strategies import play, played_states
+from record_strategies import mutated, play, played_states
 
 
 def _plain(data: Any) -> Any:
@@ -141,3 +142,23 @@ def test_deal_result_scores_are_checked() -> None:
     data["scores"] = [data["scores"][0] + 1, data["scores"][1]]
     with pytest.raises(SerializeError, match="scores: the deal scores"):
         from_json("deal_result", data)
+
+
+@given(st.data())
+def test_mutated_state_json_only_raises_value_errors(data: st.DataObject) -> None:
+    """Randomly edited state JSON either rebuilds a state or raises a ValueError with a message."""
+    state = play(Rules(schedule=[2, 1]), 5, 5, 25)
+    try:
+        rebuilt = from_json("match_state", mutated(data, _plain(to_json(state))))
+    except ValueError as error:
+        assert str(error)
+    else:
+        assert isinstance(rebuilt, MatchState)
+
+
+def test_errors_inside_the_record_name_their_full_path() -> None:
+    """A bad card inside a state's record is reported under record.deals[...]."""
+    data = _plain(to_json(play(Rules(schedule=[2, 1]), 5, 5, 25)))
+    data["record"]["deals"][0]["plays"][0] = "XS"
+    with pytest.raises(SerializeError, match=r"^record\.deals\[0\]\.plays\[0\]: unknown card 'XS'"):
+        from_json("match_state", data)

@@ -38,6 +38,7 @@ from .rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
 from .state import MatchState, Termination
 
 __all__ = [
+    "CALL_PATTERN",
     "FORMAT",
     "MAX_RECORD_BYTES",
     "VERSION",
@@ -58,11 +59,11 @@ FORMAT: Final = "backalley-record"
 VERSION: Final = 1
 MAX_RECORD_BYTES: Final = 1 << 20
 """A record larger than 1 MiB is refused unread: a whole match takes a few kilobytes."""
-MAX_BIDS: Final = 4
-MAX_PLAYS: Final = 4 * MAX_HAND_SIZE
+_MAX_BIDS: Final = 4
+_MAX_PLAYS: Final = 4 * MAX_HAND_SIZE
 
 CALL_PATTERN: Final = re.compile(r"pass|board|[1-9][0-9]?")
-"""A bid as written in a record: canonical and lower case (the schema uses the same)."""
+"""A bid as written in a record, canonical and lower case; the schema lists the same calls."""
 _CODES: Final = {card.code: card for card in CARDS}
 _SEAT_LETTERS: Final = {seat.letter: seat for seat in SEATS}
 _PAIR_LABELS: Final = {pair.label: pair for pair in PAIRS}
@@ -317,7 +318,7 @@ def _deal(value: Any, path: str) -> RecordDeal:
     deck = _deck(value["deck"], _at(path, "deck"))
     bids_path = _at(path, "bids")
     calls = []
-    for index, item in enumerate(_array(value["bids"], bids_path, "bids", MAX_BIDS)):
+    for index, item in enumerate(_array(value["bids"], bids_path, "bids", _MAX_BIDS)):
         if not isinstance(item, str) or not CALL_PATTERN.fullmatch(item):
             raise RecordError(
                 _at(bids_path, index),
@@ -327,7 +328,7 @@ def _deal(value: Any, path: str) -> RecordDeal:
     plays_path = _at(path, "plays")
     plays = tuple(
         _card(item, _at(plays_path, index))
-        for index, item in enumerate(_array(value["plays"], plays_path, "cards", MAX_PLAYS))
+        for index, item in enumerate(_array(value["plays"], plays_path, "cards", _MAX_PLAYS))
     )
     scores = _pair_of_ints(value["scores"], _at(path, "scores")) if "scores" in value else None
     return RecordDeal(deck, tuple(calls), plays, scores)

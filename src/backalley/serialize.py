@@ -349,8 +349,14 @@ def _state_to_json(state: MatchState) -> dict[str, Any]:
 
 def _state_from_json(data: Any, path: str) -> MatchState:
     fields = _fields(data, path, ("record", "snapshot"))
-    record = parse_record(fields["record"])
-    state = replay(record)
+    try:
+        state = replay(parse_record(fields["record"]))
+    except RecordError as error:
+        # Say where in this value the record's problem is: under "record".
+        raise _fail(
+            _at(_at(path, "record"), error.path) if error.path else _at(path, "record"),
+            error.message,
+        ) from None
     expected = snapshot(state)
     given = fields["snapshot"]
     if not isinstance(given, dict):
