@@ -284,7 +284,8 @@ def _deal_result_from_json(data: Any, path: str) -> DealResult:
     if not isinstance(bids, list) or not isinstance(plays, list):
         raise _fail(path, "bids and plays are arrays")
     for index, call in enumerate(bids):
-        state = _replay_one(state, _bid_call(call, _at(_at(path, "bids"), index), state), path)
+        where = _at(_at(path, "bids"), index)
+        state = _replay_one(state, _bid_call(call, where, state), where)
     for index, code in enumerate(plays):
         card = _card(code, _at(_at(path, "plays"), index))
         state = _replay_one(
