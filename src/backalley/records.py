@@ -121,7 +121,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise RecordError("", f"not a record: the field {key!r} appears twice in one object")
+            raise RecordError("", f"the field {key!r} appears twice in one object")
         result[key] = value
     return result
 
@@ -134,15 +134,15 @@ def loads(text: str | bytes) -> Record:
     """Read a record from JSON text; RecordError says what is wrong and where."""
     if isinstance(text, bytes):
         if len(text) > MAX_RECORD_BYTES:
-            raise RecordError("", _too_big(len(text)))
+            raise RecordError("", _too_big())
         try:
             text = text.decode("utf-8-sig")
         except UnicodeDecodeError as error:
-            raise RecordError("", f"not a record: byte {error.start} is not UTF-8 text") from None
+            raise RecordError("", f"byte {error.start} is not UTF-8 text") from None
     elif not isinstance(text, str):
         raise TypeError(f"a record is read from str or bytes, not {type(text).__name__}")
     if len(text) > MAX_RECORD_BYTES:
-        raise RecordError("", _too_big(len(text)))
+        raise RecordError("", _too_big())
     try:
         data = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as error:
@@ -150,14 +150,15 @@ def loads(text: str | bytes) -> Record:
             "", f"not JSON: line {error.lineno}, column {error.colno}: {error.msg}"
         ) from None
     except RecursionError:
-        raise RecordError("", "not a record: the JSON is nested too deeply") from None
+        raise RecordError("", "the JSON is nested too deeply") from None
     return parse_record(data)
 
 
-def _too_big(size: int) -> str:
+def _too_big() -> str:
+    # A stream is cut just past the limit, so "more than the limit" is all that is certain.
     return (
-        f"the input has {size} bytes; a record may have at most {MAX_RECORD_BYTES} "
-        "(a whole match takes a few kilobytes)"
+        f"a record may have at most {MAX_RECORD_BYTES} bytes (1 MiB) and this input has more; "
+        "a whole match takes a few kilobytes"
     )
 
 

@@ -24,12 +24,14 @@ def read_record(name: str) -> Record:
             if size > MAX_RECORD_BYTES:
                 raise RecordError(
                     "",
-                    f"the file has {size} bytes; a record may have at most {MAX_RECORD_BYTES} "
-                    "(a whole match takes a few kilobytes)",
+                    f"a record may have at most {MAX_RECORD_BYTES} bytes (1 MiB) and this file "
+                    f"has {size}; a whole match takes a few kilobytes",
                 )
-            data = path.read_bytes()
+            # Read at most one byte past the limit: a device or a pipe has no size to stat.
+            with path.open("rb") as handle:
+                data = handle.read(MAX_RECORD_BYTES + 1)
         except IsADirectoryError:
-            raise RecordError("", "not a record: this is a directory") from None
+            raise RecordError("", "this is a directory, not a file") from None
         except FileNotFoundError:
             raise RecordError("", "no such file") from None
         except OSError as error:
