@@ -28,6 +28,7 @@ from backalley.records import (
     MAX_RECORD_BYTES,
     Record,
     RecordError,
+    deal_record,
     dumps,
     loads,
     parse_record,
@@ -320,3 +321,23 @@ def test_call_pattern_matches_the_schema() -> None:
     candidates = {"pass", "board", "Pass", "0", "00", "01", "pass ", *map(str, range(150))}
     assert {call for call in candidates if CALL_PATTERN.fullmatch(call)} == listed & candidates
     assert all(CALL_PATTERN.fullmatch(call) for call in listed)
+
+
+def test_a_deal_on_its_own() -> None:
+    """deal_record gives a one-deal record that replays to the same deal and score."""
+    tiebreak = ROOT / "conformance" / "records" / "tiebreak-deal.json"
+    state = replay(loads(tiebreak.read_bytes()))
+    assert state.history[-1].deal.setup.tiebreak
+    for number, result in enumerate(state.history):
+        if result.deal.setup.tiebreak:
+            with pytest.raises(ValueError, match="tiebreak"):
+                deal_record(state, number)
+            continue
+        report = check(loads(dumps(deal_record(state, number))))
+        assert report.consistent
+        alone = report.state.history[0]
+        assert alone.scores == result.scores
+        assert alone.deal.tricks == result.deal.tricks
+        assert alone.deal.setup.hands == result.deal.setup.hands
+    with pytest.raises(ValueError, match="no deal"):
+        deal_record(state, len(state.history))

@@ -46,6 +46,7 @@ __all__ = [
     "Record",
     "RecordDeal",
     "RecordError",
+    "deal_record",
     "dumps",
     "loads",
     "parse_record",
@@ -485,4 +486,31 @@ def record_from_state(
         state.totals if claims else None,
         result,
         tuple((tags or {}).items()),
+    )
+
+
+def deal_record(state: MatchState, number: int) -> Record:
+    """A finished deal of a match on its own, as the record of a one-deal match.
+
+    The rules keep the tie policy, with the deal's hand size as the whole schedule
+    and its dealer as the first dealer; the deck is written card by card (the
+    seed would give another deck at deal number 0) and the deal's score is
+    claimed. A tiebreak deal has no bidding, which a one-deal match cannot
+    reproduce, so it is refused.
+    """
+    if not 0 <= number < len(state.history):
+        raise ValueError(f"the match has {len(state.history)} finished deals; no deal {number}")
+    result = state.history[number]
+    deal_state = result.deal
+    setup = deal_state.setup
+    if setup.tiebreak:
+        raise ValueError("a tiebreak deal has no bidding and cannot stand alone as a match")
+    plays = tuple(card for trick in deal_state.tricks for card in trick.cards)
+    rules = Rules(schedule=[setup.hand_size], tie=state.rules.tie, first_dealer=setup.dealer)
+    calls = tuple(bid.call for bid in deal_state.bids)
+    return Record(
+        rules,
+        state.seed,
+        (RecordDeal(setup.deck, calls, plays, result.scores),),
+        tags=(("deal", f"deal {number + 1} of a match with seed {state.seed}"),),
     )
