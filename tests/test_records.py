@@ -341,3 +341,30 @@ def test_a_deal_on_its_own() -> None:
         assert alone.deal.setup.hands == result.deal.setup.hands
     with pytest.raises(ValueError, match="no deal"):
         deal_record(state, len(state.history))
+
+
+@given(played_states(), st.data())
+def test_a_changed_play_is_never_blamed_earlier(state: MatchState, data: st.DataObject) -> None:
+    """Changing one play leaves everything before it legal: any refusal is at or after it."""
+    record = json.loads(dumps(record_from_state(state, claims=False)))
+    places = [(d, k) for d, deal in enumerate(record["deals"]) for k in range(len(deal["plays"]))]
+    if not places:
+        return
+    deal, play_index = data.draw(st.sampled_from(places))
+    plays = record["deals"][deal]["plays"]
+    plays[play_index] = data.draw(st.sampled_from([card.code for card in CARDS]))
+    try:
+        replay(parse_record(record))
+    except IllegalRecord as error:
+        blamed = [
+            (d, k)
+            for d, item in enumerate(record["deals"])
+            for k in range(len(item["plays"]))
+            if error.path == f"deals[{d}].plays[{k}]"
+        ]
+        assert error.path.startswith("deals[")
+        if blamed:
+            assert blamed[0] >= (deal, play_index)
+        else:
+            # A later deal or bid is refused (the deal ended differently).
+            assert int(error.path[6 : error.path.index("]")]) >= deal
