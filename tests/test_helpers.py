@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backalley import Card, Deal, Phase, Rules, Seat, apply, new_match
-
+from backalley import Card, Deal, Phase, Rules, Seat, new_match
 from helpers import cards, deal_hands, deck_for
 
 pytestmark = pytest.mark.rule("DEAL-1", "DEAL-2", "ENGINE-5")
@@ -27,8 +26,8 @@ def test_deck_for_deals_the_wanted_hands(
     turned, rest = plain[0], plain[1:]
     hands = {}
     for seat, count in zip(Seat, wanted, strict=True):
-        count = min(count, hand_size)
-        hands[seat], rest = rest[:count], rest[count:]
+        given_cards = min(count, hand_size)
+        hands[seat], rest = rest[:given_cards], rest[given_cards:]
     state = new_match(Rules(schedule=[hand_size], first_dealer=dealer), seed=0)
     state = deal_hands(state, hands, turned=turned)
     assert state.phase is Phase.BID
@@ -84,7 +83,7 @@ def test_deck_for_refuses_impossible_requests(
     hands: dict[Seat, str], turned: str, then: tuple[str, ...]
 ) -> None:
     """A card wanted twice or a hand larger than the hand size is refused, not silently dealt."""
-    with pytest.raises(ValueError, match="twice|cards for a hand"):
+    with pytest.raises(ValueError, match=r"twice|cards for a hand"):
         deck_for(hands, dealer=Seat.NORTH, hand_size=2, turned=turned, then=then)
 
 
