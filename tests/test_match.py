@@ -498,3 +498,36 @@ def test_actions_refuse_bad_fields(
     """A Bid or Play with a field of the wrong kind is refused when built, saying what fits."""
     with pytest.raises(error, match=words):
         build()
+
+
+# --- the table and the deal, without the deck helper ------------------------------------
+
+
+@pytest.mark.rule("DEAL-1", "DEAL-2", "TABLE-1", "BID-1")
+def test_cards_are_dealt_one_at_a_time_clockwise_from_left_of_the_dealer() -> None:
+    """North deals two each from AS KS QS JS 10S 9S 8S 7S 6S: East gets AS 10S, and so on."""
+    top = cards("AS KS QS JS 10S 9S 8S 7S 6S")
+    state = new_match(Rules(schedule=[2], first_dealer=N), seed=0)
+    state = apply(state, Deal([*top, *(card for card in Card if card not in top)]))
+    assert state.hand(E) == cards("10S AS")
+    assert state.hand(S) == cards("9S KS")
+    assert state.hand(W) == cards("8S QS")
+    assert state.hand(N) == cards("7S JS")
+    assert state.trump is Card.S6.suit
+    assert state.to_move is E
+
+
+@pytest.mark.rule("TABLE-1", "TABLE-2", "PLAY-1", "PLAY-8")
+def test_play_goes_clockwise_and_partners_share_their_tricks() -> None:
+    """Seats play clockwise from the leader; a trick won by South counts for North-South."""
+    hands = {N: "2C 3D", E: "3C 4D", S: "AC 5D", W: "4C 6D"}
+    state = deal_hands(new_match(Rules(schedule=[2], first_dealer=W), seed=0), hands, turned="2H")
+    state = bid_round(state, {N: 1, E: "pass", S: "pass", W: "pass"})
+    state = play_cards(state, "2C 3C AC 4C")
+    (trick,) = state.completed_tricks
+    assert [seat for seat, _ in trick.plays] == [N, E, S, W]
+    assert trick.winner is S
+    assert state.tricks_won == (1, 0)
+    assert S.partner is N and S.pair is N.pair is Pair.NORTH_SOUTH
+    assert E.pair is W.pair is Pair.EAST_WEST
+    assert [seat.left for seat in Seat] == [E, S, W, N]
