@@ -94,10 +94,17 @@ class Play:
         return f"{self.seat} {self.card}"
 
 
+_ALL_CARDS: Final = frozenset(CARDS)
+
+
 def _to_deck(value: Any) -> tuple[Card, ...]:
     if isinstance(value, str | bytes) or not hasattr(value, "__iter__"):
         raise TypeError(f"a deck is a sequence of 54 cards, not {type(value).__name__}")
-    deck = tuple(_to_card(card) for card in value)
+    deck = tuple(value)
+    # The common case, a deck of Card members, is checked with set operations alone.
+    if len(deck) == PACK_SIZE and set(map(type, deck)) == {Card} and set(deck) == _ALL_CARDS:
+        return deck
+    deck = tuple(_to_card(card) for card in deck)
     if len(deck) != PACK_SIZE:
         raise ValueError(f"a deck has {PACK_SIZE} cards; this one has {len(deck)}")
     seen: set[Card] = set()

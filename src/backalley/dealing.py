@@ -25,7 +25,7 @@ from typing import Final
 
 import attrs
 
-from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit
+from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit, trump_mask
 
 __all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "seeded_deck"]
 
@@ -41,6 +41,8 @@ _WORD_SPACE: Final = 2**32
 # outcome equally likely (the remainder 2**32 mod n would otherwise favour small values).
 _LIMITS: Final = tuple(_WORD_SPACE - _WORD_SPACE % n if n else 0 for n in range(PACK_SIZE + 1))
 _EIGHT_WORDS: Final = struct.Struct(">8I")
+# A dict, not a tuple: hashing an IntEnum member is cheaper than converting it to an index.
+_BIT_OF: Final = {card: 1 << card for card in CARDS}
 
 
 # 53 draws need 53 words when none is rejected: 7 blocks of 8 words give 56, and the
@@ -80,17 +82,19 @@ def seeded_deck(seed: int, deal_number: int) -> tuple[Card, ...]:
     prefix = SHUFFLE_DOMAIN + seed.to_bytes(8, "big") + deal_number.to_bytes(4, "big")
     words = [word for counter in range(_FIRST_BLOCKS) for word in _block(prefix, counter)]
     deck = list(CARDS)
+    limits = _LIMITS
     at = 0
+    # Invariant: the words not yet read are at least the draws still to make, so the
+    # first read of each draw needs no bounds check; a rejection tops the list up.
     for i in range(PACK_SIZE - 1, 0, -1):
         n = i + 1
-        limit = _LIMITS[n]
-        while True:
-            if at == len(words):
+        word = words[at]
+        at += 1
+        while word >= limits[n]:
+            while len(words) - at < i:
                 words.extend(_block(prefix, len(words) // 8))
             word = words[at]
             at += 1
-            if word < limit:
-                break
         j = word % n
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
@@ -127,6 +131,12 @@ class DealSetup:
     trump: Suit | None
     swap: Swap | None = attrs.field(repr=False)
     tiebreak: bool = False
+    trumps: int = attrs.field(repr=False, eq=False, init=False)
+    """The trump mask (the trump suit and both jokers; 0 without trumps), asked on every play."""
+
+    @trumps.default
+    def _trumps(self) -> int:
+        return trump_mask(self.trump)
 
     @property
     def first_bidder(self) -> Seat:
@@ -149,11 +159,11 @@ def deal(
     dealer; card ``4 * hand_size`` is turned for trumps. After a turned joker the
     holder of the other joker, if any, swaps it for card ``4 * hand_size + 1``.
     """
-    hands = [0, 0, 0, 0]
-    first = dealer + 1
     dealt = 4 * hand_size
-    for k in range(dealt):
-        hands[(first + k) % 4] |= 1 << deck[k]
+    # Seat (dealer + 1 + k) % 4 gets deck[k]: every fourth card, starting at its offset.
+    hands = [0, 0, 0, 0]
+    for offset in range(4):
+        hands[(dealer + 1 + offset) % 4] = sum(map(_BIT_OF.__getitem__, deck[offset:dealt:4]))
     turned = deck[dealt]
     trump: Suit | None = turned.suit
     swap = None

@@ -13,12 +13,12 @@ import sys
 from collections.abc import Sequence
 
 from .. import __version__
-from . import demo
+from . import demo, play, simulate
 from ._common import EXIT_OK, EXIT_USAGE, CommandError
 
 __all__ = ["main"]
 
-COMMANDS = (demo,)
+COMMANDS = (demo, simulate, play)
 """The command modules, in the order ``backalley --help`` lists them."""
 
 
