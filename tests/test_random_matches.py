@@ -40,13 +40,6 @@ from backalley import (
 from backalley.cards import cards_of
 
 ALL_CARDS = frozenset(Card)
-RULE_REASONS = {
-    Reason.MUST_FOLLOW_SUIT,
-    Reason.MUST_FOLLOW_TRUMP,
-    Reason.TRUMPS_NOT_BROKEN,
-    Reason.BIG_JOKER_FORCES_HIGHEST,
-    Reason.LITTLE_JOKER_FORCES_LOWEST,
-}
 
 
 class Chooser:
@@ -137,6 +130,25 @@ def refused(state: MatchState, action: object, reasons: set[Reason]) -> None:
     assert caught.value.action is action
 
 
+def rule_in_force(state: MatchState) -> Reason:
+    """The reason any held card that may not be played is refused, from the trick so far.
+
+    Leading, only the trump ban can refuse a card; after a joker lead, the joker's
+    obligation; after another trump lead, following trumps; else following suit.
+    """
+    trick = state.current_trick
+    led = None if trick is None else trick.led
+    if led is None:
+        return Reason.TRUMPS_NOT_BROKEN
+    if led is Card.BIG:
+        return Reason.BIG_JOKER_FORCES_HIGHEST
+    if led is Card.LITTLE:
+        return Reason.LITTLE_JOKER_FORCES_LOWEST
+    if state.trump is not None and led.suit is state.trump:
+        return Reason.MUST_FOLLOW_TRUMP
+    return Reason.MUST_FOLLOW_SUIT
+
+
 def check_actions(state: MatchState, listed: tuple[object, ...], chooser: Chooser) -> None:
     """ENGINE-2 and ENGINE-3: every listed action applies; a sample of the others is refused."""
     for action in listed:
@@ -173,12 +185,14 @@ def check_actions(state: MatchState, listed: tuple[object, ...], chooser: Choose
     allowed = {play.card for play in listed}  # type: ignore[attr-defined]
     hand = set(state.hand(somebody))
     assert allowed <= hand
-    # Sample the cards not listed: in hand they break a rule of play, else they are not held.
-    others = sorted(ALL_CARDS - allowed)
-    for _ in range(3):
-        card = others[chooser.random.randrange(len(others))]
-        reasons = RULE_REASONS if card in hand else {Reason.CARD_NOT_IN_HAND}
-        refused(state, Play(somebody, card), reasons)
+    # Every card held but not listed breaks the one rule the trick's lead imposes.
+    for card in sorted(hand - allowed):
+        refused(state, Play(somebody, card), {rule_in_force(state)})
+    # A sample of the cards not held.
+    elsewhere = sorted(ALL_CARDS - hand)
+    for _ in range(2):
+        card = elsewhere[chooser.random.randrange(len(elsewhere))]
+        refused(state, Play(somebody, card), {Reason.CARD_NOT_IN_HAND})
     if state.hand(other):
         refused(state, Play(other, state.hand(other)[0]), {Reason.NOT_YOUR_TURN})
     refused(state, Bid(somebody), {Reason.WRONG_PHASE})
