@@ -423,7 +423,7 @@ def test_deal_refuses_a_bad_deck(deck: object, error: type[Exception], words: st
         ({"schedule": 7}, TypeError, "name or a list of hand sizes"),
         ({"tie": "coin-toss"}, ValueError, "unknown tie policy 'coin-toss'"),
         ({"first_dealer": 4}, TypeError, "a seat must be a Seat"),
-        ({"first_dealer": "north"}, TypeError, "a seat must be a Seat"),
+        ({"first_dealer": "middle"}, ValueError, "unknown seat"),
     ],
 )
 def test_rules_refuse_bad_settings(
@@ -476,7 +476,8 @@ def test_new_match_without_a_seed_draws_one_and_keeps_it() -> None:
         (lambda: Bid(N, 2.0), TypeError, "whole number of tricks"),
         (lambda: Bid(N, 2, board=True), ValueError, "Board bid has no number"),
         (lambda: Bid(N, board="yes"), TypeError, "board"),
-        (lambda: Bid("N", 2), TypeError, "a seat must be a Seat"),
+        (lambda: Bid("Q", 2), ValueError, "unknown seat"),
+        (lambda: Bid(None, 2), TypeError, "a seat must be a Seat"),
         (lambda: Play(N, "AS"), TypeError, "Card.parse"),
         (lambda: Play(7, Card.SA), TypeError, "a seat must be a Seat"),
         (lambda: Play(N, 54), TypeError, "a card must be a Card"),
@@ -486,7 +487,8 @@ def test_new_match_without_a_seed_draws_one_and_keeps_it() -> None:
         "amount-float",
         "board-and-number",
         "board-str",
-        "seat-str",
+        "seat-unknown-letter",
+        "seat-none",
         "card-str",
         "seat-7",
         "card-54",
@@ -531,3 +533,18 @@ def test_play_goes_clockwise_and_partners_share_their_tricks() -> None:
     assert S.partner is N and S.pair is N.pair is Pair.NORTH_SOUTH
     assert E.pair is W.pair is Pair.EAST_WEST
     assert [seat.left for seat in Seat] == [E, S, W, N]
+
+
+@pytest.mark.rule("ENGINE-3")
+def test_friendly_spellings_and_unordered_input() -> None:
+    """Seats may be written as letters; a set or bytes is refused where an order is needed."""
+    assert Bid("n", 2) == Bid(N, 2)
+    assert Rules(first_dealer="W").first_dealer is W
+    with pytest.raises(TypeError, match="in order"):
+        Deal(set(Card))
+    with pytest.raises(TypeError, match="in order"):
+        Rules(schedule=b"\x01\x02")
+    with pytest.raises(TypeError, match="tie policy"):
+        Rules(tie=None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="seed"):
+        new_match(Rules(), seed="1")  # type: ignore[arg-type]

@@ -70,5 +70,5 @@ def test_rejected_words_are_skipped(monkeypatch):
 )
 def test_out_of_range_seeds_are_refused(seed, deal_number):
     """Seeds and deal numbers outside their documented ranges are refused clearly."""
-    with pytest.raises(ValueError, match="whole number"):
+    with pytest.raises((TypeError, ValueError), match="whole number"):
         seeded_deck(seed, deal_number)

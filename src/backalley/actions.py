@@ -14,6 +14,7 @@ Play(W, BIG)
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Set
 from typing import Any, Final
 
 import attrs
@@ -28,7 +29,9 @@ def _to_seat(value: Any) -> Seat:
         return value
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4:
         return SEATS[value]
-    raise TypeError(f"a seat must be a Seat (or 0-3), not {value!r}")
+    if isinstance(value, str):
+        return Seat.parse(value)
+    raise TypeError(f"a seat must be a Seat (or 0-3, or 'N', 'E', 'S', 'W'), not {value!r}")
 
 
 def _to_card(value: Any) -> Card:
@@ -98,8 +101,9 @@ _ALL_CARDS: Final = frozenset(CARDS)
 
 
 def _to_deck(value: Any) -> tuple[Card, ...]:
-    if isinstance(value, str | bytes) or not hasattr(value, "__iter__"):
-        raise TypeError(f"a deck is a sequence of 54 cards, not {type(value).__name__}")
+    # A deck is an order: sets and mappings have none, and a string is not a card list.
+    if isinstance(value, str | bytes | Set | Mapping) or not isinstance(value, Iterable):
+        raise TypeError(f"a deck is a sequence of 54 cards in order, not {type(value).__name__}")
     deck = tuple(value)
     # The common case, a deck of Card members, is checked with set operations alone.
     if len(deck) == PACK_SIZE and set(map(type, deck)) == {Card} and set(deck) == _ALL_CARDS:

@@ -56,6 +56,16 @@ def _block(prefix: bytes, counter: int) -> tuple[int, ...]:
     return _EIGHT_WORDS.unpack(digest)
 
 
+def check_whole(value: object, top: int, what: str) -> None:
+    """Refuse anything but a whole number from 0 to ``top``: TypeError or ValueError."""
+    # The limits are powers of two less one; people read them best written that way.
+    bound = f"2**{top.bit_length()} - 1"
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{what} is a whole number from 0 to {bound}, not {value!r}")
+    if not 0 <= value <= top:
+        raise ValueError(f"{what} is a whole number from 0 to {bound}, not {value!r}")
+
+
 def seeded_deck(seed: int, deal_number: int) -> tuple[Card, ...]:
     """The deck order for deal ``deal_number`` (0-based, thrown-in deals included) of a seed.
 
@@ -69,16 +79,8 @@ def seeded_deck(seed: int, deal_number: int) -> tuple[Card, ...]:
     3. For ``i`` from 53 down to 1: with ``n = i + 1``, take words until one is
        below ``2**32 - 2**32 mod n``; swap positions ``i`` and ``word mod n``.
     """
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"a seed is a whole number from 0 to 2**64 - 1, not {seed!r}")
-    if (
-        not isinstance(deal_number, int)
-        or isinstance(deal_number, bool)
-        or not 0 <= deal_number <= MAX_DEAL_NUMBER
-    ):
-        raise ValueError(
-            f"a deal number is a whole number from 0 to 2**32 - 1, not {deal_number!r}"
-        )
+    check_whole(seed, MAX_SEED, "a seed")
+    check_whole(deal_number, MAX_DEAL_NUMBER, "a deal number")
     prefix = SHUFFLE_DOMAIN + seed.to_bytes(8, "big") + deal_number.to_bytes(4, "big")
     words = [word for counter in range(_FIRST_BLOCKS) for word in _block(prefix, counter)]
     deck = list(CARDS)

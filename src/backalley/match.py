@@ -43,7 +43,7 @@ from typing import Final
 from .actions import Bid, Deal, Play
 from .bidding import bid_in_range, is_throw_in, opening_leader
 from .cards import CARDS, PAIRS, SEATS, Pair
-from .dealing import MAX_SEED, deal, seeded_deck
+from .dealing import MAX_SEED, check_whole, deal, seeded_deck
 from .errors import IllegalAction, Reason
 from .rules import Rules, TiePolicy
 from .state import (
@@ -91,8 +91,8 @@ def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchSt
         raise TypeError(f"rules must be a backalley.Rules, not {type(rules).__name__}")
     if seed is None:
         seed = secrets.randbits(64)
-    elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"a seed is a whole number from 0 to 2**64 - 1, not {seed!r}")
+    else:
+        check_whole(seed, MAX_SEED, "a seed")
     return MatchState(MatchCore(rules, seed))
 
 
