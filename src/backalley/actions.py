@@ -21,7 +21,7 @@ import attrs
 
 from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat
 
-__all__ = ["Action", "Bid", "Deal", "Play"]
+__all__ = ["PLAYS", "Action", "Bid", "Deal", "Play", "bid_of", "play_of"]
 
 
 def _to_seat(value: Any) -> Seat:
@@ -131,6 +131,32 @@ class Deal:
 
     def __repr__(self) -> str:
         return f"Deal({' '.join(card.code for card in self.deck)})"
+
+
+_MOST_TRICKS_BID: Final = 12
+"""Thirteen cards allow bids up to 12; larger amounts are refused by ``apply``."""
+
+PLAYS: Final = tuple(tuple(Play(seat, card) for card in CARDS) for seat in SEATS)
+"""``PLAYS[seat][card]``: every play, built once and shared."""
+
+_BIDS: Final = tuple(
+    tuple(Bid(seat, amount) for amount in range(_MOST_TRICKS_BID + 1)) for seat in SEATS
+)
+_BOARDS: Final = tuple(Bid(seat, board=True) for seat in SEATS)
+
+
+def play_of(seat: Seat, card: Card) -> Play:
+    """``Play(seat, card)``, the shared instance (no construction, no conversion)."""
+    return PLAYS[seat][card]
+
+
+def bid_of(seat: Seat, amount: int, board: bool = False) -> Bid:
+    """``Bid(seat, amount, board)``, shared for the amounts a deal allows, else built."""
+    if board:
+        return _BOARDS[seat] if amount == 0 else Bid(seat, amount, board=True)
+    if 0 <= amount <= _MOST_TRICKS_BID:
+        return _BIDS[seat][amount]
+    return Bid(seat, amount)
 
 
 Action = Bid | Play | Deal

@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from .actions import Bid, Deal, Play
+from .actions import Bid, Deal, Play, bid_of, play_of
 from .cards import Pair, Seat
 from .dealing import seeded_deck
 from .errors import IllegalAction, Reason
@@ -86,39 +86,59 @@ def replay_steps(
     """
     state = new_match(record.rules, seed=record.seed)
     for index, item in enumerate(record.deals):
-        path = _at("deals", index)
         deck = seeded_deck(record.seed, index) if item.deck is None else item.deck
-        state = _apply(state, Step(_at(path, "deck"), f"deal {index + 1}", Deal(deck)), visit)
+        state = _apply(state, Deal(deck), visit, (index, "deck", 0))
         for number, call in enumerate(item.bids):
             amount, board = parse_call(call)
-            seat = state.to_move if state.to_move is not None else Seat.NORTH
-            where = f"deal {index + 1}, bid {number + 1}"
-            step = Step(_at(_at(path, "bids"), number), where, Bid(seat, amount, board))
-            state = _apply(state, step, visit)
+            action = bid_of(_seat(state), amount, board)
+            state = _apply(state, action, visit, (index, "bids", number))
         for number, card in enumerate(item.plays):
-            seat = state.to_move if state.to_move is not None else Seat.NORTH
-            where = f"deal {index + 1}, trick {number // 4 + 1}, card {number % 4 + 1}"
-            state = _apply(
-                state, Step(_at(_at(path, "plays"), number), where, Play(seat, card)), visit
-            )
+            state = _apply(state, play_of(_seat(state), card), visit, (index, "plays", number))
     return state
 
 
+def _seat(state: MatchState) -> Seat:
+    """The seat to act; North where nobody may act (``apply`` then refuses the action)."""
+    seat = state.to_move
+    return Seat.NORTH if seat is None else seat
+
+
+_Place = tuple[int, str, int]
+"""Deal index, part of the deal (``deck``, ``bids``, ``plays``) and number within it."""
+
+
+def _step(action: Bid | Play | Deal, place: _Place) -> Step:
+    """Where an action stands in a record; built only when somebody asks."""
+    index, part, number = place
+    path = _at("deals", index)
+    if part == "deck":
+        return Step(_at(path, "deck"), f"deal {index + 1}", action)
+    path = _at(_at(path, part), number)
+    if part == "bids":
+        return Step(path, f"deal {index + 1}, bid {number + 1}", action)
+    where = f"deal {index + 1}, trick {number // 4 + 1}, card {number % 4 + 1}"
+    return Step(path, where, action)
+
+
 def _apply(
-    state: MatchState, step: Step, visit: Callable[[Step, MatchState], None] | None
+    state: MatchState,
+    action: Bid | Play | Deal,
+    visit: Callable[[Step, MatchState], None] | None,
+    place: _Place,
 ) -> MatchState:
     try:
-        following = apply(state, step.action)
+        following = apply(state, action)
     except IllegalAction as refusal:
+        step = _step(action, place)
         # With nobody to move (between deals, after the match) the seat is meaningless.
         text = step.text
-        if state.to_move is None and isinstance(step.action, Bid):
-            text = step.action.call
-        elif state.to_move is None and isinstance(step.action, Play):
-            text = step.action.card.code
+        if state.to_move is None and isinstance(action, Bid):
+            text = action.call
+        elif state.to_move is None and isinstance(action, Play):
+            text = action.card.code
         raise IllegalRecord(step.path, step.where, text, refusal) from None
     if visit is not None:
-        visit(step, following)
+        visit(_step(action, place), following)
     return following
 
 

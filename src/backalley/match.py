@@ -40,12 +40,12 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Final
 
-from .actions import Bid, Deal, Play
+from .actions import PLAYS, Bid, Deal, Play, bid_of
 from .bidding import bid_in_range, is_throw_in, opening_leader
 from .cards import CARDS, PAIRS, SEATS, Pair
 from .dealing import MAX_SEED, check_whole, deal, seeded_deck
 from .errors import IllegalAction, Reason
-from .rules import Rules, TiePolicy
+from .rules import MAX_HAND_SIZE, Rules, TiePolicy
 from .state import (
     DealCore,
     DealResult,
@@ -63,19 +63,14 @@ from .tricks import Trick, allowed_plays, trick_winner
 
 __all__ = ["apply", "legal_actions", "new_match", "seeded_deal"]
 
-_MAX_BID: Final = 12
-
-# Every action a player can take exists once, built here, so that legal_actions only
-# picks from tables; equal actions built by callers compare and hash the same.
-_PLAYS: Final = tuple(tuple(Play(seat, card) for card in CARDS) for seat in SEATS)
 _BIDS: Final = tuple(
     tuple(
-        (*(Bid(seat, amount) for amount in range(size)), Bid(seat, board=True))
-        for size in range(_MAX_BID + 2)
+        (*(bid_of(seat, amount) for amount in range(size)), bid_of(seat, 0, board=True))
+        for size in range(MAX_HAND_SIZE + 1)
     )
     for seat in SEATS
 )
-"""``_BIDS[seat][hand_size]``: Pass, 1 .. hand_size - 1, Board."""
+"""``_BIDS[seat][hand_size]``: Pass, 1 .. hand_size - 1, Board: the legal bids."""
 
 
 def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchState:
@@ -125,7 +120,7 @@ _CHUNK: Final = 13
 _CHUNK_BITS: Final = (1 << _CHUNK) - 1
 _PICKERS: Final[dict[int, Callable[[tuple[Play, ...]], tuple[Play, ...]]]] = {}
 _PLAYS_BY_CHUNK: Final = tuple(
-    tuple(_PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
+    tuple(PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
     for seat in SEATS
 )
 
