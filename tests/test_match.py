@@ -548,3 +548,11 @@ def test_friendly_spellings_and_unordered_input() -> None:
         Rules(tie=None)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="seed"):
         new_match(Rules(), seed="1")  # type: ignore[arg-type]
+
+
+@pytest.mark.rule("ENGINE-3")
+@pytest.mark.parametrize("not_a_state", ["standard", None, 3, {"phase": "bid"}])
+def test_legal_actions_refuses_what_is_not_a_state(not_a_state: object) -> None:
+    """``legal_actions`` of something that is not a match state is a clear TypeError."""
+    with pytest.raises(TypeError, match="legal_actions needs a MatchState"):
+        legal_actions(not_a_state)  # type: ignore[arg-type]

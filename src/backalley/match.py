@@ -102,7 +102,10 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     Bids are listed Pass, 1, 2, ..., Board; plays in card order. At the chance
     step the one listed action is the seeded deal; after the match, nothing.
     """
-    current = state.deal
+    try:
+        current = state.deal
+    except AttributeError:
+        raise TypeError(f"legal_actions needs a MatchState, not {type(state).__name__}") from None
     if current is None:
         return () if state.core.outcome is not None else (seeded_deal(state),)
     core = current.core
