@@ -25,7 +25,7 @@ from .cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit, cards_of
 from .dealing import DealSetup
 from .rules import Rules
 from .scoring import score
-from .tricks import Trick
+from .tricks import Trick, tricks_per_pair
 
 __all__ = [
     "DealCore",
@@ -179,8 +179,7 @@ class DealState:
     @property
     def tricks_won(self) -> tuple[int, int]:
         """Completed tricks taken by North-South and by East-West."""
-        ew = sum(trick.winner is not None and trick.winner % 2 for trick in self.tricks)
-        return (len(self.tricks) - ew, ew)
+        return tricks_per_pair(self.tricks)
 
     @property
     def played(self) -> int:

@@ -31,7 +31,7 @@ from .cards import CARDS, SEATS, SUIT_MASKS, Card, Seat, Suit, trump_mask
 from .errors import Reason
 from .jokers import forced_by_joker_lead
 
-__all__ = ["Trick", "allowed_plays", "trick_winner"]
+__all__ = ["Trick", "allowed_plays", "trick_winner", "tricks_per_pair"]
 
 
 def allowed_plays(
@@ -85,6 +85,12 @@ def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> S
         elif not best_trumps and bit & led_suit and card > best:
             best, best_at = card, at
     return SEATS[(leader + best_at) % 4]
+
+
+def tricks_per_pair(tricks: tuple[Trick, ...]) -> tuple[int, int]:
+    """How many of these completed tricks North-South and East-West each won."""
+    east_west = sum(trick.winner is not None and trick.winner % 2 for trick in tricks)
+    return (len(tricks) - east_west, east_west)
 
 
 @attrs.frozen

@@ -33,13 +33,13 @@ from typing import Any, Final
 import attrs
 
 from .actions import Bid
-from .bidding import Contract, Overbid, contracts, overbids
+from .bidding import Contract, Overbid, contracts, is_throw_in, overbids
 from .cards import SEATS, Card, Pair, Seat, Suit, trump_mask
 from .dealing import Swap
 from .rules import Rules, TiePolicy
 from .state import DealResult, DealState, MatchState, Outcome, Phase, Termination
 from .text import trump_words
-from .tricks import Trick
+from .tricks import Trick, tricks_per_pair
 
 __all__ = ["DealView", "SeatView", "view"]
 
@@ -92,7 +92,7 @@ class DealView:
     @property
     def thrown_in(self) -> bool:
         """True when all four passed: the deal was thrown in."""
-        return len(self.bids) == 4 and all(bid.is_pass for bid in self.bids)
+        return is_throw_in(self.bids)
 
     @property
     def current_trick(self) -> Trick | None:
@@ -102,8 +102,7 @@ class DealView:
     @property
     def tricks_won(self) -> tuple[int, int]:
         """Completed tricks taken by North-South and by East-West."""
-        ew = sum(trick.winner is not None and trick.winner % 2 for trick in self.tricks)
-        return (len(self.tricks) - ew, ew)
+        return tricks_per_pair(self.tricks)
 
     @property
     def trumps_broken(self) -> bool:
