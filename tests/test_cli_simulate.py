@@ -118,3 +118,27 @@ def test_progress_bar_draws_in_place() -> None:
     assert "\r[#######-" in text and "1/4 matches" in text
     assert "[" + "#" * 30 + "] 4/4 matches" in text and "\n" not in text
     assert text.endswith("\r")
+
+
+def test_records_are_written_and_check_out(tmp_path, capsys):
+    """``--records DIR`` writes one valid record per match, the same with one process or two."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    for folder, jobs in ((one, "1"), (two, "2")):
+        options = ["--matches", "3", "--schedule", "2,1", "--seed", "9", "--jobs", jobs]
+        assert main(["simulate", *options, "--records", str(folder)]) == 0
+    capsys.readouterr()
+    names = sorted(path.name for path in one.iterdir())
+    assert names == ["match-00001.json", "match-00002.json", "match-00003.json"]
+    for name in names:
+        assert (one / name).read_text() == (two / name).read_text()
+    assert main(["check", *(str(one / name) for name in names)]) == 0
+    assert capsys.readouterr().out.count(": valid: a complete match") == 3
+
+
+def test_records_need_an_existing_folder(tmp_path, capsys):
+    """A records folder that does not exist is refused before any match is played."""
+    missing = tmp_path / "missing"
+    assert main(["simulate", "--matches", "1", "--records", str(missing)]) == 2
+    assert "no folder" in capsys.readouterr().err

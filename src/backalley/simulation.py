@@ -20,12 +20,14 @@ import math
 import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Final
 
 import attrs
 
 from .cards import PAIRS, Pair
 from .players import PLAYER_KINDS, play_match
+from .records import dumps, record_from_state
 from .rules import Rules
 from .state import MatchState
 
@@ -187,13 +189,26 @@ def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summar
     )
 
 
-def _play_one(job: tuple[str, str, Rules, int]) -> MatchStats:
+_Job = tuple[str, str, Rules, int, int, str | None]
+"""A match: the players' kinds, the rules, its seed and index, the records' folder."""
+
+
+def record_path(folder: str, index: int) -> Path:
+    """Where ``simulate`` writes the record of match ``index``: ``match-00001.json`` and on."""
+    return Path(folder) / f"match-{index + 1:05d}.json"
+
+
+def _play_one(job: _Job) -> MatchStats:
     """Play one match in a worker: players are named, so only plain data crosses processes."""
-    ns, ew, rules, seed = job
+    ns, ew, rules, seed, index, records = job
     players = [PLAYER_KINDS[ns](), PLAYER_KINDS[ew](), PLAYER_KINDS[ns](), PLAYER_KINDS[ew]()]
-    # Hook for `simulate --records DIR` (waiting on backalley.records): write the finished
-    # state's record here, to DIR/match-<index>.<ext>, so each worker writes its own files.
-    return match_stats(play_match(players, rules, seed=seed))
+    state = play_match(players, rules, seed=seed)
+    if records is not None:
+        # Each worker writes its own matches' files, so parallel runs write the same files.
+        tags = {"north-south": ns, "east-west": ew, "match": str(index + 1)}
+        text = dumps(record_from_state(state, tags=tags))
+        record_path(records, index).write_text(text + "\n", encoding="utf-8")
+    return match_stats(state)
 
 
 def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the players
@@ -205,12 +220,14 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     matches: int,
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
+    records: str | None = None,
 ) -> Summary:
     """Play ``matches`` matches, ``ns`` players for North-South against ``ew`` for East-West.
 
     ``ns`` and ``ew`` name computer players (``heuristic``, ``random``). ``jobs``
     processes play them; the summary does not depend on it. ``progress`` is told
-    how many matches are done, as they finish in order.
+    how many matches are done, as they finish in order. With ``records`` (a
+    folder, which must exist) each match is also written there as a game record.
     """
     for name in (ns, ew):
         if name not in PLAYER_KINDS:
@@ -219,7 +236,9 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
         raise ValueError(f"play at least one match, not {matches}")
     if jobs < 1:
         raise ValueError(f"use at least one process, not {jobs}")
-    work = [(ns, ew, rules, match_seed(seed, index)) for index in range(matches)]
+    if records is not None and not Path(records).is_dir():
+        raise ValueError(f"no folder {records!r} to write the records in")
+    work = [(ns, ew, rules, match_seed(seed, index), index, records) for index in range(matches)]
     results: list[MatchStats] = []
     for stats in _run(work, jobs):
         results.append(stats)
@@ -228,7 +247,7 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     return summarize(results, (ns, ew))
 
 
-def _run(work: list[tuple[str, str, Rules, int]], jobs: int) -> Iterator[MatchStats]:
+def _run(work: list[_Job], jobs: int) -> Iterator[MatchStats]:
     if jobs == 1:
         yield from map(_play_one, work)
         return

@@ -59,6 +59,12 @@ def add_parser(commands: Commands) -> None:
     parser.add_argument(
         "--jobs", type=int, default=1, help="processes to play in; results do not depend on it"
     )
+    parser.add_argument(
+        "--records",
+        metavar="DIR",
+        help="also write each match as a game record, DIR/match-00001.json and on "
+        "(the folder must exist)",
+    )
     add_rules_options(parser)
     parser.set_defaults(run=run)
 
@@ -98,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
             matches=args.matches,
             jobs=args.jobs,
             progress=progress,
+            records=args.records,
         )
     finally:
         if progress is not None:
