@@ -2,11 +2,10 @@
 
 A deal is an explicit 54-card order (``Deal(deck)``), dealt one card at a time
 clockwise from the player left of the dealer, then the turned card, then the
-stock (RULINGS.md "The deal"). :func:`deck_for` inverts that: given the hands a
-test wants, the turned card and the cards that should follow it, it returns the
-deck order that deals them. Hands given short are filled with spare cards,
-plain non-trump cards first, so that filling never adds a trump or a joker
-unless the pack has nothing else left.
+stock (RULINGS.md "The deal"). ``backalley.dealing.deck_for`` inverts that:
+given the hands a test wants, the turned card and the cards that should follow
+it, it returns the deck order that deals them, filling hands given short with
+plain non-trump cards first.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from backalley import Bid, Card, Deal, MatchState, Play, Seat, apply, legal_actions
+from backalley.dealing import deck_for
 
 __all__ = [
     "bid_round",
@@ -31,51 +31,6 @@ def cards(text: str | Iterable[CardLike]) -> tuple[Card, ...]:
     """Cards from codes: ``cards("5H KH 9S 2C")`` or an iterable of cards and codes."""
     items = text.split() if isinstance(text, str) else text
     return tuple(item if isinstance(item, Card) else Card.parse(item) for item in items)
-
-
-def _spare_order(used: set[Card], turned: Card) -> list[Card]:
-    """Unplaced cards in the order used to fill hands: plain non-trumps, trumps, jokers."""
-    trump = turned.suit
-
-    def rank(card: Card) -> tuple[int, int]:
-        if card.is_joker:
-            return (2, card)
-        return (1 if card.suit == trump else 0, card)
-
-    return sorted((card for card in Card if card not in used), key=rank)
-
-
-def deck_for(
-    hands: Mapping[Seat, Iterable[CardLike]],
-    *,
-    dealer: Seat,
-    hand_size: int,
-    turned: CardLike,
-    then: Iterable[CardLike] = (),
-) -> tuple[Card, ...]:
-    """The deck order that deals ``hands`` when ``dealer`` deals ``hand_size`` cards each.
-
-    ``turned`` is the card turned for trumps; ``then`` the cards right after it
-    (the first is the card a joker swap hands out). Missing cards of a hand are
-    filled with spare cards; a card wanted twice, or a hand larger than the hand
-    size, is a mistake in the test and raises ``ValueError``.
-    """
-    wanted = {seat: list(cards(hand)) for seat, hand in hands.items()}
-    top = cards([turned, *cards(then)])
-    placed = [card for hand in wanted.values() for card in hand] + list(top)
-    if len(set(placed)) != len(placed):
-        raise ValueError(f"a card is wanted twice: {sorted(placed)}")
-    for seat, hand in wanted.items():
-        if len(hand) > hand_size:
-            raise ValueError(f"{seat!r} is given {len(hand)} cards for a hand of {hand_size}")
-    spares = iter(_spare_order(set(placed), top[0]))
-    full = {
-        seat: wanted.get(seat, [])
-        + [next(spares) for _ in range(hand_size - len(wanted.get(seat, [])))]
-        for seat in Seat
-    }
-    order = [full[dealer.after(1 + k % 4)][k // 4] for k in range(4 * hand_size)]
-    return (*order, *top, *spares)
 
 
 def deal_hands(

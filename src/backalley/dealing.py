@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 import attrs
 
 from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit, trump_mask
 
-__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "seeded_deck"]
+__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "deck_for", "seeded_deck"]
 
 MAX_SEED: Final = 2**64 - 1
 """Seeds are unsigned 64-bit integers."""
@@ -100,6 +101,69 @@ def seeded_deck(seed: int, deal_number: int) -> tuple[Card, ...]:
         j = word % n
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
+
+
+def deck_for(
+    hands: Mapping[Seat, str | Iterable[Card | str]],
+    *,
+    dealer: Seat,
+    turned: Card | str,
+    hand_size: int | None = None,
+    then: str | Iterable[Card | str] = (),
+) -> tuple[Card, ...]:
+    """The deck order that deals these hands: :func:`deal` run backwards.
+
+    For setting up a position by hand (a worked example, a test, a puzzle).
+    ``hands`` gives some or all seats some or all of their cards (cards, codes
+    like ``"10H"``, or one string of codes such as ``"AS KS 10H"``); ``turned``
+    is the card turned for trumps and ``then`` the cards right after it (the
+    first is the card a joker swap hands out). Hands
+    given short, and seats not given, are filled up to ``hand_size`` (by default
+    the longest hand given) with spare cards: plain cards of the non-trump suits
+    first, so that filling adds no trump or joker while others are left. The
+    remaining spares end the deck.
+
+    >>> deck = deck_for({Seat.EAST: ["AS", "KS"]}, dealer=Seat.NORTH, turned="2H")
+    >>> [card.code for card in deck[:9]]
+    ['AS', '4C', '6C', '2C', 'KS', '5C', '7C', '3C', '2H']
+    """
+    wanted = {seat: _as_cards(cards) for seat, cards in hands.items()}
+    top = [_as_card(turned), *_as_cards(then)]
+    size = max((len(cards) for cards in wanted.values()), default=0)
+    size = size if hand_size is None else hand_size
+    placed = [card for cards in wanted.values() for card in cards] + top
+    if len(set(placed)) != len(placed):
+        twice = sorted({card for card in placed if placed.count(card) > 1})
+        raise ValueError(f"wanted twice: {' '.join(card.code for card in twice)}")
+    for seat, cards in wanted.items():
+        if len(cards) > size:
+            raise ValueError(
+                f"{seat.name.title()} is given {len(cards)} cards for a hand of {size}"
+            )
+    if 4 * size + len(top) > PACK_SIZE:
+        raise ValueError(f"{size} cards each and {len(top)} after them do not fit in 54 cards")
+    trump = top[0].suit
+    # Spares in filling order: non-trump plain cards, then trumps, then the jokers.
+    spares = iter(
+        sorted(
+            (card for card in CARDS if card not in set(placed)),
+            key=lambda card: (card.is_joker, card.suit is trump and trump is not None, card),
+        )
+    )
+    full = {
+        seat: wanted.get(seat, []) + [next(spares) for _ in range(size - len(wanted.get(seat, [])))]
+        for seat in SEATS
+    }
+    order = [full[dealer.after(1 + k % 4)][k // 4] for k in range(4 * size)]
+    return (*order, *top, *spares)
+
+
+def _as_card(card: Card | str) -> Card:
+    return Card.parse(card) if isinstance(card, str) else card
+
+
+def _as_cards(cards: str | Iterable[Card | str]) -> list[Card]:
+    return [_as_card(card) for card in (cards.split() if isinstance(cards, str) else cards)]
 
 
 @attrs.frozen

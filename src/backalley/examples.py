@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from .actions import Bid, Deal, Play
-from .cards import CARDS, SEATS, Card, Seat
+from .cards import SEATS, Card, Seat
+from .dealing import deck_for
 from .match import apply, new_match
 from .rules import Rules
 from .state import MatchState
@@ -52,13 +53,9 @@ def deal_from(hands: Mapping[Seat, str | Iterable[Card]], turned: Card | str, de
     ['AS', 'KS', 'QS', 'JS', '2H']
     """
     held = {seat: _cards(hands[seat]) for seat in SEATS}
-    size = len(held[Seat.NORTH])
-    if any(len(cards) != size for cards in held.values()):
+    if len({len(cards) for cards in held.values()}) != 1:
         raise ValueError("all four hands must hold the same number of cards")
-    top = [held[dealer.after(k % 4 + 1)][k // 4] for k in range(4 * size)]
-    top.append(Card.parse(turned) if isinstance(turned, str) else turned)
-    rest = [card for card in CARDS if card not in top]
-    return Deal((*top, *rest))
+    return Deal(deck_for(held, dealer=dealer, turned=turned))
 
 
 def bid(state: MatchState, calls: str) -> MatchState:
