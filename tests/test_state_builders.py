@@ -1,11 +1,13 @@
 """The hot-path builders of state.py give exactly what the classes' constructors give."""
 
+import random
+
 import attrs
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backalley import Rules, apply, legal_actions, new_match
+from backalley import Deal, Rules, apply, legal_actions, new_match, seeded_deal
 from backalley.state import (
     DealCore,
     DealState,
@@ -55,3 +57,20 @@ def test_no_class_gained_a_converter_or_validator():
             assert field.converter is None, (cls, field.name)
             assert field.validator is None, (cls, field.name)
         assert not hasattr(cls, "__attrs_post_init__"), cls
+
+
+@pytest.mark.rule("ENGINE-5", "MATCH-4")
+@given(seed=st.integers(0, 2**64 - 1))
+def test_kept_counts_and_unchecked_deals_match_their_sources(seed):
+    """The kept count of schedule deals equals a count of the history; seeded deals equal
+    checked ones."""
+    choose = random.Random(seed).choice
+    state = new_match(Rules(schedule=[2, 1], tie="tiebreak-deal"), seed=seed)
+    while not state.is_over:
+        assert state.counted_deals == sum(result.counts for result in state.history)
+        action = choose(legal_actions(state))
+        if isinstance(action, Deal):
+            assert action == Deal(list(action.deck))
+            assert action == seeded_deal(state)
+        state = apply(state, action)
+    assert state.counted_deals == 2

@@ -133,6 +133,20 @@ class Deal:
         return f"Deal({' '.join(card.code for card in self.deck)})"
 
 
+_SET_DECK: Final = Deal.__dict__["deck"].__set__
+
+
+def deal_of_permutation(deck: tuple[Card, ...]) -> Deal:
+    """``Deal(deck)`` for a deck already known to hold each card once, unchecked.
+
+    The seeded shuffle only ever makes such decks, and checking 54 cards again on
+    every deal would cost more than dealing them.
+    """
+    deal = object.__new__(Deal)
+    _SET_DECK(deal, deck)
+    return deal
+
+
 _MOST_TRICKS_BID: Final = 12
 """Thirteen cards allow bids up to 12; larger amounts are refused by ``apply``."""
 

@@ -40,7 +40,7 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Final
 
-from .actions import PLAYS, Bid, Deal, Play, bid_of
+from .actions import PLAYS, Bid, Deal, Play, bid_of, deal_of_permutation
 from .bidding import bid_in_range, is_throw_in, opening_leader
 from .cards import CARDS, PAIRS, SEATS, Pair
 from .dealing import MAX_SEED, check_whole, deal, seeded_deck
@@ -93,7 +93,7 @@ def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchSt
 
 def seeded_deal(state: MatchState) -> Deal:
     """The deal that the match's seed prescribes for the next deal."""
-    return Deal(seeded_deck(state.seed, len(state.history)))
+    return deal_of_permutation(seeded_deck(state.seed, len(state.history)))
 
 
 def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
@@ -246,7 +246,7 @@ def _bid(state: MatchState, action: Bid) -> MatchState:
         thrown = DealState(DealCore(setup, bids), current.hands)
         match = state.core
         history = (*match.history, DealResult(thrown, (0, 0)))
-        return MatchState(MatchCore(match.rules, match.seed, history))
+        return MatchState(MatchCore(match.rules, match.seed, history, None, match.counted))
     leader = opening_leader(bids)
     return build_match(
         state.core, build_deal(build_core(setup, bids, leader, (), False), current.hands, ())
@@ -352,15 +352,17 @@ def _finish_deal(match: MatchCore, finished: DealState) -> MatchState:
     """The match after the last trick of a deal: score it, then go on or end."""
     rules, seed = match.rules, match.seed
     history = (*match.history, DealResult(finished, finished.scores()))
-    following = MatchState(MatchCore(rules, seed, history))
-    if finished.setup.tiebreak:
+    tiebreak = finished.setup.tiebreak
+    counted = match.counted if tiebreak else match.counted + 1
+    following = MatchState(MatchCore(rules, seed, history, None, counted))
+    if tiebreak:
         ns, ew = finished.tricks_won
         if ns == ew:
             # Equal tricks decide nothing: another tiebreak deal follows (END-4).
             return following
         winner = PAIRS[0] if ns > ew else PAIRS[1]
         return _ended(following, Termination.TIEBREAK_DEAL, winner)
-    if following.counted_deals < rules.deals:
+    if counted < rules.deals:
         return following
     ns, ew = following.totals
     if ns != ew:
@@ -373,4 +375,4 @@ def _finish_deal(match: MatchCore, finished: DealState) -> MatchState:
 def _ended(state: MatchState, termination: Termination, winner: Pair | None) -> MatchState:
     core = state.core
     outcome = Outcome(termination, winner, state.totals)
-    return MatchState(MatchCore(core.rules, core.seed, core.history, outcome))
+    return MatchState(MatchCore(core.rules, core.seed, core.history, outcome, core.counted))

@@ -247,13 +247,17 @@ class MatchCore:
 
     ``rules`` and ``seed`` are fixed for the match; ``history`` holds the finished
     deals in order (thrown-in and tiebreak deals included); ``outcome`` is the
-    result once the match has ended.
+    result once the match has ended; ``counted`` is how many of the finished deals
+    belong to the schedule (kept beside the history because every deal asks it,
+    and counting the history each time would make a deal's cost grow with the
+    match).
     """
 
     rules: Rules
     seed: int
     history: tuple[DealResult, ...] = ()
     outcome: Outcome | None = None
+    counted: int = 0
 
 
 @attrs.frozen(repr=False)
@@ -313,7 +317,7 @@ class MatchState:
     @property
     def counted_deals(self) -> int:
         """How many deals of the schedule have been played."""
-        return sum(result.counts for result in self.history)
+        return self.core.counted
 
     @property
     def deal_number(self) -> int:
