@@ -7,6 +7,7 @@ Usage, from the repository root::
 
 Markers are found by reading the test files' syntax trees, not by running
 pytest, so the answer does not depend on which tests a run selects. A marker
+with no IDs (a test about the rules page itself) cites nothing; a marker
 on a class counts for the class; ``pytestmark = pytest.mark.rule(...)`` counts
 for the module. Rule IDs must be written as string literals: anything else is
 an error, so no marker is silently missed. Only the Tests column is rewritten;
@@ -52,8 +53,6 @@ def _ids(call: ast.Call, where: str) -> list[str]:
         if not (isinstance(arg, ast.Constant) and isinstance(arg.value, str)):
             raise MarkerError(f"{where}: rule IDs must be string literals, not {ast.unparse(arg)}")
         ids.append(arg.value)
-    if not ids:
-        raise MarkerError(f"{where}: a rule marker must name at least one rule ID")
     return ids
 
 
@@ -70,13 +69,18 @@ def markers(tests_dir: Path = TESTS_DIR) -> dict[str, list[str]]:
                 for mark in marks:
                     if _is_rule_mark(mark):
                         assert isinstance(mark, ast.Call)
-                        found.setdefault(path.name, []).extend(_ids(mark, path.name))
+                        ids = _ids(mark, path.name)
+                        if ids:
+                            found.setdefault(path.name, []).extend(ids)
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 name = f"{path.name}::{node.name}"
                 for decorator in node.decorator_list:
                     if _is_rule_mark(decorator):
                         assert isinstance(decorator, ast.Call)
-                        found.setdefault(name, []).extend(_ids(decorator, name))
+                        # An empty marker (a test about the page itself) cites nothing.
+                        ids = _ids(decorator, name)
+                        if ids:
+                            found.setdefault(name, []).extend(ids)
     return found
 
 

@@ -14,13 +14,14 @@ Play(W, BIG)
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Set
 from typing import Any, Final
 
 import attrs
 
 from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat
 
-__all__ = ["Action", "Bid", "Deal", "Play"]
+__all__ = ["PLAYS", "Action", "Bid", "Deal", "Play", "bid_of", "play_of"]
 
 
 def _to_seat(value: Any) -> Seat:
@@ -28,7 +29,9 @@ def _to_seat(value: Any) -> Seat:
         return value
     if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4:
         return SEATS[value]
-    raise TypeError(f"a seat must be a Seat (or 0-3), not {value!r}")
+    if isinstance(value, str):
+        return Seat.parse(value)
+    raise TypeError(f"a seat must be a Seat (or 0-3, or 'N', 'E', 'S', 'W'), not {value!r}")
 
 
 def _to_card(value: Any) -> Card:
@@ -94,10 +97,18 @@ class Play:
         return f"{self.seat} {self.card}"
 
 
+_ALL_CARDS: Final = frozenset(CARDS)
+
+
 def _to_deck(value: Any) -> tuple[Card, ...]:
-    if isinstance(value, str | bytes) or not hasattr(value, "__iter__"):
-        raise TypeError(f"a deck is a sequence of 54 cards, not {type(value).__name__}")
-    deck = tuple(_to_card(card) for card in value)
+    # A deck is an order: sets and mappings have none, and a string is not a card list.
+    if isinstance(value, str | bytes | Set | Mapping) or not isinstance(value, Iterable):
+        raise TypeError(f"a deck is a sequence of 54 cards in order, not {type(value).__name__}")
+    deck = tuple(value)
+    # The common case, a deck of Card members, is checked with set operations alone.
+    if len(deck) == PACK_SIZE and set(map(type, deck)) == {Card} and set(deck) == _ALL_CARDS:
+        return deck
+    deck = tuple(_to_card(card) for card in deck)
     if len(deck) != PACK_SIZE:
         raise ValueError(f"a deck has {PACK_SIZE} cards; this one has {len(deck)}")
     seen: set[Card] = set()
@@ -120,6 +131,46 @@ class Deal:
 
     def __repr__(self) -> str:
         return f"Deal({' '.join(card.code for card in self.deck)})"
+
+
+_SET_DECK: Final = Deal.__dict__["deck"].__set__
+
+
+def deal_of_permutation(deck: tuple[Card, ...]) -> Deal:
+    """``Deal(deck)`` for a deck already known to hold each card once, unchecked.
+
+    The seeded shuffle only ever makes such decks, and checking 54 cards again on
+    every deal would cost more than dealing them.
+    """
+    deal = object.__new__(Deal)
+    _SET_DECK(deal, deck)
+    return deal
+
+
+_MOST_TRICKS_BID: Final = 12
+"""Thirteen cards allow bids up to 12; larger amounts are refused by ``apply``."""
+
+PLAYS: Final = tuple(tuple(Play(seat, card) for card in CARDS) for seat in SEATS)
+"""``PLAYS[seat][card]``: every play, built once and shared."""
+
+_BIDS: Final = tuple(
+    tuple(Bid(seat, amount) for amount in range(_MOST_TRICKS_BID + 1)) for seat in SEATS
+)
+_BOARDS: Final = tuple(Bid(seat, board=True) for seat in SEATS)
+
+
+def play_of(seat: Seat, card: Card) -> Play:
+    """``Play(seat, card)``, the shared instance (no construction, no conversion)."""
+    return PLAYS[seat][card]
+
+
+def bid_of(seat: Seat, amount: int, board: bool = False) -> Bid:
+    """``Bid(seat, amount, board)``, shared for the amounts a deal allows, else built."""
+    if board:
+        return _BOARDS[seat] if amount == 0 else Bid(seat, amount, board=True)
+    if 0 <= amount <= _MOST_TRICKS_BID:
+        return _BIDS[seat][amount]
+    return Bid(seat, amount)
 
 
 Action = Bid | Play | Deal

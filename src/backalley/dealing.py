@@ -21,13 +21,14 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Iterable, Mapping
 from typing import Final
 
 import attrs
 
-from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit
+from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit, trump_mask
 
-__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "seeded_deck"]
+__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "deck_for", "seeded_deck"]
 
 MAX_SEED: Final = 2**64 - 1
 """Seeds are unsigned 64-bit integers."""
@@ -41,6 +42,8 @@ _WORD_SPACE: Final = 2**32
 # outcome equally likely (the remainder 2**32 mod n would otherwise favour small values).
 _LIMITS: Final = tuple(_WORD_SPACE - _WORD_SPACE % n if n else 0 for n in range(PACK_SIZE + 1))
 _EIGHT_WORDS: Final = struct.Struct(">8I")
+# A dict, not a tuple: hashing an IntEnum member is cheaper than converting it to an index.
+_BIT_OF: Final = {card: 1 << card for card in CARDS}
 
 
 # 53 draws need 53 words when none is rejected: 7 blocks of 8 words give 56, and the
@@ -52,6 +55,16 @@ def _block(prefix: bytes, counter: int) -> tuple[int, ...]:
     """Block ``counter`` of the stream, as eight 32-bit words."""
     digest = hashlib.sha256(prefix + counter.to_bytes(4, "big")).digest()
     return _EIGHT_WORDS.unpack(digest)
+
+
+def check_whole(value: object, top: int, what: str) -> None:
+    """Refuse anything but a whole number from 0 to ``top``: TypeError or ValueError."""
+    # The limits are powers of two less one; people read them best written that way.
+    bound = f"2**{top.bit_length()} - 1"
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{what} is a whole number from 0 to {bound}, not {value!r}")
+    if not 0 <= value <= top:
+        raise ValueError(f"{what} is a whole number from 0 to {bound}, not {value!r}")
 
 
 def seeded_deck(seed: int, deal_number: int) -> tuple[Card, ...]:
@@ -67,33 +80,90 @@ def seeded_deck(seed: int, deal_number: int) -> tuple[Card, ...]:
     3. For ``i`` from 53 down to 1: with ``n = i + 1``, take words until one is
        below ``2**32 - 2**32 mod n``; swap positions ``i`` and ``word mod n``.
     """
-    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"a seed is a whole number from 0 to 2**64 - 1, not {seed!r}")
-    if (
-        not isinstance(deal_number, int)
-        or isinstance(deal_number, bool)
-        or not 0 <= deal_number <= MAX_DEAL_NUMBER
-    ):
-        raise ValueError(
-            f"a deal number is a whole number from 0 to 2**32 - 1, not {deal_number!r}"
-        )
+    check_whole(seed, MAX_SEED, "a seed")
+    check_whole(deal_number, MAX_DEAL_NUMBER, "a deal number")
     prefix = SHUFFLE_DOMAIN + seed.to_bytes(8, "big") + deal_number.to_bytes(4, "big")
     words = [word for counter in range(_FIRST_BLOCKS) for word in _block(prefix, counter)]
     deck = list(CARDS)
+    limits = _LIMITS
     at = 0
+    # Invariant: the words not yet read are at least the draws still to make, so the
+    # first read of each draw needs no bounds check; a rejection tops the list up.
     for i in range(PACK_SIZE - 1, 0, -1):
         n = i + 1
-        limit = _LIMITS[n]
-        while True:
-            if at == len(words):
+        word = words[at]
+        at += 1
+        while word >= limits[n]:
+            while len(words) - at < i:
                 words.extend(_block(prefix, len(words) // 8))
             word = words[at]
             at += 1
-            if word < limit:
-                break
         j = word % n
         deck[i], deck[j] = deck[j], deck[i]
     return tuple(deck)
+
+
+def deck_for(
+    hands: Mapping[Seat, str | Iterable[Card | str]],
+    *,
+    dealer: Seat,
+    turned: Card | str,
+    hand_size: int | None = None,
+    then: str | Iterable[Card | str] = (),
+) -> tuple[Card, ...]:
+    """The deck order that deals these hands: :func:`deal` run backwards.
+
+    For setting up a position by hand (a worked example, a test, a puzzle).
+    ``hands`` gives some or all seats some or all of their cards (cards, codes
+    like ``"10H"``, or one string of codes such as ``"AS KS 10H"``); ``turned``
+    is the card turned for trumps and ``then`` the cards right after it (the
+    first is the card a joker swap hands out). Hands
+    given short, and seats not given, are filled up to ``hand_size`` (by default
+    the longest hand given) with spare cards: plain cards of the non-trump suits
+    first, so that filling adds no trump or joker while others are left. The
+    remaining spares end the deck.
+
+    >>> deck = deck_for({Seat.EAST: ["AS", "KS"]}, dealer=Seat.NORTH, turned="2H")
+    >>> [card.code for card in deck[:9]]
+    ['AS', '4C', '6C', '2C', 'KS', '5C', '7C', '3C', '2H']
+    """
+    wanted = {seat: _as_cards(cards) for seat, cards in hands.items()}
+    top = [_as_card(turned), *_as_cards(then)]
+    size = max((len(cards) for cards in wanted.values()), default=0)
+    size = size if hand_size is None else hand_size
+    placed = [card for cards in wanted.values() for card in cards] + top
+    if len(set(placed)) != len(placed):
+        twice = sorted({card for card in placed if placed.count(card) > 1})
+        raise ValueError(f"wanted twice: {' '.join(card.code for card in twice)}")
+    for seat, cards in wanted.items():
+        if len(cards) > size:
+            raise ValueError(
+                f"{seat.name.title()} is given {len(cards)} cards for a hand of {size}"
+            )
+    if 4 * size + len(top) > PACK_SIZE:
+        raise ValueError(f"{size} cards each and {len(top)} after them do not fit in 54 cards")
+    trump = top[0].suit
+    # Spares in filling order: non-trump plain cards, then trumps, then the jokers.
+    spares = iter(
+        sorted(
+            (card for card in CARDS if card not in set(placed)),
+            key=lambda card: (card.is_joker, card.suit is trump and trump is not None, card),
+        )
+    )
+    full = {
+        seat: wanted.get(seat, []) + [next(spares) for _ in range(size - len(wanted.get(seat, [])))]
+        for seat in SEATS
+    }
+    order = [full[dealer.after(1 + k % 4)][k // 4] for k in range(4 * size)]
+    return (*order, *top, *spares)
+
+
+def _as_card(card: Card | str) -> Card:
+    return Card.parse(card) if isinstance(card, str) else card
+
+
+def _as_cards(cards: str | Iterable[Card | str]) -> list[Card]:
+    return [_as_card(card) for card in (cards.split() if isinstance(cards, str) else cards)]
 
 
 @attrs.frozen
@@ -127,6 +197,12 @@ class DealSetup:
     trump: Suit | None
     swap: Swap | None = attrs.field(repr=False)
     tiebreak: bool = False
+    trumps: int = attrs.field(repr=False, eq=False, init=False)
+    """The trump mask (the trump suit and both jokers; 0 without trumps), asked on every play."""
+
+    @trumps.default
+    def _trumps(self) -> int:
+        return trump_mask(self.trump)
 
     @property
     def first_bidder(self) -> Seat:
@@ -149,11 +225,11 @@ def deal(
     dealer; card ``4 * hand_size`` is turned for trumps. After a turned joker the
     holder of the other joker, if any, swaps it for card ``4 * hand_size + 1``.
     """
-    hands = [0, 0, 0, 0]
-    first = dealer + 1
     dealt = 4 * hand_size
-    for k in range(dealt):
-        hands[(first + k) % 4] |= 1 << deck[k]
+    # Seat (dealer + 1 + k) % 4 gets deck[k]: every fourth card, starting at its offset.
+    hands = [0, 0, 0, 0]
+    for offset in range(4):
+        hands[(dealer + 1 + offset) % 4] = sum(map(_BIT_OF.__getitem__, deck[offset:dealt:4]))
     turned = deck[dealt]
     trump: Suit | None = turned.suit
     swap = None

@@ -36,32 +36,41 @@ how a recorded game is replayed.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
+from operator import itemgetter
 from typing import Final
 
-from .actions import Bid, Deal, Play
+from .actions import PLAYS, Bid, Deal, Play, bid_of, deal_of_permutation
 from .bidding import bid_in_range, is_throw_in, opening_leader
-from .cards import CARDS, PAIRS, SEATS, trump_mask
-from .dealing import MAX_SEED, deal, seeded_deck
+from .cards import CARDS, PAIRS, SEATS, Pair
+from .dealing import MAX_SEED, check_whole, deal, seeded_deck
 from .errors import IllegalAction, Reason
-from .rules import Rules, TiePolicy
-from .state import DealResult, DealState, MatchState, Outcome, Phase, Termination
+from .rules import MAX_HAND_SIZE, Rules, TiePolicy
+from .state import (
+    DealCore,
+    DealResult,
+    DealState,
+    MatchCore,
+    MatchState,
+    Outcome,
+    Phase,
+    Termination,
+    build_core,
+    build_deal,
+    build_match,
+)
 from .tricks import Trick, allowed_plays, trick_winner
 
 __all__ = ["apply", "legal_actions", "new_match", "seeded_deal"]
 
-_MAX_BID: Final = 12
-
-# Every action a player can take exists once, built here, so that legal_actions only
-# picks from tables; equal actions built by callers compare and hash the same.
-_PLAYS: Final = tuple(tuple(Play(seat, card) for card in CARDS) for seat in SEATS)
 _BIDS: Final = tuple(
     tuple(
-        (*(Bid(seat, amount) for amount in range(size)), Bid(seat, board=True))
-        for size in range(_MAX_BID + 2)
+        (*(bid_of(seat, amount) for amount in range(size)), bid_of(seat, 0, board=True))
+        for size in range(MAX_HAND_SIZE + 1)
     )
     for seat in SEATS
 )
-"""``_BIDS[seat][hand_size]``: Pass, 1 .. hand_size - 1, Board."""
+"""``_BIDS[seat][hand_size]``: Pass, 1 .. hand_size - 1, Board: the legal bids."""
 
 
 def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchState:
@@ -77,14 +86,14 @@ def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchSt
         raise TypeError(f"rules must be a backalley.Rules, not {type(rules).__name__}")
     if seed is None:
         seed = secrets.randbits(64)
-    elif not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed <= MAX_SEED:
-        raise ValueError(f"a seed is a whole number from 0 to 2**64 - 1, not {seed!r}")
-    return MatchState(rules, seed)
+    else:
+        check_whole(seed, MAX_SEED, "a seed")
+    return MatchState(MatchCore(rules, seed))
 
 
 def seeded_deal(state: MatchState) -> Deal:
     """The deal that the match's seed prescribes for the next deal."""
-    return Deal(seeded_deck(state.seed, len(state.history)))
+    return deal_of_permutation(seeded_deck(state.seed, len(state.history)))
 
 
 def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
@@ -93,23 +102,56 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     Bids are listed Pass, 1, 2, ..., Board; plays in card order. At the chance
     step the one listed action is the seeded deal; after the match, nothing.
     """
-    deal_state = state.deal
-    if state.outcome is not None:
-        return ()
-    if deal_state is None:
-        return (seeded_deal(state),)
-    if deal_state.leader is None:
-        seat = (deal_state.setup.dealer + 1 + len(deal_state.bids)) % 4
-        return _BIDS[seat][deal_state.setup.hand_size]
-    seat = (deal_state.leader + len(deal_state.trick)) % 4
-    allowed, _ = _allowed(deal_state, seat)
-    plays = _PLAYS[seat]
-    actions = []
+    try:
+        current = state.deal
+    except AttributeError:
+        raise TypeError(f"legal_actions needs a MatchState, not {type(state).__name__}") from None
+    if current is None:
+        return () if state.core.outcome is not None else (seeded_deal(state),)
+    core = current.core
+    leader = core.leader
+    if leader is None:
+        return _BIDS[(core.setup.dealer + 1 + len(core.bids)) % 4][core.setup.hand_size]
+    seat = (leader + len(current.trick)) % 4
+    return _plays_of(seat, _allowed(current, seat)[0])
+
+
+# The plays of a mask are picked 13 cards at a time (a suit, or the two jokers) by an
+# itemgetter made once for each pattern of set bits and shared by every seat and suit,
+# so the table never holds more than 2**13 entries.
+_CHUNK: Final = 13
+_CHUNK_BITS: Final = (1 << _CHUNK) - 1
+_PICKERS: Final[dict[int, Callable[[tuple[Play, ...]], tuple[Play, ...]]]] = {}
+_PLAYS_BY_CHUNK: Final = tuple(
+    tuple(PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
+    for seat in SEATS
+)
+
+
+def _picker(bits: int) -> Callable[[tuple[Play, ...]], tuple[Play, ...]]:
+    """An itemgetter taking the plays at the set bits of a 13-bit chunk, as a tuple."""
+    positions = [i for i in range(_CHUNK) if bits >> i & 1]
+    # itemgetter of one index gives the item itself; a one-item slice gives a tuple.
+    if len(positions) == 1:
+        return itemgetter(slice(positions[0], positions[0] + 1))
+    return itemgetter(*positions)
+
+
+def _plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
+    """The Play actions of ``seat`` for the cards of ``allowed``, in card order."""
+    chunks = _PLAYS_BY_CHUNK[seat]
+    plays: tuple[Play, ...] = ()
+    chunk = 0
     while allowed:
-        low = allowed & -allowed
-        actions.append(plays[low.bit_length() - 1])
-        allowed ^= low
-    return tuple(actions)
+        bits = allowed & _CHUNK_BITS
+        if bits:
+            pick = _PICKERS.get(bits)
+            if pick is None:
+                pick = _PICKERS[bits] = _picker(bits)
+            plays += pick(chunks[chunk])
+        allowed >>= _CHUNK
+        chunk += 1
+    return plays
 
 
 def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
@@ -117,11 +159,7 @@ def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
 
     The input state is never changed.
     """
-    if not isinstance(state, MatchState):
-        raise TypeError(f"apply needs a MatchState, not {type(state).__name__}")
     kind = type(action)
-    if state.outcome is not None and kind in (Play, Bid, Deal):
-        raise IllegalAction(Reason.MATCH_OVER, action, "The match is over: no more actions.")
     if kind is Play:
         return _play(state, action)  # type: ignore[arg-type]
     if kind is Bid:
@@ -131,7 +169,19 @@ def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
     raise TypeError(f"not a Back Alley action: {action!r} (expected a Bid, Play or Deal)")
 
 
+def _current(state: MatchState, action: Bid | Play | Deal) -> DealState:
+    """The deal in progress, or the refusal when there is none."""
+    if not isinstance(state, MatchState):
+        raise TypeError(f"apply needs a MatchState, not {type(state).__name__}")
+    current = state.deal
+    if current is None:
+        raise _wrong_phase(state, action)
+    return current
+
+
 def _wrong_phase(state: MatchState, action: Bid | Play | Deal) -> IllegalAction:
+    if state.core.outcome is not None:
+        return IllegalAction(Reason.MATCH_OVER, action, "The match is over: no more actions.")
     doing = {
         Phase.DEAL: "the next deal has to be dealt first",
         Phase.BID: "the players are bidding",
@@ -152,50 +202,54 @@ def _not_your_turn(action: Bid | Play, seat: int) -> IllegalAction:
 
 
 def _deal(state: MatchState, action: Deal) -> MatchState:
-    if state.deal is not None:
+    if not isinstance(state, MatchState):
+        raise TypeError(f"apply needs a MatchState, not {type(state).__name__}")
+    if state.deal is not None or state.core.outcome is not None:
         raise _wrong_phase(state, action)
-    number = len(state.history)
-    tiebreak = state.counted_deals >= state.rules.deals
+    core = state.core
+    number = len(core.history)
+    tiebreak = state.counted_deals >= core.rules.deals
     setup = deal(
         action.deck,
-        dealer=SEATS[(state.rules.first_dealer + number) % 4],
+        dealer=SEATS[(core.rules.first_dealer + number) % 4],
         hand_size=state.hand_size,
         number=number,
         tiebreak=tiebreak,
     )
     # A tiebreak deal has no bidding: the player left of the dealer leads at once.
     leader = setup.first_bidder if tiebreak else None
-    return MatchState(
-        state.rules, state.seed, state.history, DealState(setup, setup.hands, leader=leader)
-    )
+    return MatchState(core, DealState(DealCore(setup, leader=leader), setup.hands))
 
 
 # --- bidding -------------------------------------------------------------------
 
 
 def _bid(state: MatchState, action: Bid) -> MatchState:
-    current = state.deal
-    if current is None or current.leader is not None:
+    current = _current(state, action)
+    core = current.core
+    if core.leader is not None:
         raise _wrong_phase(state, action)
-    setup = current.setup
-    seat = (setup.dealer + 1 + len(current.bids)) % 4
+    setup = core.setup
+    seat = (setup.dealer + 1 + len(core.bids)) % 4
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     if not bid_in_range(action, setup.hand_size):
         raise IllegalAction(
             Reason.BID_OUT_OF_RANGE, action, _out_of_range(setup.hand_size, action.amount)
         )
-    bids = (*current.bids, action)
+    bids = (*core.bids, action)
     if len(bids) < 4:
-        return MatchState(
-            state.rules, state.seed, state.history, DealState(setup, current.hands, bids)
+        return build_match(
+            state.core, build_deal(build_core(setup, bids, None, (), False), current.hands, ())
         )
     if is_throw_in(bids):
-        thrown = DealState(setup, current.hands, bids)
-        return MatchState(state.rules, state.seed, (*state.history, DealResult(thrown, (0, 0))))
+        thrown = DealState(DealCore(setup, bids), current.hands)
+        match = state.core
+        history = (*match.history, DealResult(thrown, (0, 0)))
+        return MatchState(MatchCore(match.rules, match.seed, history, None, match.counted))
     leader = opening_leader(bids)
-    return MatchState(
-        state.rules, state.seed, state.history, DealState(setup, current.hands, bids, leader)
+    return build_match(
+        state.core, build_deal(build_core(setup, bids, leader, (), False), current.hands, ())
     )
 
 
@@ -211,16 +265,17 @@ def _out_of_range(hand_size: int, amount: int) -> str:
 
 def _allowed(current: DealState, seat: int) -> tuple[int, Reason | None]:
     """The cards ``seat`` may play now and the reason for refusing any other."""
-    hand = current.hands[seat]
+    core = current.core
     trick = current.trick
+    broken = core.broken
     # Only a lead before trumps are broken asks whether this player bid Board.
     bid_board = (
         not trick
-        and not current.broken
-        and bool(current.bids)
-        and current.bids[(seat - current.setup.dealer - 1) % 4].board
+        and not broken
+        and bool(core.bids)
+        and core.bids[(seat - core.setup.dealer - 1) % 4].board
     )
-    return allowed_plays(hand, trick, trump_mask(current.setup.trump), current.broken, bid_board)
+    return allowed_plays(current.hands[seat], trick, core.setup.trumps, broken, bid_board)
 
 
 _REFUSALS: Final = {
@@ -248,66 +303,76 @@ def _refusal(current: DealState, action: Play, allowed: int, reason: Reason) -> 
 
 
 def _play(state: MatchState, action: Play) -> MatchState:
-    current = state.deal
-    if current is None or current.leader is None:
+    current = _current(state, action)
+    core = current.core
+    leader = core.leader
+    if leader is None:
         raise _wrong_phase(state, action)
-    seat = (current.leader + len(current.trick)) % 4
+    played = current.trick
+    seat = (leader + len(played)) % 4
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     card = action.card
     bit = 1 << card
-    hand = current.hands[seat]
-    if not hand & bit:
+    hands = current.hands
+    if not hands[seat] & bit:
         raise IllegalAction(
             Reason.CARD_NOT_IN_HAND, action, f"You do not hold {card.words} ({card})."
         )
     allowed, reason = _allowed(current, seat)
     if not allowed & bit:
         raise _refusal(current, action, allowed, reason or Reason.CARD_NOT_IN_HAND)
-    hands = list(current.hands)
-    hands[seat] = hand ^ bit
-    new_hands = (hands[0], hands[1], hands[2], hands[3])
-    trick = (*current.trick, card)
-    setup = current.setup
+    if seat == 0:
+        hands = (hands[0] ^ bit, hands[1], hands[2], hands[3])
+    elif seat == 1:
+        hands = (hands[0], hands[1] ^ bit, hands[2], hands[3])
+    elif seat == 2:
+        hands = (hands[0], hands[1], hands[2] ^ bit, hands[3])
+    else:
+        hands = (hands[0], hands[1], hands[2], hands[3] ^ bit)
+    trick = (*played, card)
     if len(trick) < 4:
-        following = DealState(
-            setup, new_hands, current.bids, current.leader, trick, current.tricks, current.broken
-        )
-        return MatchState(state.rules, state.seed, state.history, following)
-    winner = trick_winner(current.leader, trick, setup.trump)
-    tricks = (*current.tricks, Trick(current.leader, trick, winner))
-    broken = current.broken or any((1 << c) & trump_mask(setup.trump) for c in trick)
-    following = DealState(setup, new_hands, current.bids, winner, (), tricks, broken)
+        # Inside a trick only the hands and the trick change: the deal's core is shared.
+        return build_match(state.core, build_deal(core, hands, trick))
+    setup = core.setup
+    winner = trick_winner(leader, trick, setup.trump)
+    tricks = (*core.tricks, Trick(leader, trick, winner))
+    a, b, c, d = trick
+    broken = core.broken or bool(((1 << a) | (1 << b) | (1 << c) | (1 << d)) & setup.trumps)
+    following = build_deal(build_core(setup, core.bids, winner, tricks, broken), hands, ())
     if len(tricks) < setup.hand_size:
-        return MatchState(state.rules, state.seed, state.history, following)
-    return _finish_deal(state, following)
+        return build_match(state.core, following)
+    return _finish_deal(state.core, following)
 
 
 # --- the end of a deal and of the match ------------------------------------------
 
 
-def _finish_deal(state: MatchState, finished: DealState) -> MatchState:
-    history = (*state.history, DealResult(finished, finished.scores()))
-    rules = state.rules
-    if finished.setup.tiebreak:
+def _finish_deal(match: MatchCore, finished: DealState) -> MatchState:
+    """The match after the last trick of a deal: score it, then go on or end."""
+    rules, seed = match.rules, match.seed
+    history = (*match.history, DealResult(finished, finished.scores()))
+    tiebreak = finished.setup.tiebreak
+    counted = match.counted if tiebreak else match.counted + 1
+    following = MatchState(MatchCore(rules, seed, history, None, counted))
+    if tiebreak:
         ns, ew = finished.tricks_won
         if ns == ew:
-            # Equal tricks decide nothing: another tiebreak deal follows.
-            return MatchState(rules, state.seed, history)
-        totals = state.totals
+            # Equal tricks decide nothing: another tiebreak deal follows (END-4).
+            return following
         winner = PAIRS[0] if ns > ew else PAIRS[1]
-        return MatchState(
-            rules, state.seed, history, None, Outcome(Termination.TIEBREAK_DEAL, winner, totals)
-        )
-    following = MatchState(rules, state.seed, history)
-    if following.counted_deals < rules.deals:
+        return _ended(following, Termination.TIEBREAK_DEAL, winner)
+    if counted < rules.deals:
         return following
-    totals = following.totals
-    if totals[0] != totals[1]:
-        winner = PAIRS[0] if totals[0] > totals[1] else PAIRS[1]
-        return MatchState(
-            rules, state.seed, history, None, Outcome(Termination.SCORE, winner, totals)
-        )
+    ns, ew = following.totals
+    if ns != ew:
+        return _ended(following, Termination.SCORE, PAIRS[0] if ns > ew else PAIRS[1])
     if rules.tie is TiePolicy.DRAW:
-        return MatchState(rules, state.seed, history, None, Outcome(Termination.DRAW, None, totals))
+        return _ended(following, Termination.DRAW, None)
     return following
+
+
+def _ended(state: MatchState, termination: Termination, winner: Pair | None) -> MatchState:
+    core = state.core
+    outcome = Outcome(termination, winner, state.totals)
+    return MatchState(MatchCore(core.rules, core.seed, core.history, outcome, core.counted))

@@ -23,7 +23,7 @@ Ties (RULINGS.md "End of the match"): ``draw`` (default, ``000`` §05) or
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Set
 from typing import Any, Final
 
 import attrs
@@ -69,8 +69,8 @@ def _to_schedule(value: Any) -> tuple[int, ...]:
             raise ValueError(
                 f"unknown schedule {value!r}: use one of {names} or a list of hand sizes"
             ) from None
-    if not isinstance(value, Iterable):
-        raise TypeError(f"a schedule is a name or a list of hand sizes, not {value!r}")
+    if isinstance(value, bytes | Set | Mapping) or not isinstance(value, Iterable):
+        raise TypeError(f"a schedule is a name or a list of hand sizes in order, not {value!r}")
     sizes = tuple(value)
     if not sizes:
         raise ValueError("a schedule needs at least one deal")
@@ -86,6 +86,8 @@ def _to_schedule(value: Any) -> tuple[int, ...]:
 
 
 def _to_tie(value: Any) -> TiePolicy:
+    if not isinstance(value, str):
+        raise TypeError(f"a tie policy is 'draw' or 'tiebreak-deal', not {value!r}")
     try:
         return TiePolicy(value)
     except ValueError:

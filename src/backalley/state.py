@@ -15,6 +15,7 @@ earlier tricks and finished deals included.
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import attrs
 
@@ -24,9 +25,18 @@ from .cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit, cards_of
 from .dealing import DealSetup
 from .rules import Rules
 from .scoring import score
-from .tricks import Trick
+from .tricks import Trick, tricks_per_pair
 
-__all__ = ["DealResult", "DealState", "MatchState", "Outcome", "Phase", "Termination"]
+__all__ = [
+    "DealCore",
+    "DealResult",
+    "DealState",
+    "MatchCore",
+    "MatchState",
+    "Outcome",
+    "Phase",
+    "Termination",
+]
 
 
 class Phase(enum.StrEnum):
@@ -59,25 +69,64 @@ class Outcome:
     totals: tuple[int, int]
 
 
+@attrs.frozen
+class DealCore:
+    """The part of a deal in progress that changes at most once a trick.
+
+    ``setup`` is what was dealt; ``bids`` the bids so far in circuit order;
+    ``leader`` the seat that leads the current trick (None while bidding);
+    ``tricks`` the completed tricks; ``broken`` whether a trump or a joker has been
+    played to a completed trick (kept rather than searched for, since every lead
+    asks it).
+    """
+
+    setup: DealSetup
+    bids: tuple[Bid, ...] = ()
+    leader: Seat | None = None
+    tricks: tuple[Trick, ...] = ()
+    broken: bool = False
+
+
 @attrs.frozen(repr=False)
 class DealState:
     """One deal in progress.
 
-    ``setup`` is what was dealt; ``bids`` the bids so far in circuit order;
-    ``hands`` the cards still held, as masks indexed by seat; ``leader`` the seat
-    that leads the current trick (None while bidding); ``trick`` the cards played
-    to it so far; ``tricks`` the completed tricks; ``broken`` whether a trump or a
-    joker has been played to a completed trick (kept rather than searched for,
-    since every lead asks it).
+    ``core`` holds what changes at most once a trick (the setup, the bids, the
+    leader, the completed tricks, whether trumps are broken), ``hands`` the cards
+    still held, as masks indexed by seat, and ``trick`` the cards played to the
+    current trick so far. Splitting the deal this way means a card played inside a
+    trick builds only a small new value and shares the rest. Read the parts
+    through the properties (``setup``, ``bids``, ``leader``, ``tricks``, ``broken``).
     """
 
-    setup: DealSetup
+    core: DealCore
     hands: tuple[int, int, int, int]
-    bids: tuple[Bid, ...] = ()
-    leader: Seat | None = None
     trick: tuple[Card, ...] = ()
-    tricks: tuple[Trick, ...] = ()
-    broken: bool = False
+
+    @property
+    def setup(self) -> DealSetup:
+        """What was dealt: dealer, hand size, deck, hands as dealt, turned card, trump."""
+        return self.core.setup
+
+    @property
+    def bids(self) -> tuple[Bid, ...]:
+        """The bids so far, in circuit order (from the dealer's left)."""
+        return self.core.bids
+
+    @property
+    def leader(self) -> Seat | None:
+        """The seat that leads the current trick; None while bidding."""
+        return self.core.leader
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """The completed tricks of the deal, with their winners."""
+        return self.core.tricks
+
+    @property
+    def broken(self) -> bool:
+        """Whether a trump or joker was played to a completed trick of this deal."""
+        return self.core.broken
 
     @property
     def phase(self) -> Phase:
@@ -130,18 +179,12 @@ class DealState:
     @property
     def tricks_won(self) -> tuple[int, int]:
         """Completed tricks taken by North-South and by East-West."""
-        ew = sum(trick.winner is not None and trick.winner % 2 for trick in self.tricks)
-        return (len(self.tricks) - ew, ew)
-
-    @property
-    def trumps_broken(self) -> bool:
-        """Whether a trump or joker was played to a completed trick of this deal."""
-        return self.broken
+        return tricks_per_pair(self.tricks)
 
     @property
     def played(self) -> int:
         """The mask of every card played so far in this deal (completed tricks and current)."""
-        dealt, held = self.setup.hands, self.hands
+        dealt, held = self.core.setup.hands, self.hands
         return (dealt[0] | dealt[1] | dealt[2] | dealt[3]) & ~(
             held[0] | held[1] | held[2] | held[3]
         )
@@ -173,6 +216,12 @@ class DealState:
             f"{self.setup.dealer}, {trump}, {self.phase.value}, {self.to_move} to move>"
         )
 
+    def _repr_svg_(self) -> str:
+        """The deal as a picture, for Jupyter: the table in play, or the whole finished deal."""
+        from . import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
+
+        return svg.deal_svg(self)
+
 
 @attrs.frozen
 class DealResult:
@@ -192,25 +241,62 @@ class DealResult:
         return not self.deal.setup.tiebreak and self.deal.leader is not None
 
 
-@attrs.frozen(repr=False)
-class MatchState:
-    """A whole match at one moment.
+@attrs.frozen
+class MatchCore:
+    """The part of a match that changes at most once a deal.
 
-    ``history`` holds the finished deals in order (thrown-in and tiebreak deals
-    included), ``deal`` the deal in progress (None before a deal and after the
-    match), ``outcome`` the result once the match has ended.
+    ``rules`` and ``seed`` are fixed for the match; ``history`` holds the finished
+    deals in order (thrown-in and tiebreak deals included); ``outcome`` is the
+    result once the match has ended; ``counted`` is how many of the finished deals
+    belong to the schedule (kept beside the history because every deal asks it,
+    and counting the history each time would make a deal's cost grow with the
+    match).
     """
 
     rules: Rules
     seed: int
     history: tuple[DealResult, ...] = ()
-    deal: DealState | None = None
     outcome: Outcome | None = None
+    counted: int = 0
+
+
+@attrs.frozen(repr=False)
+class MatchState:
+    """A whole match at one moment.
+
+    ``core`` holds what changes at most once a deal (the rules, the seed, the
+    finished deals, the outcome) and ``deal`` the deal in progress (None before a
+    deal and after the match). Read the parts through the properties (``rules``,
+    ``seed``, ``history``, ``outcome``, and the many questions below).
+    """
+
+    core: MatchCore
+    deal: DealState | None = None
+
+    @property
+    def rules(self) -> Rules:
+        """The match's settings: schedule, tie policy, first dealer."""
+        return self.core.rules
+
+    @property
+    def seed(self) -> int:
+        """The seed every seeded deal of the match is drawn from."""
+        return self.core.seed
+
+    @property
+    def history(self) -> tuple[DealResult, ...]:
+        """The finished deals in order, thrown-in and tiebreak deals included."""
+        return self.core.history
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the match ended, or None while it goes on."""
+        return self.core.outcome
 
     @property
     def phase(self) -> Phase:
         """DEAL, BID, PLAY or OVER."""
-        if self.outcome is not None:
+        if self.core.outcome is not None:
             return Phase.OVER
         if self.deal is None:
             return Phase.DEAL
@@ -219,7 +305,7 @@ class MatchState:
     @property
     def is_over(self) -> bool:
         """Whether the match has ended."""
-        return self.outcome is not None
+        return self.core.outcome is not None
 
     @property
     def to_move(self) -> Seat | None:
@@ -231,7 +317,7 @@ class MatchState:
     @property
     def counted_deals(self) -> int:
         """How many deals of the schedule have been played."""
-        return sum(result.counts for result in self.history)
+        return self.core.counted
 
     @property
     def deal_number(self) -> int:
@@ -322,3 +408,69 @@ class MatchState:
             f"<MatchState {where}, {self.phase.value}{who}, "
             f"{PAIRS[0]} {totals[0]} {PAIRS[1]} {totals[1]}>"
         )
+
+    def _repr_svg_(self) -> str:
+        """The match as a picture, for Jupyter: the deal in play, or the score sheet."""
+        from . import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
+
+        return svg.state_svg(self)
+
+
+# --- building states on the hot path ----------------------------------------------
+#
+# ``apply`` builds a DealState and a MatchState for every card played. attrs' generated
+# __init__ of a frozen class goes through object.__setattr__ for each field; setting the
+# slots through their descriptors does the same work in about half the time. These
+# builders are only for values whose fields are already known to be right (no
+# converters or validators exist on these classes; tests/test_state_builders.py checks
+# that each builder gives a value equal to the class's own constructor).
+
+_new = object.__new__
+
+
+def _setters(cls: type, *names: str) -> tuple[Any, ...]:
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_SET_MATCH = _setters(MatchState, "core", "deal")
+_SET_DEAL = _setters(DealState, "core", "hands", "trick")
+_SET_CORE = _setters(DealCore, "setup", "bids", "leader", "tricks", "broken")
+
+
+def build_match(core: MatchCore, deal: DealState | None) -> MatchState:
+    """``MatchState(core, deal)``, built without attrs' ``__init__``."""
+    state = _new(MatchState)
+    set_core, set_deal = _SET_MATCH
+    set_core(state, core)
+    set_deal(state, deal)
+    return state
+
+
+def build_deal(
+    core: DealCore, hands: tuple[int, int, int, int], trick: tuple[Card, ...]
+) -> DealState:
+    """``DealState(core, hands, trick)``, built without attrs' ``__init__``."""
+    state = _new(DealState)
+    set_core, set_hands, set_trick = _SET_DEAL
+    set_core(state, core)
+    set_hands(state, hands)
+    set_trick(state, trick)
+    return state
+
+
+def build_core(
+    setup: DealSetup,
+    bids: tuple[Bid, ...],
+    leader: Seat | None,
+    tricks: tuple[Trick, ...],
+    broken: bool,
+) -> DealCore:
+    """``DealCore(setup, bids, leader, tricks, broken)``, built without attrs' ``__init__``."""
+    core = _new(DealCore)
+    set_setup, set_bids, set_leader, set_tricks, set_broken = _SET_CORE
+    set_setup(core, setup)
+    set_bids(core, bids)
+    set_leader(core, leader)
+    set_tricks(core, tricks)
+    set_broken(core, broken)
+    return core

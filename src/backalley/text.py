@@ -61,7 +61,9 @@ def deal_text(deal: DealState, *, show_hands: bool = True) -> str:
         lines.append("Bids: " + ", ".join(str(bid) for bid in deal.bids))
     contracts = deal.contracts
     ns, ew = deal.tricks_won
-    if contracts is not None:
+    if len(deal.bids) == 4 and all(bid.is_pass for bid in deal.bids):
+        lines.append("All four passed: thrown in, no score")
+    elif contracts is not None:
         lines.append(f"Targets: NS {contracts[0]} (won {ns}), EW {contracts[1]} (won {ew})")
     elif setup.tiebreak:
         lines.append(f"Tricks: NS {ns}, EW {ew}")

@@ -25,18 +25,13 @@ Seat.WEST
 
 from __future__ import annotations
 
-from typing import Final
-
 import attrs
 
 from .cards import CARDS, SEATS, SUIT_MASKS, Card, Seat, Suit, trump_mask
 from .errors import Reason
 from .jokers import forced_by_joker_lead
 
-__all__ = ["Trick", "allowed_plays", "trick_winner"]
-
-_TRUMP_BONUS: Final = 64
-"""Added to a trump's card number so every trump outranks every plain card."""
+__all__ = ["Trick", "allowed_plays", "trick_winner", "tricks_per_pair"]
 
 
 def allowed_plays(
@@ -69,27 +64,34 @@ def allowed_plays(
     return (follow, reason) if follow and follow != hand else (hand, None)
 
 
-def _strength(card: int, led_suit: int, trumps: int) -> int:
-    """How strongly a card bids for the trick: trumps first, then the led suit, else -1."""
-    if (1 << card) & trumps:
-        return _TRUMP_BONUS + card
-    if (1 << card) & SUIT_MASKS[led_suit]:
-        return card
-    return -1
-
-
 def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> Seat:
     """The seat that wins a complete trick led by ``leader``.
 
-    The highest trump wins (BIG > LITTLE > A ... 2 of trumps); with no trump in
-    the trick, the highest card of the led suit. A joker lead makes trumps the led
-    suit, which the trump bonus already covers.
+    The highest trump wins (BIG > LITTLE > A ... 2 of trumps, which is card-number
+    order); with no trump in the trick, the highest card of the led suit. A joker
+    lead makes trumps the led suit, and a joker is a trump, so it needs no case of
+    its own.
     """
     trumps = trump_mask(trump)
-    led = cards[0]
-    led_suit = trump if led >= Card.LITTLE and trump is not None else led // 13
-    best = max(range(len(cards)), key=lambda i: _strength(cards[i], led_suit, trumps))
-    return SEATS[(leader + best) % 4]
+    best = cards[0]
+    best_at = 0
+    best_trumps = (1 << best) & trumps
+    led_suit = SUIT_MASKS[best // 13] if best < Card.LITTLE else 0
+    for at in range(1, len(cards)):
+        card = cards[at]
+        bit = 1 << card
+        if bit & trumps:
+            if not best_trumps or card > best:
+                best, best_at, best_trumps = card, at, bit
+        elif not best_trumps and bit & led_suit and card > best:
+            best, best_at = card, at
+    return SEATS[(leader + best_at) % 4]
+
+
+def tricks_per_pair(tricks: tuple[Trick, ...]) -> tuple[int, int]:
+    """How many of these completed tricks North-South and East-West each won."""
+    east_west = sum(trick.winner is not None and trick.winner % 2 for trick in tricks)
+    return (len(tricks) - east_west, east_west)
 
 
 @attrs.frozen

@@ -123,7 +123,8 @@ def demo(rules: Rules, seed: int) -> list[str]:
     chooser = random.Random(seed)
     state = new_match(rules, seed=seed)
     name = rules.schedule_name or "custom"
-    lines = [f"Back Alley, {name} schedule ({rules.deals} deals), seed {seed}", ""]
+    deals = "1 deal" if rules.deals == 1 else f"{rules.deals} deals"
+    lines = [f"Back Alley, {name} schedule ({deals}), seed {seed}", ""]
     shown = 0
     totals = [0, 0]
     while not state.is_over:

@@ -1,0 +1,160 @@
+"""``backalley check RECORD...``: replay game records and verify every claimed score.
+
+For each record: the first illegal action, with its position (deal, bid or
+trick and card), the action, the reason code and sentence; every claimed score,
+total or result that the replay does not bear out; or that the record is valid.
+A record that stops early is valid as a position and reported as partial
+(``--complete`` makes that a failure).
+
+Exit status: 0 when every record is valid and consistent, 1 when one breaks
+the rules or claims a wrong score, 2 when an input is not a record at all.
+``--json`` prints one JSON object per record, in a list, instead of text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from ..checking import IllegalRecord, check
+from ..records import RecordError
+from ..state import MatchState, Termination
+from ._common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, Commands, write_lines
+from ._recordfile import read_record
+
+__all__ = ["add_parser", "check_file", "run"]
+
+
+def add_parser(commands: Commands) -> None:
+    """Register ``backalley check``."""
+    parser = commands.add_parser(
+        "check",
+        help="replay game records, report the first illegal action and any wrong score",
+        description=(
+            "Replay each game record through the rules engine. Report the first illegal "
+            "action with its position and reason, and every claimed score that differs from "
+            "the recomputed one. Exit 0 if all are valid, 1 if one is not, 2 if an input "
+            "is not a record."
+        ),
+    )
+    parser.add_argument(
+        "records", nargs="+", metavar="RECORD", help="record files ('-' reads stdin)"
+    )
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    parser.add_argument(
+        "--complete", action="store_true", help="also fail a record that does not finish the match"
+    )
+    parser.set_defaults(run=run)
+
+
+def _position(state: MatchState) -> str:
+    """Where a partial record stops, for people."""
+    rules = state.rules
+    if state.deal is None:
+        return (
+            f"before deal {state.deal_number + 1} ({state.counted_deals} of {rules.deals} played)"
+        )
+    deal_state = state.deal
+    head = f"in deal {state.deal_number + 1}, {state.hand_size} cards"
+    mover = state.to_move.name.title() if state.to_move is not None else "nobody"
+    if state.phase.value == "bid":
+        return f"{head}, {mover} to bid"
+    trick = len(deal_state.tricks) + 1
+    current = state.current_trick
+    card = 1 + (len(current.cards) if current is not None else 0)
+    return f"{head}, trick {trick} card {card}, {mover} to play"
+
+
+def _result_words(state: MatchState) -> str:
+    outcome = state.outcome
+    assert outcome is not None
+    ns, ew = outcome.totals
+    if outcome.winner is None:
+        return f"a draw, {ns} all"
+    name = "North-South" if outcome.winner.label == "NS" else "East-West"
+    how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
+    return f"{name} win{how}, NS {ns} to EW {ew}"
+
+
+def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any], str]:
+    """Check one record file: the exit status, the JSON report and the text line."""
+    report: dict[str, Any] = {"file": name}
+    try:
+        record = read_record(name)
+        result = check(record)
+    except IllegalRecord as error:
+        report |= {
+            "status": "illegal",
+            "error": {
+                "path": error.path,
+                "where": error.where,
+                "action": error.action,
+                "reason": error.reason.value,
+                "message": error.refusal.message,
+            },
+        }
+        text = (
+            f"{name}: illegal: {error.path} ({error.where}): {error.action} "
+            f"[{error.reason.value}] {error.refusal.message}"
+        )
+        return EXIT_INVALID, report, text
+    except RecordError as error:
+        report |= {
+            "status": "not_a_record",
+            "error": {"path": error.path, "message": error.message},
+        }
+        where = f"{error.path}: " if error.path else ""
+        return EXIT_USAGE, report, f"{name}: not a record: {where}{error.message}"
+    state = result.state
+    report |= {
+        "complete": result.complete,
+        "deals": len(record.deals),
+        "totals": list(state.totals),
+        "outcome": None
+        if state.outcome is None
+        else {
+            "termination": state.outcome.termination.value,
+            "winner": None if state.outcome.winner is None else state.outcome.winner.label,
+        },
+        "discrepancies": [
+            {"path": d.path, "claimed": d.claimed, "computed": d.computed, "message": d.message}
+            for d in result.discrepancies
+        ],
+    }
+    if result.discrepancies:
+        report["status"] = "inconsistent"
+        lines = [f"{name}: inconsistent: {d.path}: {d.message}" for d in result.discrepancies]
+        return EXIT_INVALID, report, "\n".join(lines)
+    if result.complete:
+        report["status"] = "valid"
+        deals = len(state.history)
+        return (
+            EXIT_OK,
+            report,
+            f"{name}: valid: a complete match, {deals} deals; {_result_words(state)}",
+        )
+    report["status"] = "incomplete" if complete else "valid"
+    ns, ew = state.totals
+    text = (
+        f"{name}: {'incomplete' if complete else 'valid'}: a partial record (a position, not a "
+        f"finished match), stopping {_position(state)}; totals NS {ns}, EW {ew}"
+    )
+    return (EXIT_INVALID if complete else EXIT_OK), report, text
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check every record; the worst status."""
+    worst = EXIT_OK
+    reports = []
+    lines = []
+    for name in args.records:
+        status, report, text = check_file(name, complete=args.complete)
+        worst = max(worst, status)
+        reports.append(report)
+        lines.append(text)
+    if args.json:
+        write_lines([json.dumps(reports, indent=2)])
+    else:
+        write_lines(lines)
+    return worst

@@ -1,0 +1,369 @@
+"""``backalley play``: play one seat in the terminal against three computer players.
+
+The table says whose turn it is and names the trump in words, shows your hand
+with the cards you may play in brackets, the last trick and who won it, and
+each side's target beside the tricks it has taken. It refuses an illegal card
+with the reason, warns (without stopping) when a side bids more tricks than
+there are, and keeps the running score sheet. You see only what your seat may
+see (:func:`backalley.view.view`); the computer players see only theirs.
+
+Answers: a card code (``as``, ``10h``, ``big``), a bid (``pass``, ``3``,
+``board``), ``?`` for help and the legal actions, ``score`` for the score
+sheet, ``quit`` to leave.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Final, TextIO
+
+from ..actions import Bid, Play
+from ..cards import Card, Seat, Suit
+from ..errors import IllegalAction
+from ..match import apply, legal_actions, new_match, seeded_deal
+from ..players import HeuristicPlayer, Player, SeatedPlayer, player_seed
+from ..state import MatchState, Phase, Termination
+from ..text import trick_text, trump_words
+from ..view import DealView, SeatView, parse_bid, view
+from ._common import EXIT_OK, Commands
+from .demo import rules_from
+from .simulate import add_rules_options
+
+__all__ = ["Table", "add_parser", "run"]
+
+EXIT_INTERRUPTED: Final = 130
+"""The shell's status for a program stopped by Ctrl-C."""
+
+_SUIT_ORDER: Final = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
+_HELP: Final = """\
+Answers:
+  a card code such as as, 10h, qd, big or little   play that card
+  pass, a number such as 3, or board                bid
+  ?                                                 this help and your legal actions
+  score                                             the score sheet so far
+  quit                                              leave the match"""
+
+
+def add_parser(commands: Commands) -> None:
+    """Register ``backalley play``."""
+    parser = commands.add_parser(
+        "play",
+        help="play one seat in the terminal against three computer players",
+        description=(
+            "Play one seat against three heuristic computer players (your partner "
+            "included). Type ? at any prompt for help and your legal actions."
+        ),
+    )
+    parser.add_argument("--seat", default="S", help="your seat: N, E, S or W (default S)")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="seed for the deals (default: a random one)"
+    )
+    add_rules_options(parser)
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the match at the terminal."""
+    seat = Seat.parse(args.seat)
+    rules = rules_from(args)
+    seed = secrets.randbits(64) if args.seed is None else args.seed
+    state = new_match(rules, seed=seed)
+    name = rules.schedule_name or "custom"
+    out = sys.stdout
+    print(
+        f"Back Alley, {name} schedule ({rules.deals} deals), seed {seed}. You are "
+        f"{_name(seat)}; your partner is {_name(seat.partner)}. Type ? for help.",
+        file=out,
+    )
+    return Table(state, seat, inp=sys.stdin, out=out).play()
+
+
+def _name(seat: Seat) -> str:
+    return seat.name.title()
+
+
+def _call(bid: Bid) -> str:
+    if bid.board:
+        return "bids Board"
+    return "passes" if bid.is_pass else f"bids {bid.amount}"
+
+
+def _target(deal: DealView, pair: int) -> str:
+    contracts = deal.contracts
+    if contracts is None:
+        return "no target"
+    contract = contracts[pair]
+    return f"Board ×{contract.multiplier}" if contract.is_board else f"target {contract.target}"
+
+
+def marked_hand(cards: Sequence[Card], trump: Suit | None, legal: Iterable[Card]) -> str:
+    """The hand by suit, trumps marked ``*``, the cards that may be played in brackets."""
+    allowed = set(legal)
+    held = sorted(cards, reverse=True)
+
+    def show(card: Card, text: str) -> str:
+        return f"[{text}]" if card in allowed else text
+
+    groups = []
+    for suit in _SUIT_ORDER:
+        ranks = [show(card, card.code[:-1]) for card in held if card.suit is suit]
+        if ranks:
+            groups.append(f"{'*' if suit is trump else ''}{suit.symbol} {' '.join(ranks)}")
+    groups.extend(show(card, card.name) for card in held if card.is_joker)
+    return "  ".join(groups) if groups else "(no cards)"
+
+
+def score_sheet(seen: SeatView) -> list[str]:
+    """The running score sheet from the finished deals a seat has seen."""
+    lines = ["Score sheet:", "  deal  cards  trump      NS     EW   total NS  total EW"]
+    ns = ew = 0
+    for deal in seen.history:
+        trump = deal.trump.word if deal.trump is not None else "none"
+        head = f"  {deal.number + 1:4}  {deal.hand_size:5}  {trump:<8}"
+        if deal.thrown_in:
+            lines.append(f"{head}  thrown in")
+        elif deal.tiebreak:
+            won = deal.tricks_won
+            lines.append(f"{head}  tiebreak: NS {won[0]} tricks, EW {won[1]} tricks")
+        elif deal.scores is not None:
+            ns += deal.scores[0]
+            ew += deal.scores[1]
+            lines.append(f"{head} {deal.scores[0]:+6d} {deal.scores[1]:+6d}  {ns:9d}  {ew:8d}")
+    if len(lines) == 2:
+        lines.append("  (no deal finished yet)")
+    return lines
+
+
+class _Leave(Exception):
+    """The person asked to leave, or the input ended."""
+
+
+class Table:
+    """One person at ``seat``, heuristic computer players at the other three seats."""
+
+    def __init__(self, state: MatchState, seat: Seat, *, inp: TextIO, out: TextIO) -> None:
+        self.state = state
+        self.seat = seat
+        self.inp = inp
+        self.out = out
+        isatty = getattr(inp, "isatty", None)
+        self.echo_free = bool(isatty and isatty())
+        """Whether the terminal shows the answers as they are typed."""
+        self.players: dict[Seat, Player] = {}
+        for other in Seat:
+            if other is not seat:
+                player: Player = HeuristicPlayer()
+                if isinstance(player, SeatedPlayer):
+                    player = player.for_seat(other, player_seed(state.seed, other))
+                self.players[other] = player
+
+    def say(self, *lines: str) -> None:
+        """Print lines for the person."""
+        for line in lines:
+            print(line, file=self.out)
+        self.out.flush()
+
+    def play(self) -> int:
+        """Play to the end of the match (or until the person leaves); the exit status."""
+        try:
+            while not self.state.is_over:
+                self.step()
+        except _Leave as leaving:
+            self.say(str(leaving))
+            return EXIT_OK
+        except KeyboardInterrupt:
+            self.say("", "Interrupted: the match is left unfinished.")
+            return EXIT_INTERRUPTED
+        self.say("", self.result())
+        return EXIT_OK
+
+    def step(self) -> None:
+        """Deal, or let the seat to move act, and tell the person what happened."""
+        state = self.state
+        if state.phase is Phase.DEAL:
+            self.state = apply(state, seeded_deal(state))
+            self.announce_deal()
+            return
+        mover = state.to_move
+        assert mover is not None  # a deal is in progress
+        legal: tuple[Bid | Play, ...] = legal_actions(state)  # type: ignore[assignment]
+        if mover is self.seat:
+            action = self.ask(legal)
+        else:
+            action = self.players[mover](view(state, mover), legal)
+            if isinstance(action, Bid):
+                self.say(f"{_name(mover)} {_call(action)}.")
+            else:
+                self.say(f"{_name(mover)} plays {action.card.symbol} ({action.card.words}).")
+        self.state = apply(state, action)
+        self.report(state)
+
+    def announce_deal(self) -> None:
+        """The new deal: size, dealer, turned card and trump in words, and the hand."""
+        seen = view(self.state, self.seat)
+        deal = seen.deal
+        assert deal is not None
+        rules = self.state.rules
+        kind = (
+            "Tiebreak deal" if deal.tiebreak else f"Deal {seen.counted_deals + 1} of {rules.deals}"
+        )
+        self.say(
+            "",
+            f"{kind}: {deal.hand_size} cards each, {_name(deal.dealer)} deals. "
+            f"Turned {deal.turned.symbol} ({deal.turned.words}): {trump_words(deal.trump)}.",
+        )
+        if deal.swap is not None:
+            self.say(
+                f"You held {deal.swap.joker.words}: you swap it for "
+                f"{deal.swap.received.words} (nobody else sees this)."
+            )
+        if deal.tiebreak:
+            self.say("No bidding in a tiebreak deal: the side taking more tricks wins.")
+        self.say(f"Your hand: {marked_hand(seen.hand, deal.trump, ())}")
+
+    def report(self, before: MatchState) -> None:
+        """What the last action changed: warnings, the targets, a trick, the deal's end."""
+        after = self.state
+        old = before.deal
+        assert old is not None
+        if after.deal is not None and len(after.bids) > len(old.bids):
+            for warning in after.deal.warnings:
+                if warning not in old.warnings:
+                    self.say(f"Warning: {warning.message} (bid stands; play goes on)")
+            if len(after.bids) == 4:
+                seen = view(after, self.seat).deal
+                assert seen is not None
+                leader = f" {_name(after.to_move)} leads." if after.to_move is not None else ""
+                self.say(f"Bidding over. NS {_target(seen, 0)}, EW {_target(seen, 1)}.{leader}")
+        if len(after.history) > len(before.history):
+            finished = view(after, self.seat).history[-1]
+            self.report_trick(finished)
+            self.report_deal_end(finished)
+        elif after.deal is not None and len(after.deal.tricks) > len(old.tricks):
+            seen = view(after, self.seat).deal
+            assert seen is not None
+            self.report_trick(seen)
+
+    def report_trick(self, deal: DealView) -> None:
+        """The last trick and who won it, and each side's tricks beside its target."""
+        if not deal.tricks:
+            return
+        trick = deal.tricks[-1]
+        ns, ew = deal.tricks_won
+        self.say(
+            f"Trick {len(deal.tricks)}: {trick_text(trick)}.",
+            f"Tricks: NS {ns} ({_target(deal, 0)}), EW {ew} ({_target(deal, 1)}).",
+        )
+
+    def report_deal_end(self, deal: DealView) -> None:
+        """A thrown-in deal, or the deal's scores, the totals and the running score sheet."""
+        seen = view(self.state, self.seat)
+        if deal.thrown_in:
+            self.say("All four passed: the deal is thrown in; the next dealer deals again.")
+            return
+        if not deal.tiebreak and deal.scores is not None:
+            ns, ew = seen.totals
+            self.say(
+                f"Deal over. NS score {deal.scores[0]:+d}, EW score {deal.scores[1]:+d}; "
+                f"totals NS {ns}, EW {ew}."
+            )
+        self.say(*score_sheet(seen))
+
+    def result(self) -> str:
+        """The match's result in a sentence."""
+        outcome = self.state.outcome
+        assert outcome is not None
+        ns, ew = outcome.totals
+        if outcome.termination is Termination.DRAW:
+            return f"Match over: a draw, {ns} all."
+        winner = "North-South" if outcome.winner == 0 else "East-West"
+        yours = "your side wins" if outcome.winner == self.seat.pair else "your side loses"
+        how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
+        return f"Match over: {winner} win{how} ({yours}), NS {ns} to EW {ew}."
+
+    # --- asking the person ---------------------------------------------------------
+
+    def ask(self, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        """Show the position and read an answer until it is a legal action."""
+        self.show_position(legal)
+        bidding = isinstance(legal[0], Bid)
+        while True:
+            self.out.write("Your bid: " if bidding else "Your card: ")
+            self.out.flush()
+            line = self.inp.readline()
+            if not line:
+                raise _Leave("\nEnd of input: the match is left unfinished.")
+            if not self.echo_free:
+                # Piped answers are not echoed by a terminal: echo them, for a readable log.
+                self.out.write(line if line.endswith("\n") else line + "\n")
+            answer = line.strip().lower()
+            if not answer:
+                continue
+            if answer in ("?", "help"):
+                self.say(_HELP, "Legal: " + " ".join(_code(action) for action in legal))
+                continue
+            if answer in ("quit", "exit"):
+                raise _Leave("You leave the table: the match is left unfinished.")
+            if answer == "score":
+                self.say(*score_sheet(view(self.state, self.seat)))
+                continue
+            action = self.read(answer, bidding)
+            if action is None:
+                continue
+            try:
+                apply(self.state, action)
+            except IllegalAction as refusal:
+                self.say(refusal.message)
+                continue
+            return action
+
+    def read(self, answer: str, bidding: bool) -> Bid | Play | None:
+        """The action an answer names, or None after saying why it names none."""
+        if bidding:
+            aliases = {"p": "pass", "b": "board"}
+            try:
+                return parse_bid(self.seat, aliases.get(answer, answer))
+            except ValueError as error:
+                self.say(f"{error}. It is the bidding: say pass, a number or board.")
+                return None
+        try:
+            return Play(self.seat, Card.parse(answer))
+        except ValueError as error:
+            self.say(f"{error}.")
+            return None
+
+    def show_position(self, legal: tuple[Bid | Play, ...]) -> None:
+        """Whose turn, the trump, the bids or the trick so far, and the hand marked."""
+        seen = view(self.state, self.seat)
+        deal = seen.deal
+        assert deal is not None
+        doing = "bid" if seen.phase is Phase.BID else "play"
+        self.say("", f"Your turn ({_name(self.seat)}) to {doing}; {trump_words(deal.trump)}.")
+        if seen.phase is Phase.BID:
+            said = ", ".join(f"{_name(bid.seat)} {bid.call}" for bid in deal.bids)
+            self.say(f"Bids so far: {said or 'none'}.")
+            self.say(f"Your hand: {marked_hand(seen.hand, deal.trump, ())}")
+            top = deal.hand_size - 1
+            numbers = "" if top == 0 else "1, " if top == 1 else f"1 to {top}, "
+            self.say(f"You may bid pass, {numbers}or board.")
+            return
+        ns, ew = deal.tricks_won
+        self.say(f"Tricks: NS {ns} ({_target(deal, 0)}), EW {ew} ({_target(deal, 1)}).")
+        trick = deal.current_trick
+        if trick is not None and trick.cards:
+            self.say(f"This trick: {trick_text(trick)}")
+        elif deal.tricks:
+            self.say(f"Last trick: {trick_text(deal.tricks[-1])}. You lead.")
+        else:
+            self.say("You lead.")
+        cards = [action.card for action in legal if isinstance(action, Play)]
+        self.say(f"Your hand: {marked_hand(seen.hand, deal.trump, cards)}")
+        if len(cards) == 1 and len(seen.hand) > 1:
+            self.say(f"Only {cards[0].words} may be played.")
+
+
+def _code(action: Bid | Play) -> str:
+    return action.call if isinstance(action, Bid) else action.card.code

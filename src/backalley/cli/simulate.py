@@ -1,0 +1,160 @@
+"""``backalley simulate``: many matches between computer players, and a summary table.
+
+North-South and East-West each seat a kind of computer player (``--ns``,
+``--ew``). The summary gives wins and draws per pair with a 95% Wilson
+interval, the average score, Boards bid and made, throw-ins and the average
+numeric target against the tricks taken. ``--jobs N`` plays in N processes with
+the same results as one: each match's seed is derived from ``--seed`` and the
+match's index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TextIO
+
+from ..players import PLAYER_KINDS
+from ..simulation import Summary, simulate
+from ._common import EXIT_OK, CommandError, Commands, write_lines
+from .demo import rules_from
+
+__all__ = ["add_parser", "run", "summary_lines"]
+
+DEFAULT_SIMULATE_SEED = 2026
+DEFAULT_MATCHES = 100
+_BAR_WIDTH = 30
+
+
+def add_parser(commands: Commands) -> None:
+    """Register ``backalley simulate``."""
+    parser = commands.add_parser(
+        "simulate",
+        help="play many matches between computer players and summarise the results",
+        description=(
+            "Play N matches between two kinds of computer player, one per pair, and "
+            "print wins, draws (with 95% Wilson intervals), average scores, Boards, "
+            "throw-ins and average targets against tricks taken."
+        ),
+    )
+    kinds = sorted(PLAYER_KINDS)
+    parser.add_argument(
+        "--ns", default="heuristic", choices=kinds, help="North-South's players (heuristic)"
+    )
+    parser.add_argument(
+        "--ew", default="random", choices=kinds, help="East-West's players (random)"
+    )
+    parser.add_argument(
+        "--matches",
+        type=int,
+        default=DEFAULT_MATCHES,
+        help=f"how many matches to play (default {DEFAULT_MATCHES})",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=DEFAULT_SIMULATE_SEED,
+        help=f"the run's seed; each match's seed derives from it (default {DEFAULT_SIMULATE_SEED})",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="processes to play in; results do not depend on it"
+    )
+    parser.add_argument(
+        "--records",
+        metavar="DIR",
+        help="also write each match as a game record, DIR/match-00001.json and on "
+        "(the folder must exist)",
+    )
+    add_rules_options(parser)
+    parser.set_defaults(run=run)
+
+
+def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    """The variant options ``rules_from`` reads: ``--schedule``, ``--tie``, ``--first-dealer``."""
+    parser.add_argument(
+        "--schedule",
+        default="standard",
+        help="a named schedule (standard, twenty-five, short) or hand sizes such as 3,2,1",
+    )
+    parser.add_argument(
+        "--tie",
+        default="draw",
+        choices=["draw", "tiebreak-deal"],
+        help="what equal totals mean (default draw)",
+    )
+    parser.add_argument(
+        "--first-dealer", default="N", help="the seat that deals first: N, E, S or W (default N)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Play the matches and print the summary."""
+    if args.matches < 1:
+        raise CommandError(f"--matches must be at least 1, not {args.matches}")
+    if args.jobs < 1:
+        raise CommandError(f"--jobs must be at least 1, not {args.jobs}")
+    rules = rules_from(args)
+    progress = _ProgressBar(sys.stderr, args.matches) if sys.stderr.isatty() else None
+    try:
+        summary = simulate(
+            args.ns,
+            args.ew,
+            rules,
+            seed=args.seed,
+            matches=args.matches,
+            jobs=args.jobs,
+            progress=progress,
+            records=args.records,
+        )
+    finally:
+        if progress is not None:
+            progress.clear()
+    name = rules.schedule_name or "custom"
+    head = (
+        f"Back Alley simulation: {summary.matches} matches, {name} schedule "
+        f"({rules.deals} deals), ties {rules.tie.value}, seed {args.seed}"
+    )
+    write_lines([head, "", *summary_lines(summary)])
+    return EXIT_OK
+
+
+def summary_lines(summary: Summary) -> list[str]:
+    """The summary table, one line per pair, then draws and throw-ins."""
+    lines = [
+        "pair  players    wins  win rate (95% CI)       avg score  boards bid/made"
+        "  avg target  avg tricks"
+    ]
+    n = summary.matches
+    for pair in summary.pairs:
+        low, high = pair.win_interval
+        rate = f"{pair.wins / n:6.1%} ({low:.1%}-{high:.1%})"
+        lines.append(
+            f"{pair.pair.label:<4}  {pair.player:<9} {pair.wins:5}  {rate:<22} "
+            f"{pair.average_score:10.1f}  {pair.boards_bid:>9}/{pair.boards_made:<5}"
+            f"  {pair.average_target:10.2f}  {pair.average_tricks:10.2f}"
+        )
+    low, high = summary.draw_interval
+    lines.append("")
+    lines.append(
+        f"draws: {summary.draws} of {n} ({summary.draws / n:.1%}, 95% CI {low:.1%}-{high:.1%})"
+    )
+    lines.append(f"throw-ins: {summary.throw_ins} ({summary.throw_ins / n:.2f} a match)")
+    return lines
+
+
+class _ProgressBar:
+    """A one-line bar on a terminal's standard error, redrawn in place."""
+
+    def __init__(self, stream: TextIO, total: int) -> None:
+        self.stream = stream
+        self.total = total
+
+    def __call__(self, done: int) -> None:
+        filled = _BAR_WIDTH * done // self.total
+        bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
+        self.stream.write(f"\r[{bar}] {done}/{self.total} matches")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        self.stream.write("\r" + " " * (_BAR_WIDTH + 30) + "\r")
+        self.stream.flush()

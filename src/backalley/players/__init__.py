@@ -1,0 +1,35 @@
+"""Players: the protocol a player follows, the match driver and the computer players.
+
+A player is any callable that takes a :class:`~backalley.view.SeatView` (what
+its seat may know, nothing more) and the tuple of legal actions, and returns
+one of them. :func:`play_match` seats four players, deals the seeded deals,
+gives each player only its own view and refuses any action that is not legal.
+
+>>> from backalley import Rules
+>>> state = play_match([HeuristicPlayer(), RandomPlayer()] * 2, Rules(schedule=[3, 2]), seed=4)
+>>> state.is_over, len(state.history) >= 2
+(True, True)
+"""
+
+from collections.abc import Callable
+
+from .driver import Player, PlayerError, SeatedPlayer, play_match, player_seed
+from .heuristic import HeuristicPlayer
+from .simple import RandomPlayer
+
+PLAYER_KINDS: dict[str, Callable[[], Player]] = {
+    "heuristic": HeuristicPlayer,
+    "random": RandomPlayer,
+}
+"""The computer players by the names the command line uses."""
+
+__all__ = [
+    "PLAYER_KINDS",
+    "HeuristicPlayer",
+    "Player",
+    "PlayerError",
+    "RandomPlayer",
+    "SeatedPlayer",
+    "play_match",
+    "player_seed",
+]

@@ -1,0 +1,194 @@
+"""The heuristic computer player of the online table (seed ``001``).
+
+Seed ``001`` describes it: "The computer counts its hand card by card: more than
+a trick for the big blooper, about one for the little blooper and the trump
+ace, and even a low trump counts for almost half. It bids for its side and half
+believes what its partner bid. It leads a side ace when it has one. When its
+partner is winning the trick it throws its cheapest card. Otherwise it takes the
+trick with the cheapest card that wins, and once its side has made its target
+it will not spend a trump to do it. It always plays the trump a blooper forces,
+and it reads only what its own seat can see."
+
+The values of the cards the seed does not name (trump king and queen, side aces
+and kings) are ours, named below. Two choices are ours too: it bids Board when
+its count reaches the hand size, and it does spend a trump after making its
+target when the opponents bid Board, since one trick beats a Board.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+from ..actions import Bid, Play
+from ..cards import Card, Rank, Suit, trump_mask
+from ..tricks import trick_winner
+from ..view import SeatView
+
+__all__ = [
+    "BIG_JOKER_TRICKS",
+    "LITTLE_JOKER_TRICKS",
+    "LOW_TRUMP_TRICKS",
+    "NO_TRUMP_ACE_TRICKS",
+    "NO_TRUMP_KING_TRICKS",
+    "PARTNER_BELIEF",
+    "SIDE_ACE_TRICKS",
+    "SIDE_KING_TRICKS",
+    "TRUMP_ACE_TRICKS",
+    "TRUMP_KING_TRICKS",
+    "TRUMP_QUEEN_TRICKS",
+    "HeuristicPlayer",
+    "card_cost",
+    "hand_tricks",
+]
+
+BIG_JOKER_TRICKS: Final = 1.25
+"""``001``: "more than a trick for the big blooper"."""
+LITTLE_JOKER_TRICKS: Final = 1.0
+"""``001``: "about one for the little blooper"."""
+TRUMP_ACE_TRICKS: Final = 1.0
+"""``001``: "and the trump ace"."""
+TRUMP_KING_TRICKS: Final = 0.75
+TRUMP_QUEEN_TRICKS: Final = 0.6
+LOW_TRUMP_TRICKS: Final = 0.45
+"""``001``: "even a low trump counts for almost half"; every trump below the queen."""
+SIDE_ACE_TRICKS: Final = 0.8
+"""An ace of a plain suit when trumps exist: usually a trick, unless it is trumped."""
+SIDE_KING_TRICKS: Final = 0.3
+NO_TRUMP_ACE_TRICKS: Final = 1.0
+"""Without trumps nothing can beat an ace of the suit led."""
+NO_TRUMP_KING_TRICKS: Final = 0.45
+PARTNER_BELIEF: Final = 0.5
+"""``001``: it "half believes what its partner bid"."""
+ROUND_UP_FROM: Final = 0.5
+"""A count's fraction from which the bid rounds up: 0.5 is ordinary rounding."""
+BOARD_SHARE: Final = 1.0
+"""Bid Board when the hand alone counts for this share of the tricks or more."""
+
+_TRUMP_COST: Final = 100
+"""Added to a trump's cost so that every plain card is cheaper than any trump."""
+
+
+_TRUMP_HONOURS: Final[dict[Rank | None, float]] = {
+    Rank.ACE: TRUMP_ACE_TRICKS,
+    Rank.KING: TRUMP_KING_TRICKS,
+    Rank.QUEEN: TRUMP_QUEEN_TRICKS,
+}
+_SIDE_HONOURS: Final[dict[Rank | None, float]] = {
+    Rank.ACE: SIDE_ACE_TRICKS,
+    Rank.KING: SIDE_KING_TRICKS,
+}
+_NO_TRUMP_HONOURS: Final[dict[Rank | None, float]] = {
+    Rank.ACE: NO_TRUMP_ACE_TRICKS,
+    Rank.KING: NO_TRUMP_KING_TRICKS,
+}
+
+
+def hand_tricks(hand: Sequence[Card], trump: Suit | None) -> float:
+    """How many tricks the hand is worth, counted card by card (``001``)."""
+    total = 0.0
+    for card in hand:
+        if card is Card.BIG:
+            total += BIG_JOKER_TRICKS
+        elif card is Card.LITTLE:
+            total += LITTLE_JOKER_TRICKS
+        elif trump is None:
+            total += _NO_TRUMP_HONOURS.get(card.rank, 0.0)
+        elif card.suit is trump:
+            total += _TRUMP_HONOURS.get(card.rank, LOW_TRUMP_TRICKS)
+        else:
+            total += _SIDE_HONOURS.get(card.rank, 0.0)
+    return total
+
+
+def card_cost(card: Card, trump: Suit | None) -> int:
+    """How dear a card is to give up: plain cards by rank, then trumps, BIG dearest."""
+    if (1 << card) & trump_mask(trump):
+        return _TRUMP_COST + card
+    rank = card.rank
+    assert rank is not None  # jokers are trumps whenever they are in play
+    return int(rank)
+
+
+class HeuristicPlayer:
+    """The computer player of seed ``001``: counts its hand, bids for its side, plays cheaply.
+
+    It is deterministic and reads nothing but its seat's view. ``round_up_from``
+    is the fraction of a trick from which a count rounds up to a bid.
+    """
+
+    def __init__(self, round_up_from: float = ROUND_UP_FROM) -> None:
+        self.round_up_from = round_up_from
+
+    def __repr__(self) -> str:
+        return f"HeuristicPlayer(round_up_from={self.round_up_from!r})"
+
+    def __call__(self, view: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        """The action this player chooses among ``legal``."""
+        if len(legal) == 1:
+            # A joker lead or a single card left: nothing to choose.
+            return legal[0]
+        if isinstance(legal[0], Bid):
+            return self.bid(view, legal)
+        plays = [action for action in legal if isinstance(action, Play)]
+        return self.play(view, plays)
+
+    def bid(self, view: SeatView, legal: Sequence[Bid | Play]) -> Bid:
+        """Bid for the side: the hand's count plus half the partner's bid, less that bid."""
+        seat, size = view.seat, view.hand_size
+        partner_bid = view.deal.bid_of(view.partner) if view.deal is not None else None
+        if partner_bid is not None and partner_bid.board:
+            return Bid(seat)  # the side is scored on the partner's Board alone
+        count = hand_tricks(view.hand, view.trump)
+        if count >= BOARD_SHARE * size:
+            return _pick(legal, Bid(seat, board=True))
+        said = partner_bid.amount if partner_bid is not None else 0
+        side_target = math.floor(count + PARTNER_BELIEF * said + 1 - self.round_up_from)
+        amount = max(0, min(side_target - said, size - 1, size - said))
+        return _pick(legal, Bid(seat, amount))
+
+    def play(self, view: SeatView, legal: Sequence[Play]) -> Play:
+        """Lead a side ace, let a winning partner have the trick, else win as cheaply as can be."""
+        trump = view.trump
+        trumps = trump_mask(trump)
+        cards = [play.card for play in legal]
+        trick = view.current_trick
+        assert trick is not None  # asked to play, so a trick is in progress
+
+        def cheapest(choice: Sequence[Card]) -> Play:
+            card = min(choice, key=lambda card: (card_cost(card, trump), card))
+            return Play(view.seat, card)
+
+        if not trick.cards:
+            aces = [card for card in cards if card.rank is Rank.ACE and not (1 << card) & trumps]
+            return cheapest(aces) if aces else cheapest(cards)
+        if trick_winner(trick.leader, trick.cards, trump) == view.partner:
+            return cheapest(cards)
+        winning = [
+            card
+            for card in cards
+            if trick_winner(trick.leader, (*trick.cards, card), trump) == view.seat
+        ]
+        if _target_made(view):
+            winning = [card for card in winning if not (1 << card) & trumps]
+        return cheapest(winning or cards)
+
+
+def _target_made(view: SeatView) -> bool:
+    """Whether the side has its target and no opposing Board is still to be beaten."""
+    contracts = view.contracts
+    if contracts is None:
+        return False  # a tiebreak deal: every trick counts
+    ours, theirs = contracts[view.pair], contracts[view.pair.other]
+    if theirs.is_board and view.tricks_won[view.pair] == 0:
+        return False
+    return view.tricks_won[view.pair] >= ours.tricks_needed(view.hand_size)
+
+
+def _pick(legal: Sequence[Bid | Play], wanted: Bid) -> Bid:
+    """``wanted`` if it is legal, else the legal bid nearest to it."""
+    bids = [action for action in legal if isinstance(action, Bid)]
+    if wanted in bids:
+        return wanted
+    return min(bids, key=lambda bid: abs(bid.amount - wanted.amount) + 100 * bid.board)

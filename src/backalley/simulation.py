@@ -1,0 +1,266 @@
+"""Many matches between computer players, and what they add up to.
+
+:func:`simulate` plays ``matches`` matches of one pair of computer players
+against another and returns a :class:`Summary`: wins and draws per pair with a
+Wilson confidence interval, average scores, Boards bid and made, throw-ins, and
+average targets against tricks taken. Each match's seed is derived from the run
+seed and the match's index, and results are gathered in index order, so a run
+in parallel processes gives exactly the result of a run in one.
+
+>>> from backalley import Rules
+>>> summary = simulate("heuristic", "random", Rules(schedule=[3, 1]), seed=5, matches=4)
+>>> summary.matches, sum(pair.wins for pair in summary.pairs) + summary.draws
+(4, 4)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import signal
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Final
+
+import attrs
+
+from .cards import PAIRS, Pair
+from .players import PLAYER_KINDS, play_match
+from .records import dumps, record_from_state
+from .rules import Rules
+from .state import MatchState
+
+__all__ = [
+    "MatchStats",
+    "PairStats",
+    "PairSummary",
+    "Summary",
+    "match_seed",
+    "match_stats",
+    "simulate",
+    "summarize",
+    "wilson_interval",
+]
+
+SIMULATION_SEED_DOMAIN: Final = b"backalley-simulate-v1"
+"""Prefix of the hash deriving each match's seed from the run seed."""
+
+CONFIDENCE_Z: Final = 1.959964
+"""The normal quantile of a two-sided 95% interval."""
+
+
+def match_seed(run_seed: int, index: int) -> int:
+    """The seed of match ``index`` (from 0) of a run seeded ``run_seed`` (64 bits each).
+
+    SHA-256 of ``b"backalley-simulate-v1"``, the run seed (8 bytes, big-endian)
+    and the index (4 bytes, big-endian); the digest's first 8 bytes, big-endian.
+    """
+    if not isinstance(run_seed, int) or not 0 <= run_seed < 2**64:
+        raise ValueError(f"a seed is a whole number from 0 to 2**64 - 1, not {run_seed!r}")
+    payload = SIMULATION_SEED_DOMAIN + run_seed.to_bytes(8, "big") + index.to_bytes(4, "big")
+    return int.from_bytes(hashlib.sha256(payload).digest()[:8], "big")
+
+
+def wilson_interval(successes: int, trials: int, z: float = CONFIDENCE_Z) -> tuple[float, float]:
+    """The Wilson score interval for a proportion: (low, high); (0, 1) without trials."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@attrs.frozen
+class PairStats:
+    """One pair's figures in one match, over the counted deals."""
+
+    score: int
+    boards_bid: int = 0
+    boards_made: int = 0
+    numeric_deals: int = 0
+    targets: int = 0
+    """Sum of the pair's numeric targets."""
+    tricks: int = 0
+    """Sum of the tricks the pair took on those same deals."""
+
+
+@attrs.frozen
+class MatchStats:
+    """What one finished match contributes to a summary."""
+
+    winner: Pair | None
+    pairs: tuple[PairStats, PairStats]
+    throw_ins: int
+    deals: int
+
+
+def match_stats(state: MatchState) -> MatchStats:
+    """The figures of a finished match."""
+    outcome = state.outcome
+    if outcome is None:
+        raise ValueError("the match is not over yet")
+    figures: list[PairStats] = []
+    for pair in PAIRS:
+        boards = made = numeric = targets = tricks = 0
+        for result in state.history:
+            contracts = result.deal.contracts
+            if not result.counts or contracts is None:
+                continue
+            contract = contracts[pair]
+            taken = result.deal.tricks_won[pair]
+            if contract.is_board:
+                boards += 1
+                made += taken == result.deal.hand_size
+            else:
+                numeric += 1
+                targets += contract.target
+                tricks += taken
+        figures.append(PairStats(state.totals[pair], boards, made, numeric, targets, tricks))
+    return MatchStats(
+        winner=outcome.winner,
+        pairs=(figures[0], figures[1]),
+        throw_ins=sum(result.thrown_in for result in state.history),
+        deals=state.counted_deals,
+    )
+
+
+@attrs.frozen
+class PairSummary:
+    """One pair's results over a run."""
+
+    pair: Pair
+    player: str
+    wins: int
+    win_interval: tuple[float, float]
+    average_score: float
+    boards_bid: int
+    boards_made: int
+    average_target: float
+    """Average numeric target per deal bid with numbers."""
+    average_tricks: float
+    """Average tricks taken on those deals."""
+
+
+@attrs.frozen
+class Summary:
+    """The results of a run of matches."""
+
+    matches: int
+    draws: int
+    throw_ins: int
+    pairs: tuple[PairSummary, PairSummary]
+
+    @property
+    def draw_interval(self) -> tuple[float, float]:
+        """The 95% Wilson interval of the draw rate."""
+        return wilson_interval(self.draws, self.matches)
+
+
+def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summary:
+    """Add up match figures, in the order given."""
+    done = list(results)
+    n = len(done)
+    pairs = []
+    for pair in PAIRS:
+        wins = sum(result.winner == pair for result in done)
+        mine = [result.pairs[pair] for result in done]
+        numeric = sum(stats.numeric_deals for stats in mine)
+        pairs.append(
+            PairSummary(
+                pair=pair,
+                player=players[pair],
+                wins=wins,
+                win_interval=wilson_interval(wins, n),
+                average_score=sum(stats.score for stats in mine) / n if n else 0.0,
+                boards_bid=sum(stats.boards_bid for stats in mine),
+                boards_made=sum(stats.boards_made for stats in mine),
+                average_target=sum(stats.targets for stats in mine) / numeric if numeric else 0.0,
+                average_tricks=sum(stats.tricks for stats in mine) / numeric if numeric else 0.0,
+            )
+        )
+    return Summary(
+        matches=n,
+        draws=sum(result.winner is None for result in done),
+        throw_ins=sum(result.throw_ins for result in done),
+        pairs=(pairs[0], pairs[1]),
+    )
+
+
+_Job = tuple[str, str, Rules, int, int, str | None]
+"""A match: the players' kinds, the rules, its seed and index, the records' folder."""
+
+
+def record_path(folder: str, index: int) -> Path:
+    """Where ``simulate`` writes the record of match ``index``: ``match-00001.json`` and on."""
+    return Path(folder) / f"match-{index + 1:05d}.json"
+
+
+def _play_one(job: _Job) -> MatchStats:
+    """Play one match in a worker: players are named, so only plain data crosses processes."""
+    ns, ew, rules, seed, index, records = job
+    players = [PLAYER_KINDS[ns](), PLAYER_KINDS[ew](), PLAYER_KINDS[ns](), PLAYER_KINDS[ew]()]
+    state = play_match(players, rules, seed=seed)
+    if records is not None:
+        # Each worker writes its own matches' files, so parallel runs write the same files.
+        tags = {"north-south": ns, "east-west": ew, "match": str(index + 1)}
+        text = dumps(record_from_state(state, tags=tags))
+        record_path(records, index).write_text(text + "\n", encoding="utf-8")
+    return match_stats(state)
+
+
+def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the players
+    ns: str,
+    ew: str,
+    rules: Rules,
+    *,
+    seed: int,
+    matches: int,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+    records: str | None = None,
+) -> Summary:
+    """Play ``matches`` matches, ``ns`` players for North-South against ``ew`` for East-West.
+
+    ``ns`` and ``ew`` name computer players (``heuristic``, ``random``). ``jobs``
+    processes play them; the summary does not depend on it. ``progress`` is told
+    how many matches are done, as they finish in order. With ``records`` (a
+    folder, which must exist) each match is also written there as a game record.
+    """
+    for name in (ns, ew):
+        if name not in PLAYER_KINDS:
+            raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYER_KINDS)}")
+    if matches < 1:
+        raise ValueError(f"play at least one match, not {matches}")
+    if jobs < 1:
+        raise ValueError(f"use at least one process, not {jobs}")
+    if records is not None and not Path(records).is_dir():
+        raise ValueError(f"no folder {records!r} to write the records in")
+    work = [(ns, ew, rules, match_seed(seed, index), index, records) for index in range(matches)]
+    results: list[MatchStats] = []
+    for stats in _run(work, jobs):
+        results.append(stats)
+        if progress is not None:
+            progress(len(results))
+    return summarize(results, (ns, ew))
+
+
+def _run(work: list[_Job], jobs: int) -> Iterator[MatchStats]:
+    if jobs == 1:
+        yield from map(_play_one, work)
+        return
+    # map() yields in submission order whatever order the workers finish in.
+    chunk = max(1, len(work) // (jobs * 8))
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_interrupts_to_parent)
+    try:
+        yield from pool.map(_play_one, work, chunksize=chunk)
+    finally:
+        # On Ctrl-C, drop the queued matches rather than wait for them.
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _leave_interrupts_to_parent() -> None:
+    """In a worker, ignore Ctrl-C: the parent stops the run and reports it once."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -1,0 +1,84 @@
+"""Test helpers: decks built from the hands a test wants, and short ways to bid and play.
+
+A deal is an explicit 54-card order (``Deal(deck)``), dealt one card at a time
+clockwise from the player left of the dealer, then the turned card, then the
+stock (RULINGS.md "The deal"). ``backalley.dealing.deck_for`` inverts that:
+given the hands a test wants, the turned card and the cards that should follow
+it, it returns the deck order that deals them, filling hands given short with
+plain non-trump cards first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from backalley import Bid, Card, Deal, MatchState, Play, Seat, apply, legal_actions
+from backalley.dealing import deck_for
+
+__all__ = [
+    "bid_round",
+    "cards",
+    "deal_hands",
+    "deck_for",
+    "play_cards",
+    "play_out",
+]
+
+CardLike = Card | str
+
+
+def cards(text: str | Iterable[CardLike]) -> tuple[Card, ...]:
+    """Cards from codes: ``cards("5H KH 9S 2C")`` or an iterable of cards and codes."""
+    items = text.split() if isinstance(text, str) else text
+    return tuple(item if isinstance(item, Card) else Card.parse(item) for item in items)
+
+
+def deal_hands(
+    state: MatchState,
+    hands: Mapping[Seat, Iterable[CardLike]],
+    *,
+    turned: CardLike,
+    then: Iterable[CardLike] = (),
+) -> MatchState:
+    """Deal the next deal of ``state`` from a deck that gives these hands."""
+    deck = deck_for(hands, dealer=state.dealer, hand_size=state.hand_size, turned=turned, then=then)
+    return apply(state, Deal(deck))
+
+
+def bid_round(state: MatchState, calls: Mapping[Seat, int | str]) -> MatchState:
+    """Apply one bid per seat in turn order: a number, ``"pass"`` or ``"board"``."""
+    for _ in range(4):
+        seat = state.to_move
+        assert seat is not None, "bid_round needs a state in the bidding phase"
+        call = calls[seat]
+        if call == "board":
+            bid = Bid(seat, board=True)
+        elif call == "pass":
+            bid = Bid(seat)
+        else:
+            assert isinstance(call, int)
+            bid = Bid(seat, call)
+        state = apply(state, bid)
+    return state
+
+
+def play_cards(state: MatchState, codes: str | Sequence[CardLike]) -> MatchState:
+    """Play these cards one after another, each by the seat to move."""
+    for card in cards(codes):
+        seat = state.to_move
+        assert seat is not None, "play_cards needs a state in the play phase"
+        state = apply(state, Play(seat, card))
+    return state
+
+
+Picker = Callable[[tuple[Play, ...]], Play]
+
+
+def play_out(state: MatchState, pick: Picker = lambda plays: plays[0]) -> MatchState:
+    """Play the current deal to its end, choosing each card from ``legal_actions`` with ``pick``."""
+    deals = len(state.history)
+    while len(state.history) == deals:
+        plays = legal_actions(state)
+        assert plays and all(isinstance(play, Play) for play in plays)
+        state = apply(state, pick(plays))  # type: ignore[arg-type]
+    return state

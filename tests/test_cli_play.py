@@ -1,0 +1,195 @@
+"""Tests for ``backalley play``: a person at one seat, driven here by scripted input."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pytest
+
+from backalley import Card, Seat, Suit
+from backalley.cli import main
+from backalley.cli.play import Table, marked_hand
+from decks import position
+
+SHORT_MATCH = ["play", "--schedule", "2,1", "--seed", "3"]
+
+
+class FirstLegal(io.StringIO):
+    """Standard input that asks ``?`` at each prompt, then answers the first legal action."""
+
+    def __init__(self, out: io.StringIO) -> None:
+        super().__init__()
+        self.out = out
+        self.asked = False
+        self.answers: list[str] = []
+
+    def readline(self, size: int | None = -1) -> str:
+        if not self.asked:
+            self.asked = True
+            return "?\n"
+        self.asked = False
+        legal = [line for line in self.out.getvalue().splitlines() if line.startswith("Legal: ")]
+        answer = legal[-1].split()[1]
+        self.answers.append(answer)
+        return answer + "\n"
+
+
+def _drive(monkeypatch: pytest.MonkeyPatch, args: list[str]) -> tuple[int, str, FirstLegal]:
+    out = io.StringIO()
+    inp = FirstLegal(out)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stdin", inp)
+    status = main(args)
+    return status, out.getvalue(), inp
+
+
+def test_a_whole_match_answered_with_the_first_legal_action(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A script answering ``?`` then the first legal action plays a whole match to its result."""
+    status, text, inp = _drive(monkeypatch, SHORT_MATCH)
+    assert status == 0
+    assert inp.answers and inp.answers[0] == "pass"
+    assert "Match over:" in text
+    assert text.count("Score sheet:") >= 2  # after each of the two deals of the schedule
+    assert "Your turn (South) to bid" in text and "Your turn (South) to play" in text
+    assert "are trumps" in text or "no trumps" in text
+    assert "Trick 1:" in text and "wins." in text
+    assert "Traceback" not in text
+
+
+def test_the_same_seed_plays_the_same_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the same seed and answers the transcript is the same; the seat can be chosen."""
+    _, first, _ = _drive(monkeypatch, SHORT_MATCH)
+    _, again, _ = _drive(monkeypatch, SHORT_MATCH)
+    assert first == again
+    _, west, _ = _drive(monkeypatch, [*SHORT_MATCH, "--seat", "W"])
+    assert "You are West" in west and "Your turn (West)" in west
+
+
+def _table(state, answers: str) -> tuple[Table, io.StringIO]:  # type: ignore[no-untyped-def]
+    out = io.StringIO()
+    return Table(state, Seat.SOUTH, inp=io.StringIO(answers), out=out), out
+
+
+FOLLOW = {
+    Seat.NORTH: ["2C", "3C", "4C"],
+    Seat.EAST: ["KS", "AD", "5D"],
+    Seat.SOUTH: ["QS", "5H", "9C"],
+    Seat.WEST: ["3S", "7S", "2H"],
+}
+
+
+@pytest.mark.rule("PLAY-2")
+def test_illegal_card_is_refused_with_the_reason() -> None:
+    """An illegal card is refused with the rule's sentence, and the person may answer again."""
+    state = position(FOLLOW, turned="6H", bids=[1, 0, 0, 0], plays=["KS"])
+    table, out = _table(state, "5h\nas\nxx\nqs\n")
+    table.step()
+    text = out.getvalue()
+    assert "You must follow suit: spades were led and you hold one." in text
+    assert "You do not hold the ace of spades (AS)." in text
+    assert "unknown card 'xx'" in text
+    assert table.state.current_trick is not None and table.state.current_trick.cards[-1] is Card.SQ
+    assert "Your hand: *♥ 5  ♣ 9" not in text and "♠ [Q]" in text
+
+
+def test_bid_out_of_range_is_refused() -> None:
+    """A bid above the hand size minus one is refused with the allowed bids."""
+    state = position(FOLLOW, turned="6H", bids=[1])
+    table, out = _table(state, "9\nqs\n2\n")
+    table.step()
+    text = out.getvalue()
+    assert "With 3 cards you may bid Pass, 1 to 2, or Board, not 9." in text
+    assert "It is the bidding" in text
+    assert table.state.bids[-1].amount == 2
+
+
+@pytest.mark.rule("BID-7")
+def test_overbid_warns_without_stopping() -> None:
+    """A bid taking the side's target above the tricks available warns and is kept."""
+    state = position(FOLLOW, turned="6H", dealer=Seat.WEST, bids=[2, 0])  # North 2, East pass
+    table, out = _table(state, "2\n")
+    table.step()
+    text = out.getvalue()
+    assert "Warning: NS have bid 4 tricks, but only 3 will be played." in text
+    assert table.state.bids[-1].amount == 2 and len(table.state.bids) == 3
+
+
+def test_trick_and_targets_are_shown() -> None:
+    """After a trick the table shows it, its winner, and each side's tricks beside its target."""
+    state = position(FOLLOW, turned="6H", bids=[1, 0, 0, 0], plays=["KS"])
+    table, out = _table(state, "qs\n")
+    table.step()  # South
+    table.step()  # West
+    table.step()  # North, completing the trick
+    text = out.getvalue()
+    assert "Trick 1: E K♠  S Q♠  W " in text and "-> E wins." in text
+    assert "Tricks: NS 0 (target 0), EW 1 (target 1)." in text
+
+
+def test_end_of_input_stops_cleanly() -> None:
+    """When input ends the table says so and the command exits with status 0, no traceback."""
+    done = subprocess.run(
+        [sys.executable, "-m", "backalley", *SHORT_MATCH],
+        input="?\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert "End of input: the match is left unfinished." in done.stdout
+    assert "Legal: pass 1 board" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_quit_and_score() -> None:
+    """``score`` shows the sheet and ``quit`` leaves the table."""
+    state = position(FOLLOW, turned="6H", bids=[1])
+    table, out = _table(state, "score\nquit\n")
+    assert table.play() == 0
+    text = out.getvalue()
+    assert "Score sheet:" in text and "You leave the table" in text
+
+
+def test_interrupt_is_reported_without_traceback() -> None:
+    """Ctrl-C at a prompt ends the match with a short message and status 130."""
+
+    class Interrupting(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:
+            raise KeyboardInterrupt
+
+    state = position(FOLLOW, turned="6H", bids=[1])
+    out = io.StringIO()
+    assert Table(state, Seat.SOUTH, inp=Interrupting(), out=out).play() == 130
+    assert "Interrupted: the match is left unfinished." in out.getvalue()
+
+
+def test_marked_hand() -> None:
+    """The hand lists suits with the trump suit starred and the legal cards in brackets."""
+    hand = [Card.SA, Card.S9, Card.H5, Card.C2, Card.BIG]
+    text = marked_hand(hand, Suit.HEARTS, [Card.SA, Card.BIG])
+    assert text == "♠ [A] 9  *♥ 5  ♣ 2  [BIG]"
+
+
+@pytest.mark.rule("DEAL-5")
+def test_the_swapper_is_told_of_the_swap() -> None:
+    """After a turned joker the person holding the other joker is told what they received."""
+    hands = dict(FOLLOW)
+    hands[Seat.SOUTH] = ["QS", "LITTLE", "9C"]
+    hands[Seat.NORTH] = ["2C", "3C", "4C"]
+    state = position(hands, turned="BIG")
+    table, out = _table(state, "")
+    table.announce_deal()
+    text = out.getvalue()
+    assert "Turned BIG (the BIG joker): no trumps." in text
+    # The next undealt card is the lowest card not dealt: the five of clubs.
+    assert "You held the LITTLE joker: you swap it for the five of clubs" in text
+    assert "LITTLE" not in text.split("Your hand:")[1]
+    north, north_out = _table(state, "")
+    north.seat = Seat.NORTH
+    north.announce_deal()
+    assert "swap" not in north_out.getvalue()

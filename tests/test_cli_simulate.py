@@ -1,0 +1,144 @@
+"""Tests for ``backalley simulate`` and the simulation summary behind it."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from backalley import Rules
+from backalley.cli import main
+from backalley.cli.simulate import _ProgressBar
+from backalley.players import HeuristicPlayer, RandomPlayer, play_match
+from backalley.simulation import (
+    match_seed,
+    match_stats,
+    simulate,
+    summarize,
+    wilson_interval,
+)
+
+ARGS = ["simulate", "--schedule", "3,1", "--matches", "6", "--seed", "9"]
+
+
+def test_jobs_do_not_change_the_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--jobs 2`` prints exactly the summary ``--jobs 1`` prints for the same seed."""
+    assert main([*ARGS, "--jobs", "1"]) == 0
+    one = capsys.readouterr().out
+    assert main([*ARGS, "--jobs", "2"]) == 0
+    two = capsys.readouterr().out
+    assert one == two
+    assert "NS    heuristic" in one and "EW    random" in one
+
+
+def test_seed_changes_the_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """Another seed plays other matches (the same seed, the same ones)."""
+    rules = Rules(schedule=[4, 2])
+    first = simulate("random", "random", rules, seed=1, matches=5)
+    assert simulate("random", "random", rules, seed=1, matches=5) == first
+    assert simulate("random", "random", rules, seed=2, matches=5) != first
+
+
+def test_summary_adds_up_the_matches() -> None:
+    """The summary's wins, draws, scores and Boards are the sums over the matches played."""
+    rules = Rules(schedule=[3, 1])
+    states = [
+        play_match([HeuristicPlayer(), RandomPlayer()] * 2, rules, seed=match_seed(4, index))
+        for index in range(5)
+    ]
+    summary = simulate("heuristic", "random", rules, seed=4, matches=5)
+    assert summary == summarize([match_stats(state) for state in states], ("heuristic", "random"))
+    ns, ew = summary.pairs
+    assert ns.wins == sum(state.outcome.winner == 0 for state in states if state.outcome)
+    assert summary.draws == sum(state.outcome.winner is None for state in states if state.outcome)
+    assert ns.average_score == pytest.approx(sum(s.totals[0] for s in states) / 5)
+    boards = sum(
+        r.counts and r.deal.contracts is not None and r.deal.contracts[1].is_board
+        for state in states
+        for r in state.history
+    )
+    assert ew.boards_bid == boards
+    assert summary.throw_ins == sum(r.thrown_in for state in states for r in state.history)
+
+
+def test_wilson_interval() -> None:
+    """The Wilson interval matches known values and stays within [0, 1]."""
+    low, high = wilson_interval(50, 100)
+    assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
+    low, high = wilson_interval(0, 10)
+    assert low == 0 and high == pytest.approx(0.2775, abs=1e-3)
+    assert wilson_interval(10, 10)[1] == pytest.approx(1)
+
+
+def test_match_seeds_are_distinct() -> None:
+    """Each match of a run has its own seed, fixed by the run seed and its index."""
+    seeds = [match_seed(7, index) for index in range(50)]
+    assert len(set(seeds)) == 50 and seeds == [match_seed(7, index) for index in range(50)]
+
+
+def test_no_progress_bar_off_a_terminal(capsys: pytest.CaptureFixture[str]) -> None:
+    """Standard error stays empty when it is not a terminal."""
+    assert main(ARGS) == 0
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--matches", "0"], "--matches must be at least 1"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--schedule", "3,x"], "cannot read the schedule"),
+        (["--first-dealer", "Q"], "unknown seat"),
+    ],
+)
+def test_bad_options_are_refused(
+    capsys: pytest.CaptureFixture[str], extra: list[str], message: str
+) -> None:
+    """Bad options give one line on standard error and exit status 2, no traceback."""
+    assert main([*ARGS, *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_unknown_player_kind_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """Only the known computer players may be named."""
+    with pytest.raises(SystemExit):
+        main([*ARGS, "--ns", "genius"])
+    assert "invalid choice" in capsys.readouterr().err
+
+
+def test_progress_bar_draws_in_place() -> None:
+    """The progress bar redraws one line with a carriage return and clears it at the end."""
+    stream = io.StringIO()
+    bar = _ProgressBar(stream, 4)
+    bar(1)
+    bar(4)
+    bar.clear()
+    text = stream.getvalue()
+    assert "\r[#######-" in text and "1/4 matches" in text
+    assert "[" + "#" * 30 + "] 4/4 matches" in text and "\n" not in text
+    assert text.endswith("\r")
+
+
+def test_records_are_written_and_check_out(tmp_path, capsys):
+    """``--records DIR`` writes one valid record per match, the same with one process or two."""
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    for folder, jobs in ((one, "1"), (two, "2")):
+        options = ["--matches", "3", "--schedule", "2,1", "--seed", "9", "--jobs", jobs]
+        assert main(["simulate", *options, "--records", str(folder)]) == 0
+    capsys.readouterr()
+    names = sorted(path.name for path in one.iterdir())
+    assert names == ["match-00001.json", "match-00002.json", "match-00003.json"]
+    for name in names:
+        assert (one / name).read_text() == (two / name).read_text()
+    assert main(["check", *(str(one / name) for name in names)]) == 0
+    assert capsys.readouterr().out.count(": valid: a complete match") == 3
+
+
+def test_records_need_an_existing_folder(tmp_path, capsys):
+    """A records folder that does not exist is refused before any match is played."""
+    missing = tmp_path / "missing"
+    assert main(["simulate", "--matches", "1", "--records", str(missing)]) == 2
+    assert "no folder" in capsys.readouterr().err

@@ -1,0 +1,271 @@
+"""Tests for the player protocol, the match driver and the computer players."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from backalley import Bid, Card, Play, Rules, Seat, Suit, legal_actions
+from backalley.players import (
+    HeuristicPlayer,
+    PlayerError,
+    RandomPlayer,
+    play_match,
+    player_seed,
+)
+from backalley.players.heuristic import (
+    BIG_JOKER_TRICKS,
+    LITTLE_JOKER_TRICKS,
+    LOW_TRUMP_TRICKS,
+    PARTNER_BELIEF,
+    TRUMP_ACE_TRICKS,
+    hand_tricks,
+)
+from backalley.view import SeatView, view
+from decks import position
+
+SHORT = Rules(schedule=[3, 2, 1])
+HEURISTIC = HeuristicPlayer()
+
+
+def _choose(state, seat=None):  # type: ignore[no-untyped-def]
+    """What the heuristic player chooses for the seat to move."""
+    seat = state.to_move if seat is None else seat
+    return HEURISTIC(view(state, seat), legal_actions(state))
+
+
+# --- the driver ------------------------------------------------------------------
+
+
+def test_match_is_reproducible_from_its_seed() -> None:
+    """The same players, rules and seed play the same match; another seed another one."""
+    players = [RandomPlayer(), HeuristicPlayer(), RandomPlayer(), HeuristicPlayer()]
+    first = play_match(players, SHORT, seed=11)
+    assert first.is_over
+    assert play_match(players, SHORT, seed=11) == first
+    assert play_match(players, SHORT, seed=12) != first
+
+
+def test_player_seeds_differ_by_seat_and_match() -> None:
+    """Each seat's randomness is drawn from its own seed, derived from the match seed."""
+    seeds = {player_seed(5, seat) for seat in Seat} | {player_seed(6, seat) for seat in Seat}
+    assert len(seeds) == 8
+    assert player_seed(5, Seat.EAST) == player_seed(5, Seat.EAST)
+
+
+def test_players_by_mapping_or_sequence() -> None:
+    """Players may be given as a mapping from seats or as a North-first sequence."""
+    players = [HeuristicPlayer(), RandomPlayer(), HeuristicPlayer(), RandomPlayer()]
+    by_seat = dict(zip(Seat, players, strict=True))
+    assert play_match(by_seat, SHORT, seed=3) == play_match(players, SHORT, seed=3)
+    with pytest.raises(ValueError, match="four players"):
+        play_match(players[:3], SHORT, seed=3)
+    with pytest.raises(ValueError, match="no player for West"):
+        play_match({seat: players[0] for seat in list(Seat)[:3]}, SHORT, seed=3)
+
+
+def test_each_player_sees_only_its_own_view() -> None:
+    """Every player is called with its own seat's view and the legal actions of that state."""
+    calls: list[tuple[Seat, SeatView, tuple[Bid | Play, ...]]] = []
+
+    def spy(seat: Seat):  # type: ignore[no-untyped-def]
+        def player(seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+            calls.append((seat, seen, legal))
+            return HEURISTIC(seen, legal)
+
+        return player
+
+    play_match({seat: spy(seat) for seat in Seat}, SHORT, seed=8)
+    assert calls
+    for seat, seen, legal in calls:
+        assert isinstance(seen, SeatView)
+        assert seen.seat is seat and seen.to_move is seat
+        assert all(action.seat is seat for action in legal)
+
+
+def test_illegal_choice_is_refused_with_the_reason() -> None:
+    """A player that returns an action not among the legal ones stops the match with a reason."""
+
+    def cheat(seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        return Bid(seen.seat, 9)
+
+    with pytest.raises(PlayerError, match="not legal: With 3 cards you may bid") as error:
+        play_match([cheat] * 4, SHORT, seed=1)
+    assert error.value.action == Bid(error.value.seat, 9)
+
+
+def test_players_that_always_pass_are_stopped() -> None:
+    """Players that only pass would redeal forever; the driver says so instead of hanging."""
+
+    def passer(seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        return legal[0]
+
+    with pytest.raises(PlayerError, match="thrown in"):
+        play_match([passer] * 4, Rules(schedule=[1]), seed=1)
+
+
+@given(seed=st.integers(0, 2**64 - 1))
+def test_heuristic_players_always_act_legally(seed: int) -> None:
+    """Heuristic and random players finish any match with legal actions only."""
+    state = play_match([HeuristicPlayer(), RandomPlayer()] * 2, Rules(schedule=[4, 1]), seed=seed)
+    assert state.is_over
+
+
+# --- the heuristic's count and bids ------------------------------------------------
+
+
+def test_card_by_card_count() -> None:
+    """BIG counts more than a trick, LITTLE and the trump ace about one, a low trump almost half."""
+    assert BIG_JOKER_TRICKS > 1
+    assert pytest.approx(1) == LITTLE_JOKER_TRICKS and pytest.approx(1) == TRUMP_ACE_TRICKS
+    assert 0.35 <= LOW_TRUMP_TRICKS < 0.5
+    hand = (Card.BIG, Card.LITTLE, Card.HA, Card.H3, Card.C2)
+    assert hand_tricks(hand, Suit.HEARTS) == pytest.approx(
+        BIG_JOKER_TRICKS + LITTLE_JOKER_TRICKS + TRUMP_ACE_TRICKS + LOW_TRUMP_TRICKS
+    )
+    assert hand_tricks((Card.C2, Card.D3), Suit.HEARTS) == 0
+
+
+HANDS = {
+    Seat.NORTH: ["2C", "3C", "4C", "5C", "6C"],
+    Seat.EAST: ["2D", "3D", "4D", "5D", "6D"],
+    Seat.SOUTH: ["7C", "8C", "9C", "10C", "JC"],
+    Seat.WEST: ["AH", "KH", "3H", "4H", "7D"],  # hearts are trumps: 1 + 0.75 + 0.45 + 0.45
+}
+
+
+def test_bid_from_the_count_when_partner_has_not_bid() -> None:
+    """Without a partner's bid, the bid is the hand's count, rounded."""
+    state = position(HANDS, turned="5H", dealer=Seat.SOUTH)  # West bids first
+    count = hand_tricks(view(state, Seat.WEST).hand, Suit.HEARTS)
+    assert _choose(state) == Bid(Seat.WEST, round(count))
+
+
+@pytest.mark.parametrize("partner_bid", [0, 1, 2, 4])
+def test_bid_half_believes_the_partner(partner_bid: int) -> None:
+    """After the partner's bid b, the side's target is the count plus b / 2."""
+    state = position(HANDS, turned="5H", dealer=Seat.NORTH, bids=[partner_bid, 0])
+    assert state.to_move is Seat.WEST
+    count = hand_tricks(view(state, Seat.WEST).hand, Suit.HEARTS)
+    expected = max(0, int(count + PARTNER_BELIEF * partner_bid + 0.5) - partner_bid)
+    assert _choose(state) == Bid(Seat.WEST, expected)
+
+
+def test_passes_when_partner_bid_board() -> None:
+    """A partner's Board decides the side's contract, so the player passes."""
+    state = position(HANDS, turned="5H", dealer=Seat.NORTH, bids=["board", 0])
+    assert _choose(state) == Bid(Seat.WEST)
+
+
+def test_bids_board_on_a_sure_single_card() -> None:
+    """With one card, BIG (a sure trick) bids Board; a small card passes."""
+    hands = {Seat.NORTH: ["2C"], Seat.EAST: ["BIG"], Seat.SOUTH: ["3C"], Seat.WEST: ["4C"]}
+    state = position(hands, turned="5H")
+    assert _choose(state) == Bid(Seat.EAST, board=True)
+    assert _choose(position(hands, turned="5H", bids=["board"])) == Bid(Seat.SOUTH)
+
+
+# --- the heuristic's play ------------------------------------------------------------
+
+PLAY_HANDS = {
+    Seat.NORTH: ["2C", "3C", "4C"],
+    Seat.EAST: ["KS", "AD", "5D"],
+    Seat.SOUTH: ["QS", "AS", "2S"],
+    Seat.WEST: ["3S", "7S", "2H"],
+}
+
+
+def test_leads_a_side_ace() -> None:
+    """On lead with a side ace, the player leads it."""
+    state = position(PLAY_HANDS, turned="5H", bids=[1, 0, 0, 0])  # East leads
+    assert _choose(state) == Play(Seat.EAST, Card.DA)
+
+
+def test_partner_winning_throws_cheapest() -> None:
+    """When the partner is winning the trick, the player throws its cheapest card."""
+    hands = dict(PLAY_HANDS)
+    hands[Seat.WEST] = ["3S", "AS", "2H"]
+    hands[Seat.SOUTH] = ["QS", "7S", "2S"]
+    state = position(hands, turned="5H", bids=[1, 0, 0, 0], plays=["KS", "2S"])
+    assert _choose(state) == Play(Seat.WEST, Card.S3)  # East's king wins; not the ace
+
+
+def test_takes_with_the_cheapest_winning_card() -> None:
+    """Against an opponent's winning card, the player wins with its cheapest winner."""
+    hands = {
+        Seat.NORTH: ["2C", "3C", "4C"],
+        Seat.EAST: ["JS", "AD", "5D"],
+        Seat.SOUTH: ["QS", "AS", "2S"],
+        Seat.WEST: ["3S", "KS", "2H"],
+    }
+    state = position(hands, turned="5H", bids=[1, 0, 0, 0], plays=["JS"])
+    assert _choose(state) == Play(Seat.SOUTH, Card.SQ)  # QS and AS win; QS is cheaper
+    state = position(hands, turned="5H", bids=[1, 0, 0, 0], plays=["JS", "QS"])
+    assert _choose(state) == Play(Seat.WEST, Card.SK)
+    state = position(hands, turned="5H", bids=[1, 0, 0, 0], plays=["JS", "AS"])
+    assert _choose(state) == Play(Seat.WEST, Card.S3)  # nothing wins: the cheapest card
+
+
+RUFF_HANDS = {
+    Seat.NORTH: ["2C", "3C", "4C"],
+    Seat.EAST: ["AS", "KS", "5D"],
+    Seat.SOUTH: ["2H", "3D", "9C"],  # no spades: can ruff with the 2 of hearts
+    Seat.WEST: ["3S", "4S", "6D"],
+}
+
+
+def test_ruffs_while_the_target_is_not_made() -> None:
+    """Short of its target, the player trumps an opponent's winning card with its cheapest trump."""
+    state = position(RUFF_HANDS, turned="5H", bids=[1, 1, 0, 0], plays=["AS"])
+    assert _choose(state) == Play(Seat.SOUTH, Card.H2)
+
+
+def test_keeps_trumps_once_the_target_is_made() -> None:
+    """With its side's target made, the player will not spend a trump to win."""
+    # North and South both pass (target 0, made at once); East bids 1 and leads.
+    state = position(RUFF_HANDS, turned="5H", bids=[1, 0, 0, 0], plays=["AS"])
+    assert _choose(state) == Play(Seat.SOUTH, Card.D3)
+
+
+def test_spends_a_trump_to_beat_an_opposing_board() -> None:
+    """Even with its target made, one trick beats the opponents' Board, so it ruffs."""
+    state = position(RUFF_HANDS, turned="5H", bids=["board", 0, 0, 0], plays=["AS"])
+    assert _choose(state) == Play(Seat.SOUTH, Card.H2)
+
+
+def test_plays_the_trump_a_joker_lead_forces() -> None:
+    """BIG led forces the highest trump, even when the side's target is already made."""
+    hands = {
+        Seat.NORTH: ["2C", "3C", "4C"],
+        Seat.EAST: ["BIG", "KS", "5D"],
+        Seat.SOUTH: ["2H", "KH", "9C"],
+        Seat.WEST: ["3S", "4S", "6D"],
+    }
+    # East bid Board, so East may lead a trump at once; North-South passed (target made).
+    state = position(hands, turned="5H", bids=["board", 0, 0, 0], plays=["BIG"])
+    assert _choose(state) == Play(Seat.SOUTH, Card.HK)
+    state = position(hands, turned="5H", bids=["board", 0, 0, 0], plays=["BIG", "KH"])
+    assert _choose(state) == Play(Seat.WEST, Card.S3)  # no trump: any card, the cheapest
+
+
+def test_heuristic_beats_random() -> None:
+    """Over a few short matches the heuristic pair wins more than the random pair."""
+    wins = 0
+    for seed in range(10):
+        outcome = play_match([HeuristicPlayer(), RandomPlayer()] * 2, SHORT, seed=seed).outcome
+        assert outcome is not None
+        wins += outcome.winner == 0
+    assert wins >= 7
+
+
+def test_rounding_point_can_be_set() -> None:
+    """``round_up_from`` moves the point at which a count rounds up to the next bid."""
+    state = position(HANDS, turned="5H", dealer=Seat.SOUTH)
+    count = hand_tricks(view(state, Seat.WEST).hand, Suit.HEARTS)
+    fraction = count - int(count)
+    cautious = HeuristicPlayer(round_up_from=min(0.99, fraction + 0.05))
+    bold = HeuristicPlayer(round_up_from=max(0.01, fraction - 0.05))
+    legal = legal_actions(state)
+    assert cautious(view(state, Seat.WEST), legal) == Bid(Seat.WEST, int(count))
+    assert bold(view(state, Seat.WEST), legal) == Bid(Seat.WEST, int(count) + 1)

@@ -1,0 +1,76 @@
+"""The hot-path builders of state.py give exactly what the classes' constructors give."""
+
+import random
+
+import attrs
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from backalley import Deal, Rules, apply, legal_actions, new_match, seeded_deal
+from backalley.state import (
+    DealCore,
+    DealState,
+    MatchState,
+    build_core,
+    build_deal,
+    build_match,
+)
+
+
+@pytest.mark.rule("ENGINE-6")
+@given(seed=st.integers(0, 2**64 - 1), steps=st.integers(1, 120), data=st.data())
+def test_builders_equal_constructors(seed, steps, data):
+    """Every state reached by play equals its rebuild through attrs' own __init__."""
+    state = new_match(Rules(schedule=[4, 3]), seed=seed)
+    for _ in range(steps):
+        if state.is_over:
+            break
+        state = apply(state, data.draw(st.sampled_from(legal_actions(state))))
+        deal = state.deal
+        if deal is None:
+            continue
+        core = deal.core
+        rebuilt_core = DealCore(core.setup, core.bids, core.leader, core.tricks, core.broken)
+        assert (
+            build_core(core.setup, core.bids, core.leader, core.tricks, core.broken) == rebuilt_core
+        )
+        assert build_deal(core, deal.hands, deal.trick) == DealState(core, deal.hands, deal.trick)
+        assert build_match(state.core, deal) == MatchState(state.core, deal)
+        assert hash(build_match(state.core, deal)) == hash(state)
+
+
+def test_built_states_are_frozen():
+    """A state from a builder refuses assignment like any frozen attrs value."""
+    state = new_match(Rules(schedule=[2]), seed=1)
+    state = apply(state, legal_actions(state)[0])
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        state.deal.hands = (0, 0, 0, 0)  # type: ignore[misc]
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        state.core = None  # type: ignore[misc]
+
+
+def test_no_class_gained_a_converter_or_validator():
+    """The builders skip __init__, which is only safe while these classes check nothing."""
+    for cls in (MatchState, DealState, DealCore):
+        for field in attrs.fields(cls):
+            assert field.converter is None, (cls, field.name)
+            assert field.validator is None, (cls, field.name)
+        assert not hasattr(cls, "__attrs_post_init__"), cls
+
+
+@pytest.mark.rule("ENGINE-5", "MATCH-4")
+@given(seed=st.integers(0, 2**64 - 1))
+def test_kept_counts_and_unchecked_deals_match_their_sources(seed):
+    """The kept count of schedule deals equals a count of the history; seeded deals equal
+    checked ones."""
+    choose = random.Random(seed).choice
+    state = new_match(Rules(schedule=[2, 1], tie="tiebreak-deal"), seed=seed)
+    while not state.is_over:
+        assert state.counted_deals == sum(result.counts for result in state.history)
+        action = choose(legal_actions(state))
+        if isinstance(action, Deal):
+            assert action == Deal(list(action.deck))
+            assert action == seeded_deal(state)
+        state = apply(state, action)
+    assert state.counted_deals == 2
