@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from backalley import Card, Pair, Rank, Seat, Suit
@@ -168,6 +168,7 @@ def test_unknown_suits_and_cards_are_refused(text: str) -> None:
 
 @pytest.mark.rule("CARD-1")
 @given(plain_cards, st.sampled_from(["", " "]))
+@example(Card.H10, "")
 def test_cards_parse_from_rank_and_suit_codes(card: Card, pad: str) -> None:
     """ "10h", "TH", " 10H " and the suit symbol all read as the ten of hearts, and so on."""
     code = card.code

@@ -291,6 +291,9 @@ def test_bad_settings_are_refused_with_a_sentence() -> None:
     with pytest.raises(ValueError) as refused:
         Rules(tie="coin")  # type: ignore[arg-type]
     assert str(refused.value) == "unknown tie policy 'coin': use 'draw' or 'tiebreak-deal'"
+    with pytest.raises(TypeError) as type_refused:
+        Rules(tie=3)  # type: ignore[arg-type]
+    assert str(type_refused.value) == "a tie policy is 'draw' or 'tiebreak-deal', not 3"
     assert Rules(tie="draw").tie is TiePolicy.DRAW
     assert Rules(schedule=" Short ").schedule_name == "short"
     assert Rules(schedule=[3, 2]).schedule_name is None

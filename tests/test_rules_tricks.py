@@ -187,6 +187,8 @@ def full_tricks(draw: st.DrawFn) -> tuple[Seat, list[Card], Suit | None]:
 @given(full_tricks())
 @example((Seat.NORTH, [Card.C2, Card.D5, Card.H7, Card.S9], None))
 @example((Seat.EAST, [Card.C2, Card.D5, Card.C3, Card.S9], Suit.HEARTS))
+@example((Seat.SOUTH, [Card.BIG, Card.H5, Card.C2, Card.LITTLE], Suit.HEARTS))
+@example((Seat.WEST, [Card.HA, Card.H5, Card.C2, Card.D3], Suit.HEARTS))
 def test_the_trick_winner_matches_an_independent_reading(
     trick: tuple[Seat, list[Card], Suit | None],
 ) -> None:
