@@ -6,7 +6,7 @@ import copy
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import rules_oracle as oracle
@@ -274,6 +274,8 @@ def test_an_action_out_of_turn_names_whose_turn_it_is(state: MatchState, card: o
 
 @pytest.mark.rule("TABLE-1", "CARD-1", "SCOPE-1")
 @given(st.one_of(st.integers(-3, 60), st.booleans(), st.floats(), st.none()))
+@example(4)
+@example(54)
 def test_actions_take_seats_and_cards_or_their_numbers(value: object) -> None:
     """A seat is a Seat or 0-3, a card a Card or 0-53 (never a bool); anything else is refused."""
     seat_ok = type(value) is int and 0 <= value < 4  # type: ignore[operator]
