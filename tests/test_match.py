@@ -556,3 +556,37 @@ def test_legal_actions_refuses_what_is_not_a_state(not_a_state: object) -> None:
     """``legal_actions`` of something that is not a match state is a clear TypeError."""
     with pytest.raises(TypeError, match="legal_actions needs a MatchState"):
         legal_actions(not_a_state)  # type: ignore[arg-type]
+
+
+SENTENCES: dict[str, str] = {
+    "bid out of turn": "It is North's turn, not East's.",
+    "bid during play": "Not now: the cards are being played.",
+    "play during bidding": "Not now: the players are bidding.",
+    "play before the deal": "Not now: the next deal has to be dealt first.",
+    "deal after the end": "The match is over: no more actions.",
+    "card not held": "You do not hold the king of spades (KS).",
+    "bid of 14": "With 5 cards you may bid Pass, 1 to 4, or Board, not 14.",
+    "number on one card": "With one card you may bid Pass or Board, not 1.",
+    "revoke": "You must follow suit: clubs were led and you hold one.",
+    "no trump on a trump lead": "A trump was led: you must follow with a trump or a joker.",
+    "joker lead unbroken": (
+        "Trumps are not broken: you may not lead a trump (or a joker) until one has been "
+        "played to an earlier trick."
+    ),
+    "plain card under BIG": (
+        "The BIG joker was led: you must play your highest trump, the five of hearts."
+    ),
+    "high trump under LITTLE": (
+        "The LITTLE joker was led: you must play your lowest trump, the three of hearts."
+    ),
+}
+
+
+@pytest.mark.rule("ENGINE-3", "PLAY-2", "JOKER-1", "JOKER-2")
+@pytest.mark.parametrize(("name", "sentence"), SENTENCES.items(), ids=SENTENCES.keys())
+def test_refusals_say_what_is_wrong_in_words(name: str, sentence: str) -> None:
+    """The sentence names whose turn it is, the led suit, the card a joker forces, the range."""
+    build, action, _ = REFUSALS[name]
+    with pytest.raises(IllegalAction) as caught:
+        apply(build(), action)  # type: ignore[arg-type]
+    assert caught.value.message == sentence
