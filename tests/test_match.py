@@ -590,3 +590,85 @@ def test_refusals_say_what_is_wrong_in_words(name: str, sentence: str) -> None:
     with pytest.raises(IllegalAction) as caught:
         apply(build(), action)  # type: ignore[arg-type]
     assert caught.value.message == sentence
+
+
+# --- when trumps are broken, wherever the trump falls in the trick -------------------
+
+
+def _trick_with_a_trump_at(position: int | None) -> MatchState:
+    """North leads a spade (or, at position 0, a Board bid and the ace of hearts); the seat
+    ``position`` places after North holds no spade and ruffs with a heart; None: no ruff."""
+    spades = {E: "KS 5C", S: "QS 6C", W: "JS 7C"}
+    hands = {N: "AH 2C" if position == 0 else "AS 2C", **spades}
+    if position:
+        hands[N.after(position)] = "3H 4C"
+    state = new_match(Rules(schedule=[2], first_dealer=W), seed=0)
+    state = deal_hands(state, hands, turned="2H")
+    state = bid_round(state, {N: "board" if position == 0 else 1, E: 0, S: 0, W: 0})
+    led = "AH" if position == 0 else "AS"
+    followers = [("3H" if position == k else spades[N.after(k)].split()[0]) for k in (1, 2, 3)]
+    return play_cards(state, [led, *followers])
+
+
+@pytest.mark.rule("PLAY-4")
+@pytest.mark.parametrize("position", [0, 1, 2, 3])
+def test_a_trump_anywhere_in_a_completed_trick_breaks_trumps(position: int) -> None:
+    """Trumps are broken by a trump played to an earlier trick, whichever card of it it was."""
+    state = _trick_with_a_trump_at(position)
+    assert len(state.completed_tricks) == 1
+    assert state.deal is not None and state.deal.broken
+
+
+@pytest.mark.rule("PLAY-4")
+def test_a_trick_without_a_trump_leaves_trumps_unbroken() -> None:
+    """A trick of plain cards only does not break trumps."""
+    state = _trick_with_a_trump_at(None)
+    assert state.deal is not None and not state.deal.broken
+
+
+# --- small promises of the API that the mutation run asked for ----------------------
+
+
+@pytest.mark.rule("ENGINE-5", "SCHED-1")
+def test_new_match_defaults_to_the_standard_rules_and_keeps_its_seed() -> None:
+    """Without rules a match is standard; its seed is still there after the end."""
+    assert new_match(seed=4).rules == Rules()
+    final = over()
+    assert final.is_over
+    assert final.seed == 5
+    assert final.core.counted == 1
+
+
+@pytest.mark.rule("ENGINE-3")
+def test_type_errors_name_what_was_given() -> None:
+    """A TypeError says which type it got, so a caller can find the mistake."""
+    with pytest.raises(TypeError, match="not str"):
+        new_match("standard", seed=1)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="legal_actions needs a MatchState, not str"):
+        legal_actions("state")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="apply needs a MatchState, not str"):
+        apply("state", Deal(list(Card)))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="apply needs a MatchState, not dict"):
+        apply({}, Bid(N))  # type: ignore[arg-type]
+
+
+@pytest.mark.rule("BID-2")
+def test_the_range_sentence_on_two_cards() -> None:
+    """With two cards the only number is 1, and the sentence says so."""
+    state = new_match(Rules(schedule=[2]), seed=1)
+    state = apply(state, seeded_deal(state))
+    with pytest.raises(IllegalAction) as caught:
+        apply(state, Bid(state.to_move, 2))  # type: ignore[arg-type]
+    assert caught.value.message == "With 2 cards you may bid Pass, 1, or Board, not 2."
+
+
+@pytest.mark.rule("BID-1", "ENGINE-6")
+def test_bidding_states_hold_an_empty_trick_and_unbroken_trumps() -> None:
+    """While bidding there is no trick and trumps are not broken, bid after bid."""
+    state = dealt()
+    for call in (2, 0, 0, 0):
+        assert state.deal is not None
+        assert state.deal.trick == ()
+        assert state.deal.broken is False
+        state = apply(state, Bid(state.to_move, call))  # type: ignore[arg-type]
+    assert state.deal is not None and state.deal.broken is False and state.deal.trick == ()
