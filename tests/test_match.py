@@ -597,16 +597,17 @@ def test_refusals_say_what_is_wrong_in_words(name: str, sentence: str) -> None:
 
 def _trick_with_a_trump_at(position: int | None) -> MatchState:
     """North leads a spade (or, at position 0, a Board bid and the ace of hearts); the seat
-    ``position`` places after North holds no spade and ruffs with a heart; None: no ruff."""
+    ``position`` places after North holds no spade and ruffs with the ace of hearts (the top
+    plain trump, so a bit mistaken for its neighbour's would not be a trump); None: no ruff."""
     spades = {E: "KS 5C", S: "QS 6C", W: "JS 7C"}
     hands = {N: "AH 2C" if position == 0 else "AS 2C", **spades}
     if position:
-        hands[N.after(position)] = "3H 4C"
+        hands[N.after(position)] = "AH 4C"
     state = new_match(Rules(schedule=[2], first_dealer=W), seed=0)
     state = deal_hands(state, hands, turned="2H")
     state = bid_round(state, {N: "board" if position == 0 else 1, E: 0, S: 0, W: 0})
     led = "AH" if position == 0 else "AS"
-    followers = [("3H" if position == k else spades[N.after(k)].split()[0]) for k in (1, 2, 3)]
+    followers = [("AH" if position == k else spades[N.after(k)].split()[0]) for k in (1, 2, 3)]
     return play_cards(state, [led, *followers])
 
 
