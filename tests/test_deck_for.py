@@ -49,6 +49,12 @@ def test_spares_are_plain_non_trumps_first_then_trumps_then_jokers():
     assert sum(card.suit not in (Suit.HEARTS, None) for card in dealt) == 39
     assert sum(card.suit is Suit.HEARTS for card in dealt) == 12
     assert sum(card.is_joker for card in dealt) == 1
+    # Ten cards each: the 39 non-trump plain cards, then one trump, and no joker.
+    ten = deck_for({}, dealer=N, turned="2H", hand_size=10)[:40]
+    assert sum(card.suit not in (Suit.HEARTS, None) for card in ten) == 39
+    assert [card for card in ten if card.suit is Suit.HEARTS] == [Card.H3]
+    # Thirteen cards, the turned card and one more use the whole pack exactly.
+    assert len(deck_for({}, dealer=N, turned="2H", hand_size=13, then="3H")) == 54
     # Without trumps (a turned joker) the spares follow card order, seat by seat from
     # North, and the deck deals them from the dealer's left.
     no_trumps = deck_for({}, dealer=N, turned="BIG", hand_size=1)
@@ -60,6 +66,7 @@ def test_spares_are_plain_non_trumps_first_then_trumps_then_jokers():
     [
         ({N: "AS", E: "AS"}, {"turned": "2H"}, "wanted twice: AS"),
         ({N: "AS"}, {"turned": "AS"}, "wanted twice: AS"),
+        ({N: "AS KS", E: "KS AS"}, {"turned": "2H"}, "wanted twice: KS AS$"),
         ({N: "AS KS"}, {"turned": "2H", "hand_size": 1}, "North is given 2 cards for a hand of 1"),
         ({}, {"turned": "2H", "hand_size": 13, "then": "3H 4H"}, "13 cards each and 3 after"),
     ],

@@ -673,3 +673,11 @@ def test_bidding_states_hold_an_empty_trick_and_unbroken_trumps() -> None:
         assert state.deal.broken is False
         state = apply(state, Bid(state.to_move, call))  # type: ignore[arg-type]
     assert state.deal is not None and state.deal.broken is False and state.deal.trick == ()
+
+
+@pytest.mark.rule("CARD-1")
+def test_a_deck_of_card_numbers_becomes_cards() -> None:
+    """A deck given as card numbers is kept as Card members, in the order given."""
+    deal = Deal(list(range(54)))
+    assert all(type(card) is Card for card in deal.deck)
+    assert deal.deck == tuple(Card)

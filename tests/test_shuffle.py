@@ -72,3 +72,25 @@ def test_out_of_range_seeds_are_refused(seed, deal_number):
     """Seeds and deal numbers outside their documented ranges are refused clearly."""
     with pytest.raises((TypeError, ValueError), match="whole number"):
         seeded_deck(seed, deal_number)
+
+
+@pytest.mark.rule("DEAL-1")
+def test_a_word_equal_to_the_limit_is_rejected(monkeypatch):
+    """The limit itself is biased too: a word equal to it is rejected, like any above it."""
+    limit = 2**32 - 2**32 % 54
+
+    def block(prefix: bytes, counter: int) -> tuple[int, ...]:
+        digest = hashlib.sha256(prefix + counter.to_bytes(4, "big")).digest()
+        words = struct.unpack(">8I", digest)
+        return (limit, *words[1:]) if counter == 0 else words
+
+    monkeypatch.setattr(dealing, "_block", block)
+    assert [int(card) for card in seeded_deck(8, 9)] == _specified_deck(8, 9, block)
+
+
+def test_refusals_name_the_seed_and_the_deal_number():
+    """The sentence says which number was wrong."""
+    with pytest.raises(ValueError, match=r"^a seed is a whole number from 0 to 2\*\*64 - 1"):
+        seeded_deck(-1, 0)
+    with pytest.raises(ValueError, match=r"^a deal number is a whole number from 0 to 2\*\*32 - 1"):
+        seeded_deck(0, -1)
