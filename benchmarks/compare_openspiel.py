@@ -18,7 +18,9 @@ import statistics
 import sys
 import time
 
-from backalley import Deal, Rules, apply, legal_actions, new_match
+from playout import playout  # the timed loop, shared with benchmarks/playout.py
+
+from backalley import Rules
 
 OPENSPIEL_GAME = "oh_hell(players=4,num_tricks_fixed=12)"
 
@@ -26,24 +28,12 @@ OPENSPIEL_GAME = "oh_hell(players=4,num_tricks_fixed=12)"
 def ours(matches: int, seed: int) -> tuple[float, float]:
     """Microseconds per player action and per chance action over ``matches`` matches."""
     rules = Rules()
-    choice = random.Random(seed).choice
-    clock = time.perf_counter
-    player = chance = 0.0
-    players = chances = 0
+    rng = random.Random(seed)
+    totals = [0.0, 0, 0.0, 0]
     for index in range(matches):
-        state = new_match(rules, seed=seed + index)
-        while not state.is_over:
-            start = clock()
-            action = choice(legal_actions(state))
-            state = apply(state, action)
-            spent = clock() - start
-            if type(action) is Deal:
-                chance += spent
-                chances += 1
-            else:
-                player += spent
-                players += 1
-    return player / players * 1e6, chance / chances * 1e6
+        for i, value in enumerate(playout(rules, seed + index, rng)):
+            totals[i] += value
+    return totals[0] / totals[1] * 1e6, totals[2] / totals[3] * 1e6
 
 
 def openspiel(games: int, seed: int) -> tuple[float, float]:

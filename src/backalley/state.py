@@ -36,7 +36,21 @@ __all__ = [
     "Outcome",
     "Phase",
     "Termination",
+    "seat_to_move",
 ]
+
+
+def seat_to_move(
+    dealer: Seat, bids: tuple[Bid, ...], leader: Seat | None, trick: tuple[Card, ...]
+) -> Seat:
+    """Whose turn it is in a deal.
+
+    Bids go clockwise from the dealer's left (BID-1), then cards clockwise from the
+    trick's leader (PLAY-1).
+    """
+    if leader is None:
+        return SEATS[(dealer + 1 + len(bids)) % 4]
+    return SEATS[(leader + len(trick)) % 4]
 
 
 class Phase(enum.StrEnum):
@@ -136,9 +150,7 @@ class DealState:
     @property
     def to_move(self) -> Seat:
         """The seat to bid or play next."""
-        if self.leader is None:
-            return SEATS[(self.setup.dealer + 1 + len(self.bids)) % 4]
-        return SEATS[(self.leader + len(self.trick)) % 4]
+        return seat_to_move(self.setup.dealer, self.bids, self.leader, self.trick)
 
     @property
     def hand_size(self) -> int:
@@ -180,14 +192,6 @@ class DealState:
     def tricks_won(self) -> tuple[int, int]:
         """Completed tricks taken by North-South and by East-West."""
         return tricks_per_pair(self.tricks)
-
-    @property
-    def played(self) -> int:
-        """The mask of every card played so far in this deal (completed tricks and current)."""
-        dealt, held = self.core.setup.hands, self.hands
-        return (dealt[0] | dealt[1] | dealt[2] | dealt[3]) & ~(
-            held[0] | held[1] | held[2] | held[3]
-        )
 
     @property
     def is_complete(self) -> bool:
@@ -351,10 +355,6 @@ class MatchState:
             sum(result.scores[0] for result in self.history),
             sum(result.scores[1] for result in self.history),
         )
-
-    def total(self, pair: Pair) -> int:
-        """One pair's running total."""
-        return self.totals[pair]
 
     @property
     def trump(self) -> Suit | None:

@@ -37,7 +37,7 @@ from .bidding import Contract, Overbid, contracts, is_throw_in, overbids
 from .cards import SEATS, Card, Pair, Seat, Suit, trump_mask
 from .dealing import Swap
 from .rules import Rules, TiePolicy
-from .state import DealResult, DealState, MatchState, Outcome, Phase, Termination
+from .state import DealResult, DealState, MatchState, Outcome, Phase, Termination, seat_to_move
 from .text import trump_words
 from .tricks import Trick, tricks_per_pair
 
@@ -184,9 +184,7 @@ class SeatView:
         deal = self.deal
         if self.outcome is not None or deal is None:
             return None
-        if deal.leader is None:
-            return SEATS[(deal.dealer + 1 + len(deal.bids)) % 4]
-        return SEATS[(deal.leader + len(deal.trick)) % 4]
+        return seat_to_move(deal.dealer, deal.bids, deal.leader, deal.trick)
 
     @property
     def trump(self) -> Suit | None:
