@@ -14,8 +14,8 @@ import statistics
 import time
 
 from backalley import Rules, apply, legal_actions, new_match
-from backalley.checking import check
-from backalley.records import dumps, loads, record_from_state
+from backalley.formats.checking import check
+from backalley.formats.records import dumps, loads, record_from_state
 
 
 def make_records(count: int) -> list[str]:

@@ -2,7 +2,7 @@
 
 Plays N matches with the heuristic players as North-South against random
 East-West, and N with the seats swapped, each match seeded from the run seed
-and its index (``backalley.simulation``). Prints the heuristic pair's wins,
+and its index (``backalley.players.simulation``). Prints the heuristic pair's wins,
 draws and win rate with its 95% Wilson interval, and matches per second.
 
     python benchmarks/heuristic_vs_random.py --matches 1000 --schedule standard --jobs 2
@@ -14,7 +14,7 @@ import argparse
 import time
 
 from backalley import Rules
-from backalley.simulation import Summary, simulate, wilson_interval
+from backalley.players.simulation import Summary, simulate, wilson_interval
 
 
 def main() -> None:

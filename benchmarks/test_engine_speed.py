@@ -12,7 +12,7 @@ import random
 import pytest
 
 from backalley import Deal, MatchState, Rules, apply, legal_actions, new_match, seeded_deck
-from backalley.actions import Action
+from backalley.core.actions import Action
 
 SAMPLE_MATCHES = 4
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from backalley import Rules, Seat, apply, legal_actions, new_match
-from backalley.examples import (
+from backalley.engine.examples import (
     bid,
     big_joker_lead,
     little_joker_beaten,
@@ -21,8 +21,8 @@ from backalley.examples import (
     sixteen_points,
     triple_board,
 )
-from backalley.state import MatchState
-from backalley.svg import deal_svg, hand_svg, score_sheet_svg, state_svg, trick_svg
+from backalley.engine.state import MatchState
+from backalley.pictures.svg import deal_svg, hand_svg, score_sheet_svg, state_svg, trick_svg
 
 PICTURES = Path(__file__).resolve().parent.parent / "docs" / "pictures"
 SHEET_SEED = 2026

@@ -2,7 +2,7 @@
 
 A deal is an explicit 54-card order (``Deal(deck)``), dealt one card at a time
 clockwise from the player left of the dealer, then the turned card, then the
-stock (RULINGS.md "The deal"). ``backalley.dealing.deck_for`` inverts that:
+stock (RULINGS.md "The deal"). ``backalley.core.dealing.deck_for`` inverts that:
 given the hands a test wants, the turned card and the cards that should follow
 it, it returns the deck order that deals them, filling hands given short with
 plain non-trump cards first.
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from backalley import Bid, Card, Deal, MatchState, Play, Seat, apply, legal_actions
-from backalley.dealing import deck_for
+from backalley.core.dealing import deck_for
 
 __all__ = [
     "bid_round",

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from backalley.checking import replay
 from backalley.cli import main
-from backalley.records import MAX_RECORD_BYTES, parse_record
+from backalley.formats.checking import replay
+from backalley.formats.records import MAX_RECORD_BYTES, parse_record
 
 ROOT = Path(__file__).resolve().parent.parent
 RECORD_FILES = sorted((ROOT / "conformance" / "records").glob("*.json"))

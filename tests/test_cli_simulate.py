@@ -10,7 +10,7 @@ from backalley import Rules
 from backalley.cli import main
 from backalley.cli.simulate import _ProgressBar
 from backalley.players import HeuristicPlayer, RandomPlayer, play_match
-from backalley.simulation import (
+from backalley.players.simulation import (
     match_seed,
     match_stats,
     simulate,

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Card, Seat, Suit
-from backalley.dealing import deal, deck_for
+from backalley.core.dealing import deal, deck_for
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 

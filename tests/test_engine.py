@@ -24,7 +24,7 @@ from backalley import (
     seeded_deck,
 )
 from backalley import legal_actions as legal
-from backalley.cards import CARDS, cards_of
+from backalley.core.cards import CARDS, cards_of
 from backalley.strategies import action_universe, actions, decks, rules, seeds, states
 
 

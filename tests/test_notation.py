@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Bid, Card, Play, Seat
-from backalley.notation import (
+from backalley.formats.notation import (
     NotationError,
     action_text,
     call_text,

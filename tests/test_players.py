@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Bid, Card, Play, Rules, Seat, Suit, legal_actions
+from backalley.engine.view import SeatView, view
 from backalley.players import (
     HeuristicPlayer,
     PlayerError,
@@ -22,7 +23,6 @@ from backalley.players.heuristic import (
     TRUMP_ACE_TRICKS,
     hand_tricks,
 )
-from backalley.view import SeatView, view
 from decks import position
 
 SHORT = Rules(schedule=[3, 2, 1])

@@ -37,7 +37,7 @@ from backalley import (
     legal_actions,
     new_match,
 )
-from backalley.cards import cards_of
+from backalley.core.cards import cards_of
 
 ALL_CARDS = frozenset(Card)
 

@@ -21,9 +21,9 @@ from backalley import (
     new_match,
     seeded_deck,
 )
-from backalley.cards import CARDS
-from backalley.checking import IllegalRecord, check, replay
-from backalley.records import (
+from backalley.core.cards import CARDS
+from backalley.formats.checking import IllegalRecord, check, replay
+from backalley.formats.records import (
     CALL_PATTERN,
     MAX_RECORD_BYTES,
     Record,

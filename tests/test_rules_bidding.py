@@ -8,14 +8,14 @@ from hypothesis import strategies as st
 
 from backalley import Bid, Contract, IllegalAction, MatchState, Phase, Reason, Seat, apply
 from backalley import legal_actions as legal
-from backalley.bidding import (
+from backalley.core.bidding import (
     bid_in_range,
     board_multipliers,
     contracts,
     opening_leader,
     overbids,
 )
-from backalley.match import _out_of_range
+from backalley.engine.match import _out_of_range
 from backalley.strategies import BID_AMOUNTS, states
 from rules_oracle import leader_of, pair_contract
 

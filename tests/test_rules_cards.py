@@ -7,7 +7,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from backalley import Card, Pair, Rank, Seat, Suit
-from backalley.cards import CARDS, PACK_SIZE, cards_of, mask_of, trump_mask
+from backalley.core.cards import CARDS, PACK_SIZE, cards_of, mask_of, trump_mask
 from backalley.strategies import decks
 from rules_oracle import is_trump, trump_rank
 

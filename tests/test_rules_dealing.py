@@ -21,11 +21,11 @@ from backalley import (
     new_match,
     seeded_deck,
 )
-from backalley.cards import CARDS, cards_of
-from backalley.dealing import MAX_SEED, deal
-from backalley.rules import SCHEDULES, _down_and_up
+from backalley.core.cards import CARDS, cards_of
+from backalley.core.dealing import MAX_SEED, deal
+from backalley.core.rules import SCHEDULES, _down_and_up
+from backalley.engine.view import view
 from backalley.strategies import decks, rules, seeds, states
-from backalley.view import view
 
 hand_sizes = st.integers(1, 13)
 seats = st.sampled_from(list(Seat))

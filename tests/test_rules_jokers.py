@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 import rules_oracle as oracle
 from backalley import Card, MatchState, Play, Reason, Seat, Suit, apply
 from backalley import legal_actions as legal
-from backalley.cards import CARDS, cards_of, mask_of, trump_mask
-from backalley.jokers import forced_by_joker_lead
+from backalley.core.cards import CARDS, cards_of, mask_of, trump_mask
+from backalley.core.jokers import forced_by_joker_lead
+from backalley.core.tricks import allowed_plays, trick_winner
 from backalley.strategies import states
-from backalley.tricks import allowed_plays, trick_winner
 
 suits = st.sampled_from(list(Suit))
 

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 import rules_oracle as oracle
 from backalley import Card, IllegalAction, MatchState, Phase, Play, Reason, Seat, Suit, Trick, apply
 from backalley import legal_actions as legal
-from backalley.cards import CARDS, cards_of, mask_of, trump_mask
+from backalley.core.cards import CARDS, cards_of, mask_of, trump_mask
+from backalley.core.tricks import allowed_plays, trick_winner
 from backalley.strategies import states
-from backalley.tricks import allowed_plays, trick_winner
 
 
 @st.composite

@@ -35,7 +35,7 @@ from backalley import (
     new_match,
     score,
 )
-from backalley.bidding import board_multipliers, contracts, opening_leader
+from backalley.core.bidding import board_multipliers, contracts, opening_leader
 from helpers import bid_round, cards, deal_hands, play_cards, play_out
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST

@@ -23,7 +23,7 @@ from backalley import (
     Trick,
     seeded_deck,
 )
-from backalley.serialize import KINDS, SerializeError, from_json, snapshot, to_json
+from backalley.formats.serialize import KINDS, SerializeError, from_json, snapshot, to_json
 from record_strategies import mutated, play, played_states
 
 

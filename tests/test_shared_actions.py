@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Bid, Card, Play, Seat
-from backalley.actions import PLAYS, bid_of, play_of
+from backalley.core.actions import PLAYS, bid_of, play_of
 
 
 @pytest.mark.rule("ENGINE-2")

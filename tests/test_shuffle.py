@@ -8,8 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import dealing
-from backalley.cards import CARDS
-from backalley.dealing import seeded_deck
+from backalley.core.cards import CARDS
+from backalley.core.dealing import seeded_deck
 
 
 def _specified_deck(seed: int, deal_number: int, block=None) -> list[int]:

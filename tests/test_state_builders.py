@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Deal, Rules, apply, legal_actions, new_match, seeded_deal
-from backalley.state import (
+from backalley.engine.state import (
     DealCore,
     DealState,
     MatchState,

@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from backalley import Deal, MatchState, Phase, Rules, TiePolicy, apply, legal_actions, new_match
-from backalley.cards import CARDS, cards_of
+from backalley.core.cards import CARDS, cards_of
+from backalley.pictures.text import state_text, trick_text
 from backalley.strategies import decks, seeds
-from backalley.text import state_text, trick_text
 
 short_schedules = st.one_of(
     st.sampled_from(["short", "standard", "twenty-five"]),

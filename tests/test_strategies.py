@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Card, Deal, MatchState, Phase, Rules, TiePolicy, legal_actions
-from backalley.cards import CARDS
+from backalley.core.cards import CARDS
 from backalley.strategies import action_universe, actions, decks, rules, schedules, states
 
 

@@ -1,4 +1,4 @@
-"""Tests for backalley.svg: well-formed pictures that say in words what they show."""
+"""Tests for backalley.pictures.svg: well-formed pictures that say in words what they show."""
 
 import random
 import xml.etree.ElementTree as ET
@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import Card, Rules, Seat, Suit, apply, legal_actions, new_match
-from backalley.examples import (
+from backalley.engine.examples import (
     bid,
     big_joker_lead,
     deal_from,
@@ -18,8 +18,8 @@ from backalley.examples import (
     sixteen_points,
     triple_board,
 )
-from backalley.state import MatchState
-from backalley.svg import (
+from backalley.engine.state import MatchState
+from backalley.pictures.svg import (
     Picture,
     deal_svg,
     hand_svg,

@@ -1,4 +1,4 @@
-"""Tests for backalley.text: compact terminal renderings of hands, tricks, deals and states."""
+"""Tests for backalley.pictures.text: terminal renderings of hands, tricks, deals and states."""
 
 import random
 
@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import Card, Rules, Seat, Suit, Trick, apply, legal_actions, new_match
-from backalley.examples import big_joker_lead, little_joker_beaten, sixteen_points
-from backalley.text import deal_text, hand_text, state_text, trick_text, trump_words
+from backalley.engine.examples import big_joker_lead, little_joker_beaten, sixteen_points
+from backalley.pictures.text import deal_text, hand_text, state_text, trick_text, trump_words
 
 
 class TestTrumpWords:

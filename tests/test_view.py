@@ -26,7 +26,7 @@ from backalley import (
     new_match,
     seeded_deal,
 )
-from backalley.view import DealView, SeatView, parse_bid, view
+from backalley.engine.view import DealView, SeatView, parse_bid, view
 from decks import deck_for
 
 seats = st.sampled_from(list(Seat))

@@ -12,16 +12,19 @@ happens that the rules do not say. The rules are stated, with their sources, in
 (7, 'bid')
 """
 
-from .actions import Action, Bid, Deal, Play
-from .bidding import Contract, Overbid
-from .cards import Card, Pair, Rank, Seat, Suit
-from .dealing import DealSetup, Swap, seeded_deck
-from .errors import IllegalAction, Reason
-from .match import apply, legal_actions, new_match, seeded_deal
-from .rules import SCHEDULES, Rules, TiePolicy
-from .scoring import score
-from .state import DealResult, DealState, MatchState, Outcome, Phase, Termination
-from .tricks import Trick
+from types import ModuleType
+
+from . import _paths
+from .core.actions import Action, Bid, Deal, Play
+from .core.bidding import Contract, Overbid
+from .core.cards import Card, Pair, Rank, Seat, Suit
+from .core.dealing import DealSetup, Swap, seeded_deck
+from .core.errors import IllegalAction, Reason
+from .core.rules import SCHEDULES, Rules, TiePolicy
+from .core.scoring import score
+from .core.tricks import Trick
+from .engine.match import apply, legal_actions, new_match, seeded_deal
+from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
 
 __all__ = [
     "SCHEDULES",
@@ -58,3 +61,10 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+_paths.install()
+
+
+def __getattr__(name: str) -> ModuleType:
+    """An old flat module path (``backalley.cards``) as an attribute; see ``_paths``."""
+    return _paths.moved_module(name)

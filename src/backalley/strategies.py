@@ -34,11 +34,11 @@ from typing import Final
 
 from hypothesis import strategies as st
 
-from .actions import Action, Bid, Deal, Play
-from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat
-from .match import apply, legal_actions, new_match, seeded_deal
-from .rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
-from .state import MatchState, Phase
+from .core.actions import Action, Bid, Deal, Play
+from .core.cards import CARDS, PACK_SIZE, SEATS, Card, Seat
+from .core.rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
+from .engine.match import apply, legal_actions, new_match, seeded_deal
+from .engine.state import MatchState, Phase
 
 __all__ = [
     "BID_AMOUNTS",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..records import MAX_RECORD_BYTES, Record, RecordError, loads
+from ..formats.records import MAX_RECORD_BYTES, Record, RecordError, loads
 
 __all__ = ["read_record"]
 

@@ -17,9 +17,9 @@ import argparse
 import json
 from typing import Any
 
-from ..checking import IllegalRecord, check
-from ..records import RecordError
-from ..state import MatchState, Termination
+from ..engine.state import MatchState, Termination
+from ..formats.checking import IllegalRecord, check
+from ..formats.records import RecordError
 from ._common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, Commands, write_lines
 from ._recordfile import read_record
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import random
 
-from ..cards import Seat
-from ..match import apply, legal_actions, new_match
-from ..rules import SCHEDULES, Rules, TiePolicy
-from ..state import DealResult, MatchState, Termination
+from ..core.cards import Seat
+from ..core.rules import SCHEDULES, Rules, TiePolicy
+from ..engine.match import apply, legal_actions, new_match
+from ..engine.state import DealResult, MatchState, Termination
 from ._common import EXIT_OK, Commands, write_lines
 
 __all__ = ["add_parser", "demo", "rules_from", "run"]

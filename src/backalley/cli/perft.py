@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import argparse
 
-from ..checking import IllegalRecord, replay
-from ..match import new_match
-from ..perft import divide, perft
-from ..records import RecordError
+from ..engine.match import new_match
+from ..formats.checking import IllegalRecord, replay
+from ..formats.perft import divide, perft
+from ..formats.records import RecordError
 from ._common import EXIT_OK, CommandError, Commands, write_lines
 from ._recordfile import read_record
 from .demo import rules_from

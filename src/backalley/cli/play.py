@@ -5,7 +5,7 @@ with the cards you may play in brackets, the last trick and who won it, and
 each side's target beside the tricks it has taken. It refuses an illegal card
 with the reason, warns (without stopping) when a side bids more tricks than
 there are, and keeps the running score sheet. You see only what your seat may
-see (:func:`backalley.view.view`); the computer players see only theirs.
+see (:func:`backalley.engine.view.view`); the computer players see only theirs.
 
 Answers: a card code (``as``, ``10h``, ``big``), a bid (``pass``, ``3``,
 ``board``), ``?`` for help and the legal actions, ``score`` for the score
@@ -20,14 +20,14 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Final, TextIO
 
-from ..actions import Bid, Play
-from ..cards import Card, Seat, Suit
-from ..errors import IllegalAction
-from ..match import apply, legal_actions, new_match, seeded_deal
+from ..core.actions import Bid, Play
+from ..core.cards import Card, Seat, Suit
+from ..core.errors import IllegalAction
+from ..engine.match import apply, legal_actions, new_match, seeded_deal
+from ..engine.state import MatchState, Phase, Termination
+from ..engine.view import DealView, SeatView, parse_bid, view
+from ..pictures.text import trick_text, trump_words
 from ..players import HeuristicPlayer, Player, SeatedPlayer, player_seed
-from ..state import MatchState, Phase, Termination
-from ..text import trick_text, trump_words
-from ..view import DealView, SeatView, parse_bid, view
 from ._common import EXIT_OK, Commands
 from .demo import rules_from
 from .simulate import add_rules_options

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 
-from ..cards import Seat, cards_of
-from ..checking import IllegalRecord, replay_steps
-from ..match import new_match
-from ..records import Record, RecordError
-from ..state import DealState, MatchState, Phase
-from ..text import hand_text, trick_text, trump_words
+from ..core.cards import Seat, cards_of
+from ..engine.match import new_match
+from ..engine.state import DealState, MatchState, Phase
+from ..formats.checking import IllegalRecord, replay_steps
+from ..formats.records import Record, RecordError
+from ..pictures.text import hand_text, trick_text, trump_words
 from ._common import EXIT_INVALID, EXIT_OK, CommandError, Commands, write_lines
 from ._recordfile import read_record
 

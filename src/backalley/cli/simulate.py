@@ -15,7 +15,7 @@ import sys
 from typing import TextIO
 
 from ..players import PLAYER_KINDS
-from ..simulation import Summary, simulate
+from ..players.simulation import Summary, simulate
 from ._common import EXIT_OK, CommandError, Commands, write_lines
 from .demo import rules_from
 

@@ -1,6 +1,6 @@
 """Players: the protocol a player follows, the match driver and the computer players.
 
-A player is any callable that takes a :class:`~backalley.view.SeatView` (what
+A player is any callable that takes a :class:`~backalley.engine.view.SeatView` (what
 its seat may know, nothing more) and the tuple of legal actions, and returns
 one of them. :func:`play_match` seats four players, deals the seeded deals,
 gives each player only its own view and refuses any action that is not legal.

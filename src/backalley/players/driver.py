@@ -1,7 +1,7 @@
 """The player protocol and the match driver.
 
 A :class:`Player` is a callable ``player(view, legal) -> action``: it sees only
-its seat's :class:`~backalley.view.SeatView` and the legal actions, and returns
+its seat's :class:`~backalley.engine.view.SeatView` and the legal actions, and returns
 one of them. A player that draws random numbers should also be a
 :class:`SeatedPlayer`: the driver asks it for a copy seeded from the match seed
 and its seat, so that a match is reproducible from its seed alone.
@@ -13,13 +13,13 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Final, Protocol, runtime_checkable
 
-from ..actions import Bid, Play
-from ..cards import SEATS, Seat
-from ..errors import IllegalAction
-from ..match import apply, legal_actions, new_match, seeded_deal
-from ..rules import Rules
-from ..state import MatchState, Phase
-from ..view import SeatView, view
+from ..core.actions import Bid, Play
+from ..core.cards import SEATS, Seat
+from ..core.errors import IllegalAction
+from ..core.rules import Rules
+from ..engine.match import apply, legal_actions, new_match, seeded_deal
+from ..engine.state import MatchState, Phase
+from ..engine.view import SeatView, view
 
 __all__ = ["Player", "PlayerError", "SeatedPlayer", "play_match", "player_seed"]
 

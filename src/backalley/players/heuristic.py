@@ -21,10 +21,10 @@ import math
 from collections.abc import Sequence
 from typing import Final
 
-from ..actions import Bid, Play
-from ..cards import Card, Rank, Suit, trump_mask
-from ..tricks import trick_winner
-from ..view import SeatView
+from ..core.actions import Bid, Play
+from ..core.cards import Card, Rank, Suit, trump_mask
+from ..core.tricks import trick_winner
+from ..engine.view import SeatView
 
 __all__ = [
     "BIG_JOKER_TRICKS",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from ..actions import Bid, Play
-from ..cards import Seat
-from ..view import SeatView
+from ..core.actions import Bid, Play
+from ..core.cards import Seat
+from ..engine.view import SeatView
 
 __all__ = ["RandomPlayer"]
 

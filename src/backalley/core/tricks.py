@@ -8,7 +8,7 @@ The rules (RULINGS.md "Tricks"; ``000`` §04, ``001``, ``002``):
 - No trump lead (jokers included) until a trump or joker was played to an
   earlier trick of this deal, except: a player who personally bid Board may
   lead trumps at once; a player holding only trumps may lead one.
-- A joker lead forces the highest or lowest trump (see :mod:`backalley.jokers`).
+- A joker lead forces the highest or lowest trump (see :mod:`backalley.core.jokers`).
 - The highest trump in the trick wins; with no trump in it, the highest card of
   the led suit wins. The winner leads the next trick.
 
@@ -16,7 +16,7 @@ Every constraint on a card has exactly one reason, so :func:`allowed_plays`
 returns the allowed cards and the reason any other card of the hand is refused;
 ``legal_actions`` and ``apply`` both use it, which is why they cannot disagree.
 
->>> from backalley.cards import Card, Seat, Suit
+>>> from backalley.core.cards import Card, Seat, Suit
 >>> Trick(Seat.NORTH, (Card.H5, Card.HK, Card.S2, Card.HA)).winner_under(Suit.SPADES)
 Seat.SOUTH
 >>> Trick(Seat.NORTH, (Card.H5, Card.HK, Card.C2, Card.HA)).winner_under(Suit.SPADES)

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .actions import Bid, Deal, Play
-from .cards import SEATS, Card, Seat
-from .dealing import deck_for
+from ..core.actions import Bid, Deal, Play
+from ..core.cards import SEATS, Card, Seat
+from ..core.dealing import deck_for
+from ..core.rules import Rules
 from .match import apply, new_match
-from .rules import Rules
 from .state import MatchState
 
 __all__ = [

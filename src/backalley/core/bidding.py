@@ -19,7 +19,7 @@ Example (``000`` §06): West bids the first Board, North the second, East passes
 and South the third. North-South are scored on x3, East-West keep West's x1,
 and South, the last Board bidder, leads.
 
->>> from backalley.cards import Seat
+>>> from backalley.core.cards import Seat
 >>> bids = (Bid(Seat.WEST, board=True), Bid(Seat.NORTH, board=True),
 ...         Bid(Seat.EAST), Bid(Seat.SOUTH, board=True))
 >>> contracts(bids)

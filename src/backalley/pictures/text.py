@@ -4,7 +4,7 @@ Suits are drawn with their symbols and trumps are named in words, so that colour
 is never the only clue. Hands list suits in a fixed order (spades, hearts,
 diamonds, clubs, trumps marked with ``*``) and jokers by name.
 
->>> from backalley.cards import Card, Suit
+>>> from backalley.core.cards import Card, Suit
 >>> hand_text([Card.H5, Card.HK, Card.S9, Card.C2, Card.BIG], Suit.HEARTS)
 '♠ 9  *♥ K 5  ♣ 2  BIG'
 """
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .cards import Card, Suit
-from .state import DealState, MatchState
-from .tricks import Trick
+from ..core.cards import Card, Suit
+from ..core.tricks import Trick
+from ..engine.state import DealState, MatchState
 
 __all__ = ["deal_text", "hand_text", "state_text", "trick_text", "trump_words"]
 

@@ -1,6 +1,6 @@
 """Replaying and checking game records: every action through ``apply``, every claim recomputed.
 
-:func:`replay` turns a :class:`~backalley.records.Record` into the state it
+:func:`replay` turns a :class:`~backalley.formats.records.Record` into the state it
 reaches; the first action the rules refuse raises :class:`IllegalRecord`, which
 says where it is twice over: as a JSON path (``deals[3].plays[17]``, numbered
 from 0) and for people (``deal 4, trick 5, card 2``, numbered from 1).
@@ -10,7 +10,7 @@ with the replay's.
 A record that stops early is a position: :attr:`CheckReport.complete` is False.
 
 >>> from backalley import Rules, apply, legal_actions, new_match
->>> from backalley.records import record_from_state
+>>> from backalley.formats.records import record_from_state
 >>> state = new_match(Rules(schedule=[2, 1]), seed=4)
 >>> while not state.is_over:
 ...     state = apply(state, legal_actions(state)[-1])
@@ -26,14 +26,14 @@ from typing import Any
 
 import attrs
 
-from .actions import Bid, Deal, Play, bid_of, play_of
-from .cards import Pair, Seat
-from .dealing import seeded_deck
-from .errors import IllegalAction, Reason
-from .match import apply, new_match
+from ..core.actions import Bid, Deal, Play, bid_of, play_of
+from ..core.cards import Pair, Seat
+from ..core.dealing import seeded_deck
+from ..core.errors import IllegalAction, Reason
+from ..engine.match import apply, new_match
+from ..engine.state import MatchState, Phase, Termination
 from .notation import parse_call
 from .records import Record, RecordError
-from .state import MatchState, Phase, Termination
 
 __all__ = ["CheckReport", "Discrepancy", "IllegalRecord", "Step", "check", "replay", "replay_steps"]
 

@@ -7,7 +7,7 @@ values: the phase, whose turn it is, the trump, the bids and contracts, the
 current trick and the completed ones, tricks per pair, the scores so far and
 the outcome. The states never change; :func:`backalley.apply` makes new ones.
 
-Hands are kept as card masks (see :mod:`backalley.cards`) and only the parts
+Hands are kept as card masks (see :mod:`backalley.core.cards`) and only the parts
 that an action changes are rebuilt, so successive states share everything else,
 earlier tricks and finished deals included.
 """
@@ -19,13 +19,13 @@ from typing import Any
 
 import attrs
 
-from .actions import Bid
-from .bidding import Contract, Overbid, contracts, overbids
-from .cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit, cards_of
-from .dealing import DealSetup
-from .rules import Rules
-from .scoring import score
-from .tricks import Trick, tricks_per_pair
+from ..core.actions import Bid
+from ..core.bidding import Contract, Overbid, contracts, overbids
+from ..core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit, cards_of
+from ..core.dealing import DealSetup
+from ..core.rules import Rules
+from ..core.scoring import score
+from ..core.tricks import Trick, tricks_per_pair
 
 __all__ = [
     "DealCore",
@@ -222,7 +222,7 @@ class DealState:
 
     def _repr_svg_(self) -> str:
         """The deal as a picture, for Jupyter: the table in play, or the whole finished deal."""
-        from . import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
+        from ..pictures import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
 
         return svg.deal_svg(self)
 
@@ -411,7 +411,7 @@ class MatchState:
 
     def _repr_svg_(self) -> str:
         """The match as a picture, for Jupyter: the deal in play, or the score sheet."""
-        from . import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
+        from ..pictures import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
 
         return svg.state_svg(self)
 

@@ -17,7 +17,7 @@ Match flow (RULINGS.md "Schedule and dealer", "End of the match"; ``000`` §02,
 
 ``apply(state, action)`` dispatches on the phase, one small function per kind
 of action, and returns a new state; the input is never changed. An action the
-rules forbid raises :class:`~backalley.errors.IllegalAction` with its reason.
+rules forbid raises :class:`~backalley.core.errors.IllegalAction` with its reason.
 ``legal_actions`` lists exactly the actions ``apply`` accepts from the player
 to move. At the chance step (dealing) it lists the deal the match's seed
 prescribes; ``apply`` also accepts a ``Deal`` of any other valid deck, which is
@@ -40,12 +40,13 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Final
 
-from .actions import PLAYS, Bid, Deal, Play, bid_of, deal_of_permutation
-from .bidding import bid_in_range, is_throw_in, opening_leader
-from .cards import CARDS, PAIRS, SEATS, Pair
-from .dealing import MAX_SEED, check_whole, deal, seeded_deck
-from .errors import IllegalAction, Reason
-from .rules import MAX_HAND_SIZE, Rules, TiePolicy
+from ..core.actions import PLAYS, Bid, Deal, Play, bid_of, deal_of_permutation
+from ..core.bidding import bid_in_range, is_throw_in, opening_leader
+from ..core.cards import CARDS, PAIRS, SEATS, Pair
+from ..core.dealing import MAX_SEED, check_whole, deal, seeded_deck
+from ..core.errors import IllegalAction, Reason
+from ..core.rules import MAX_HAND_SIZE, Rules, TiePolicy
+from ..core.tricks import Trick, allowed_plays, trick_winner
 from .state import (
     DealCore,
     DealResult,
@@ -59,7 +60,6 @@ from .state import (
     build_deal,
     build_match,
 )
-from .tricks import Trick, allowed_plays, trick_winner
 
 __all__ = ["apply", "legal_actions", "new_match", "seeded_deal"]
 

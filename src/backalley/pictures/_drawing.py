@@ -1,7 +1,7 @@
-"""The drawing parts of :mod:`backalley.svg`: SVG elements, cards, hands and a trick.
+"""The drawing parts of :mod:`backalley.pictures.svg`: SVG elements, cards, hands and a trick.
 
 Everything here returns SVG text fragments placed in the caller's coordinates;
-:mod:`backalley.svg` puts them together into whole pictures.
+:mod:`backalley.pictures.svg` puts them together into whole pictures.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
-from .cards import SEATS, Card, Seat, Suit, trump_mask
-from .tricks import Trick
+from ..core.cards import SEATS, Card, Seat, Suit, trump_mask
+from ..core.tricks import Trick
 
 CARD_W: Final = 48
 CARD_H: Final = 68

@@ -3,13 +3,13 @@
 A record names the rules, the match seed and, deal by deal, the deck it was
 dealt from, the bids and the cards played, in order. It may also carry what the
 program that wrote it claims the scores were, which
-:func:`backalley.checking.check` recomputes. The format is described in
+:func:`backalley.formats.checking.check` recomputes. The format is described in
 ``docs/records.md`` and by the JSON Schema ``schemas/record.schema.json``
 shipped in this package.
 
 A record that stops early (mid-deal, mid-trick, between deals) is valid: it
 describes a position, not a finished match. Replaying and checking records is
-:mod:`backalley.checking`.
+:mod:`backalley.formats.checking`.
 
 >>> from backalley import Rules, new_match, apply, legal_actions
 >>> state = new_match(Rules(schedule=[1]), seed=7)
@@ -18,7 +18,7 @@ describes a position, not a finished match. Replaying and checking records is
 >>> record = record_from_state(state)
 >>> record.deals[0].bids, [card.code for card in record.deals[0].plays]
 (('board', 'board', 'board', 'board'), ['4H', 'JS', 'AD', '3H'])
->>> from backalley.checking import replay
+>>> from backalley.formats.checking import replay
 >>> replay(loads(dumps(record))) == state
 True
 """
@@ -32,10 +32,10 @@ from typing import Any, Final
 
 import attrs
 
-from .cards import CARDS, PACK_SIZE, PAIRS, SEATS, Card, Pair
-from .dealing import MAX_SEED, seeded_deck
-from .rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
-from .state import MatchState, Termination
+from ..core.cards import CARDS, PACK_SIZE, PAIRS, SEATS, Card, Pair
+from ..core.dealing import MAX_SEED, seeded_deck
+from ..core.rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
+from ..engine.state import MatchState, Termination
 
 __all__ = [
     "CALL_PATTERN",

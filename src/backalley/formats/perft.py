@@ -17,10 +17,10 @@ players has 14 bids (Pass, 1 to 12, Board):
 
 from __future__ import annotations
 
-from .actions import Deal
-from .match import apply, legal_actions
+from ..core.actions import Deal
+from ..engine.match import apply, legal_actions
+from ..engine.state import MatchState
 from .notation import action_text
-from .state import MatchState
 
 __all__ = ["divide", "perft"]
 

@@ -10,7 +10,7 @@ jokers are typeset cards named in words ("BIG joker"), and the cards a player
 may play are ringed while the others are dimmed, with the playable ones listed
 in words below the hand.
 
->>> from backalley.cards import Card, Suit
+>>> from backalley.core.cards import Card, Suit
 >>> picture = hand_svg([Card.H5, Card.HK, Card.S9, Card.C2], Suit.HEARTS)
 >>> picture.startswith("<svg") and "the king of hearts, a trump" in picture
 True
@@ -23,6 +23,10 @@ from typing import Final
 
 import attrs
 
+from ..core.bidding import Contract, board_multipliers
+from ..core.cards import SEATS, Card, Seat, Suit, mask_of, trump_mask
+from ..core.tricks import Trick, allowed_plays
+from ..engine.state import DealResult, DealState, MatchState
 from ._drawing import (
     CARD_H,
     CARD_W,
@@ -48,11 +52,7 @@ from ._drawing import (
     trick_picture,
     trick_words,
 )
-from .bidding import Contract, board_multipliers
-from .cards import SEATS, Card, Seat, Suit, mask_of, trump_mask
-from .state import DealResult, DealState, MatchState
 from .text import trump_words
-from .tricks import Trick, allowed_plays
 
 __all__ = [
     "Picture",

@@ -25,11 +25,11 @@ from typing import Final
 
 import attrs
 
-from .cards import PAIRS, Pair
-from .players import PLAYER_KINDS, play_match
-from .records import dumps, record_from_state
-from .rules import Rules
-from .state import MatchState
+from ..core.cards import PAIRS, Pair
+from ..core.rules import Rules
+from ..engine.state import MatchState
+from ..formats.records import dumps, record_from_state
+from . import PLAYER_KINDS, play_match
 
 __all__ = [
     "MatchStats",

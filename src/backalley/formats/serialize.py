@@ -7,7 +7,7 @@ bids calls (``"pass"``, ``"3"``, ``"board"``), actions the notation (``"N 3"``,
 ``"S AS"``; a deal is ``{"deal": [54 card codes]}``).
 
 A match state is written as the record that reaches it (rules, seed, each
-deal's deck, bids and plays; see :mod:`backalley.records`) plus a readable
+deal's deck, bids and plays; see :mod:`backalley.formats.records`) plus a readable
 snapshot (phase, whose turn, trump, hands, bids, tricks, totals, outcome) for
 programs in other languages. Reading replays the record through ``apply`` and
 checks the snapshot agrees, so the JSON never depends on how states are stored.
@@ -30,12 +30,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from .actions import Bid, Deal, Play
-from .bidding import Contract
-from .cards import PAIRS, SEATS, Card, Pair, Seat, Suit
+from ..core.actions import Bid, Deal, Play
+from ..core.bidding import Contract
+from ..core.cards import PAIRS, SEATS, Card, Pair, Seat, Suit
+from ..core.dealing import deal
+from ..core.rules import Rules
+from ..core.tricks import Trick
+from ..engine.match import apply
+from ..engine.state import (
+    DealCore,
+    DealResult,
+    DealState,
+    MatchCore,
+    MatchState,
+    Outcome,
+    Termination,
+)
 from .checking import replay
-from .dealing import deal
-from .match import apply
 from .notation import NotationError, action_text, parse_action, parse_call
 from .records import (
     RecordError,
@@ -45,9 +56,6 @@ from .records import (
     rules_from_json,
     rules_to_json,
 )
-from .rules import Rules
-from .state import DealCore, DealResult, DealState, MatchCore, MatchState, Outcome, Termination
-from .tricks import Trick
 
 __all__ = ["KINDS", "SerializeError", "from_json", "snapshot", "to_json"]
 

@@ -32,14 +32,14 @@ from typing import Any, Final
 
 import attrs
 
-from .actions import Bid
-from .bidding import Contract, Overbid, contracts, is_throw_in, overbids
-from .cards import SEATS, Card, Pair, Seat, Suit, trump_mask
-from .dealing import Swap
-from .rules import Rules, TiePolicy
+from ..core.actions import Bid
+from ..core.bidding import Contract, Overbid, contracts, is_throw_in, overbids
+from ..core.cards import SEATS, Card, Pair, Seat, Suit, trump_mask
+from ..core.dealing import Swap
+from ..core.rules import Rules, TiePolicy
+from ..core.tricks import Trick, tricks_per_pair
+from ..pictures.text import trump_words
 from .state import DealResult, DealState, MatchState, Outcome, Phase, Termination, seat_to_move
-from .text import trump_words
-from .tricks import Trick, tricks_per_pair
 
 __all__ = ["DealView", "SeatView", "view"]
 

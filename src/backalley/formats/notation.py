@@ -16,10 +16,9 @@ hand size is a rule, checked by ``apply`` (``bid_out_of_range``), not here.
 (Bid(N, 3), Bid(E, pass), Play(S, 10H))
 >>> action_text(parse_action("w Board"))
 'W board'
->>> parse_call("seven")
+>>> parse_call("seven")  # doctest: +IGNORE_EXCEPTION_DETAIL
 Traceback (most recent call last):
-...
-backalley.notation.NotationError: unknown bid 'seven': a bid is pass, a number such as 3, or board
+NotationError: unknown bid 'seven': a bid is pass, a number such as 3, or board
 """
 
 from __future__ import annotations
@@ -27,8 +26,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from .actions import Bid, Play
-from .cards import Card, Seat
+from ..core.actions import Bid, Play
+from ..core.cards import Card, Seat
 
 __all__ = [
     "MAX_CALL_DIGITS",

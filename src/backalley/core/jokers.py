@@ -15,7 +15,7 @@ Because a hand is a mask whose trump bits rise in rank order (2 ... A, then
 LITTLE, then BIG), the highest trump is the top bit of the hand's trumps and
 the lowest is the bottom bit.
 
->>> from backalley.cards import Card, Suit, mask_of, trump_mask
+>>> from backalley.core.cards import Card, Suit, mask_of, trump_mask
 >>> hand = mask_of([Card.H5, Card.HK, Card.S9, Card.C2])
 >>> forced_by_joker_lead(Card.BIG, hand, trump_mask(Suit.HEARTS)) == 1 << Card.HK
 True
