@@ -19,19 +19,9 @@ from typing import Any, Final
 
 import attrs
 
-from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat
+from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat, to_seat
 
 __all__ = ["PLAYS", "Action", "Bid", "Deal", "Play", "bid_of", "play_of"]
-
-
-def _to_seat(value: Any) -> Seat:
-    if isinstance(value, Seat):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4:
-        return SEATS[value]
-    if isinstance(value, str):
-        return Seat.parse(value)
-    raise TypeError(f"a seat must be a Seat (or 0-3, or 'N', 'E', 'S', 'W'), not {value!r}")
 
 
 def _to_card(value: Any) -> Card:
@@ -58,7 +48,7 @@ class Bid:
     is checked by ``apply`` (reason ``bid_out_of_range``), not here.
     """
 
-    seat: Seat = attrs.field(converter=_to_seat)
+    seat: Seat = attrs.field(converter=to_seat)
     amount: int = attrs.field(default=0, validator=_check_amount)
     board: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
 
@@ -87,7 +77,7 @@ class Bid:
 class Play:
     """A card played by a seat to the current trick."""
 
-    seat: Seat = attrs.field(converter=_to_seat)
+    seat: Seat = attrs.field(converter=to_seat)
     card: Card = attrs.field(converter=_to_card)
 
     def __repr__(self) -> str:
@@ -133,27 +123,13 @@ class Deal:
         return f"Deal({' '.join(card.code for card in self.deck)})"
 
 
-_SET_DECK: Final = Deal.__dict__["deck"].__set__
-
-
-def deal_of_permutation(deck: tuple[Card, ...]) -> Deal:
-    """``Deal(deck)`` for a deck already known to hold each card once, unchecked.
-
-    The seeded shuffle only ever makes such decks, and checking 54 cards again on
-    every deal would cost more than dealing them.
-    """
-    deal = object.__new__(Deal)
-    _SET_DECK(deal, deck)
-    return deal
-
-
 _MOST_TRICKS_BID: Final = 12
 """Thirteen cards allow bids up to 12; larger amounts are refused by ``apply``."""
 
 PLAYS: Final = tuple(tuple(Play(seat, card) for card in CARDS) for seat in SEATS)
 """``PLAYS[seat][card]``: every play, built once and shared."""
 
-_BIDS: Final = tuple(
+_NUMBER_BIDS: Final = tuple(
     tuple(Bid(seat, amount) for amount in range(_MOST_TRICKS_BID + 1)) for seat in SEATS
 )
 _BOARDS: Final = tuple(Bid(seat, board=True) for seat in SEATS)
@@ -169,11 +145,9 @@ def bid_of(seat: Seat, amount: int, board: bool = False) -> Bid:
     if board:
         return _BOARDS[seat] if amount == 0 else Bid(seat, amount, board=True)
     if 0 <= amount <= _MOST_TRICKS_BID:
-        return _BIDS[seat][amount]
+        return _NUMBER_BIDS[seat][amount]
     return Bid(seat, amount)
 
 
 Action = Bid | Play | Deal
 """Any action ``apply`` accepts."""
-
-ACTION_TYPES: Final = (Bid, Play, Deal)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator
-from typing import Final
+from typing import Any, Final
 
 __all__ = [
     "ALL_CARDS_MASK",
@@ -42,7 +42,9 @@ __all__ = [
     "Suit",
     "cards_of",
     "mask_of",
+    "to_seat",
     "trump_mask",
+    "trump_words",
 ]
 
 PACK_SIZE: Final = 54
@@ -62,12 +64,12 @@ class Seat(enum.IntEnum):
     @property
     def left(self) -> Seat:
         """The next seat clockwise: the player on this seat's left."""
-        return SEATS[(self + 1) % 4]
+        return self.after(1)
 
     @property
     def partner(self) -> Seat:
         """The seat opposite, this seat's partner."""
-        return SEATS[(self + 2) % 4]
+        return self.after(2)
 
     @property
     def pair(self) -> Pair:
@@ -175,6 +177,22 @@ class Suit(enum.IntEnum):
 
 
 SUITS: Final = tuple(Suit)
+
+
+def to_seat(value: Any) -> Seat:
+    """A seat from a Seat, its number 0-3 or its letter; the converter of every seat field."""
+    if isinstance(value, Seat):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4:
+        return SEATS[value]
+    if isinstance(value, str):
+        return Seat.parse(value)
+    raise TypeError(f"a seat must be a Seat (or 0-3, or 'N', 'E', 'S', 'W'), not {value!r}")
+
+
+def trump_words(trump: Suit | None) -> str:
+    """The trump in words: ``"hearts are trumps"`` or ``"no trumps"``."""
+    return "no trumps" if trump is None else f"{trump.word} are trumps"
 
 
 class Rank(enum.IntEnum):

@@ -27,6 +27,7 @@ from typing import Final
 import attrs
 
 from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit, trump_mask
+from .flow import first_bidder, next_seat
 
 __all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "deck_for", "seeded_deck"]
 
@@ -207,7 +208,7 @@ class DealSetup:
     @property
     def first_bidder(self) -> Seat:
         """The player left of the dealer bids first (and leads a tiebreak deal)."""
-        return SEATS[(self.dealer + 1) % 4]
+        return first_bidder(self.dealer)
 
     @property
     def stock(self) -> int:
@@ -226,10 +227,10 @@ def deal(
     holder of the other joker, if any, swaps it for card ``4 * hand_size + 1``.
     """
     dealt = 4 * hand_size
-    # Seat (dealer + 1 + k) % 4 gets deck[k]: every fourth card, starting at its offset.
+    # The seat 1 + k places left of the dealer gets deck[k]: every fourth card from its offset.
     hands = [0, 0, 0, 0]
     for offset in range(4):
-        hands[(dealer + 1 + offset) % 4] = sum(map(_BIT_OF.__getitem__, deck[offset:dealt:4]))
+        hands[next_seat(dealer, 1 + offset)] = sum(map(_BIT_OF.__getitem__, deck[offset:dealt:4]))
     turned = deck[dealt]
     trump: Suit | None = turned.suit
     swap = None
@@ -241,6 +242,10 @@ def deal(
                 hands[seat] ^= other | (1 << received)
                 swap = Swap(seat, CARDS[other.bit_length() - 1], received)
                 break
+        # DEAL-6: a no-trump deal has no jokers in play. The turned joker is not in a
+        # hand and the swap above gave the other one up, so no hand holds either;
+        # ``tricks.allowed_plays`` relies on it (a joker lead needs a trump suit).
+        assert not (hands[0] | hands[1] | hands[2] | hands[3]) & JOKERS_MASK, "DEAL-6"
     return DealSetup(
         number=number,
         dealer=dealer,

@@ -15,42 +15,42 @@ earlier tricks and finished deals included.
 from __future__ import annotations
 
 import enum
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 import attrs
 
 from ..core.actions import Bid
 from ..core.bidding import Contract, Overbid, contracts, overbids
-from ..core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit, cards_of
+from ..core.cards import CARDS, PAIRS, Card, Pair, Seat, Suit, cards_of
 from ..core.dealing import DealSetup
+from ..core.flow import (
+    bid_position,
+    counts,
+    dealer_of_deal,
+    hand_size_of_deal,
+    in_tiebreak,
+    seat_to_move,
+    thrown_in,
+)
 from ..core.rules import Rules
 from ..core.scoring import score
 from ..core.tricks import Trick, tricks_per_pair
+from .display import svg_of
 
 __all__ = [
     "DealCore",
+    "DealFacts",
     "DealResult",
     "DealState",
     "MatchCore",
+    "MatchFacts",
     "MatchState",
     "Outcome",
     "Phase",
     "Termination",
     "seat_to_move",
+    "totals_of",
 ]
-
-
-def seat_to_move(
-    dealer: Seat, bids: tuple[Bid, ...], leader: Seat | None, trick: tuple[Card, ...]
-) -> Seat:
-    """Whose turn it is in a deal.
-
-    Bids go clockwise from the dealer's left (BID-1), then cards clockwise from the
-    trick's leader (PLAY-1).
-    """
-    if leader is None:
-        return SEATS[(dealer + 1 + len(bids)) % 4]
-    return SEATS[(leader + len(trick)) % 4]
 
 
 class Phase(enum.StrEnum):
@@ -101,8 +101,132 @@ class DealCore:
     broken: bool = False
 
 
+class DealFacts:
+    """What follows from a deal's public parts: the one derivation of each such fact.
+
+    Shared by :class:`DealState` and the seat view's ``DealView``, so the two
+    cannot disagree. A subclass provides ``dealer``, ``hand_size``, ``trump``,
+    ``tiebreak``, ``bids``, ``leader``, ``trick`` (the cards of the trick in
+    progress) and ``tricks`` (the completed ones).
+    """
+
+    __slots__ = ()
+
+    # The parts a subclass provides (as fields or properties).
+    @property
+    def dealer(self) -> Seat:
+        """Who dealt this deal."""
+        raise NotImplementedError
+
+    @property
+    def hand_size(self) -> int:
+        """Cards dealt to each player, and so the number of tricks."""
+        raise NotImplementedError
+
+    @property
+    def trump(self) -> Suit | None:
+        """The trump suit, or None in a no-trump deal."""
+        raise NotImplementedError
+
+    @property
+    def tiebreak(self) -> bool:
+        """Whether this is a tiebreak deal (no bidding)."""
+        raise NotImplementedError
+
+    @property
+    def bids(self) -> tuple[Bid, ...]:
+        """The bids so far, in circuit order (from the dealer's left)."""
+        raise NotImplementedError
+
+    @property
+    def leader(self) -> Seat | None:
+        """The seat that leads the current trick; None while bidding."""
+        raise NotImplementedError
+
+    @property
+    def trick(self) -> tuple[Card, ...]:
+        """The cards played to the trick in progress so far."""
+        raise NotImplementedError
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """The completed tricks of the deal, with their winners."""
+        raise NotImplementedError
+
+    # What follows from them.
+
+    @property
+    def phase(self) -> Phase:
+        """BID until the circuit is complete (never, in a tiebreak deal), then PLAY."""
+        return Phase.BID if self.leader is None else Phase.PLAY
+
+    @property
+    def to_move(self) -> Seat:
+        """The seat to bid or play next."""
+        return seat_to_move(self.dealer, self.bids, self.leader, self.trick)
+
+    def bid_of(self, seat: Seat) -> Bid | None:
+        """What ``seat`` bid, or None if it has not bid (or there is no bidding)."""
+        index = bid_position(self.dealer, seat)
+        bids = self.bids
+        return bids[index] if index < len(bids) else None
+
+    @property
+    def contracts(self) -> tuple[Contract, Contract] | None:
+        """Each pair's contract once bidding is over; None before, and in a tiebreak deal."""
+        bids = self.bids
+        return contracts(bids) if len(bids) == 4 else None
+
+    @property
+    def warnings(self) -> tuple[Overbid, ...]:
+        """Pairs whose numeric target, from the bids so far, exceeds the hand size."""
+        return overbids(self.bids, self.hand_size)
+
+    @property
+    def thrown_in(self) -> bool:
+        """True when all four passed: the deal is thrown in (MATCH-3)."""
+        return thrown_in(self.bids)
+
+    @property
+    def counts(self) -> bool:
+        """Whether the deal belongs to the schedule: not a tiebreak deal, not thrown in."""
+        return counts(self.tiebreak, self.bids)
+
+    @property
+    def current_trick(self) -> Trick | None:
+        """The trick being played, or None while bidding (or after a throw-in)."""
+        leader = self.leader
+        return None if leader is None else Trick(leader, self.trick)
+
+    @property
+    def tricks_won(self) -> tuple[int, int]:
+        """Completed tricks taken by North-South and by East-West."""
+        return tricks_per_pair(self.tricks)
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether every trick of the deal has been played."""
+        return len(self.tricks) == self.hand_size
+
+    def plays_of(self, seat: Seat) -> tuple[Card, ...]:
+        """The cards ``seat`` has played in this deal, in order."""
+        current = self.current_trick
+        tricks = (*self.tricks, current) if current is not None else self.tricks
+        return tuple(card for trick in tricks for who, card in trick.plays if who == seat)
+
+
+def totals_of(scores: Iterable[tuple[int, int] | None]) -> tuple[int, int]:
+    """The running totals of North-South and East-West: the sum of each deal's scores."""
+    ns = ew = 0
+    for pair in scores:
+        if pair is not None:
+            ns += pair[0]
+            ew += pair[1]
+    return (ns, ew)
+
+
 @attrs.frozen(repr=False)
-class DealState:
+class DealState(DealFacts):
     """One deal in progress.
 
     ``core`` holds what changes at most once a trick (the setup, the bids, the
@@ -143,60 +267,28 @@ class DealState:
         return self.core.broken
 
     @property
-    def phase(self) -> Phase:
-        """BID until the circuit is complete (never, in a tiebreak deal), then PLAY."""
-        return Phase.BID if self.leader is None else Phase.PLAY
-
-    @property
-    def to_move(self) -> Seat:
-        """The seat to bid or play next."""
-        return seat_to_move(self.setup.dealer, self.bids, self.leader, self.trick)
+    def dealer(self) -> Seat:
+        """Who dealt this deal."""
+        return self.core.setup.dealer
 
     @property
     def hand_size(self) -> int:
         """Cards dealt to each player, and so the number of tricks."""
-        return self.setup.hand_size
+        return self.core.setup.hand_size
 
     @property
     def trump(self) -> Suit | None:
         """The trump suit, or None in a no-trump deal."""
-        return self.setup.trump
+        return self.core.setup.trump
+
+    @property
+    def tiebreak(self) -> bool:
+        """Whether this is a tiebreak deal (no bidding)."""
+        return self.core.setup.tiebreak
 
     def hand(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` still holds, in card order."""
         return cards_of(self.hands[seat])
-
-    def bid_of(self, seat: Seat) -> Bid | None:
-        """What ``seat`` bid, or None if it has not bid (or there is no bidding)."""
-        index = (seat - self.setup.dealer - 1) % 4
-        return self.bids[index] if index < len(self.bids) else None
-
-    @property
-    def contracts(self) -> tuple[Contract, Contract] | None:
-        """Each pair's contract once bidding is over; None before, and in a tiebreak deal."""
-        if len(self.bids) < 4:
-            return None
-        return contracts(self.bids)
-
-    @property
-    def warnings(self) -> tuple[Overbid, ...]:
-        """Pairs whose numeric target, from the bids so far, exceeds the hand size."""
-        return overbids(self.bids, self.setup.hand_size)
-
-    @property
-    def current_trick(self) -> Trick | None:
-        """The trick being played, or None while bidding."""
-        return None if self.leader is None else Trick(self.leader, self.trick)
-
-    @property
-    def tricks_won(self) -> tuple[int, int]:
-        """Completed tricks taken by North-South and by East-West."""
-        return tricks_per_pair(self.tricks)
-
-    @property
-    def is_complete(self) -> bool:
-        """Whether every trick of the deal has been played."""
-        return len(self.tricks) == self.setup.hand_size
 
     def scores(self) -> tuple[int, int]:
         """The points each pair scores for this deal, once complete.
@@ -207,7 +299,7 @@ class DealState:
         if bid is None or not self.is_complete:
             return (0, 0)
         won = self.tricks_won
-        size = self.setup.hand_size
+        size = self.hand_size
         return (
             score(bid[0], hand_size=size, tricks=won[0]),
             score(bid[1], hand_size=size, tricks=won[1]),
@@ -217,14 +309,12 @@ class DealState:
         trump = self.trump.word if self.trump is not None else "no trumps"
         return (
             f"<DealState #{self.setup.number} {self.hand_size} cards, dealer "
-            f"{self.setup.dealer}, {trump}, {self.phase.value}, {self.to_move} to move>"
+            f"{self.dealer}, {trump}, {self.phase.value}, {self.to_move} to move>"
         )
 
-    def _repr_svg_(self) -> str:
+    def _repr_svg_(self) -> str | None:
         """The deal as a picture, for Jupyter: the table in play, or the whole finished deal."""
-        from ..pictures import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
-
-        return svg.deal_svg(self)
+        return svg_of(self)
 
 
 @attrs.frozen
@@ -237,12 +327,12 @@ class DealResult:
     @property
     def thrown_in(self) -> bool:
         """True when all four passed: no score, and the deal does not count."""
-        return not self.deal.setup.tiebreak and self.deal.leader is None
+        return self.deal.thrown_in
 
     @property
     def counts(self) -> bool:
         """True for a deal of the schedule (not thrown in, not a tiebreak deal)."""
-        return not self.deal.setup.tiebreak and self.deal.leader is not None
+        return self.deal.counts
 
 
 @attrs.frozen
@@ -264,8 +354,125 @@ class MatchCore:
     counted: int = 0
 
 
+class MatchFacts:
+    """What follows from a match's public parts: the one derivation of each such fact.
+
+    Shared by :class:`MatchState` and the seat view's ``SeatView``, so the two
+    cannot disagree. A subclass provides ``rules``, ``outcome``, ``deal`` (the
+    deal in progress, a :class:`DealFacts`, or None), ``history`` (the finished
+    deals), ``counted_deals`` and ``totals``.
+    """
+
+    __slots__ = ()
+
+    # The parts a subclass provides (as fields or properties).
+    @property
+    def rules(self) -> Rules:
+        """The match's settings: schedule, tie policy, first dealer."""
+        raise NotImplementedError
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the match ended, or None while it goes on."""
+        raise NotImplementedError
+
+    @property
+    def deal(self) -> DealFacts | None:
+        """The deal in progress; None before a deal and after the match."""
+        raise NotImplementedError
+
+    @property
+    def history(self) -> Sequence[object]:
+        """The finished deals in order, thrown-in and tiebreak deals included."""
+        raise NotImplementedError
+
+    @property
+    def counted_deals(self) -> int:
+        """How many deals of the schedule have been played."""
+        raise NotImplementedError
+
+    @property
+    def totals(self) -> tuple[int, int]:
+        """Running totals of North-South and East-West over the finished deals."""
+        raise NotImplementedError
+
+    # What follows from them.
+    @property
+    def phase(self) -> Phase:
+        """DEAL, BID, PLAY or OVER."""
+        if self.outcome is not None:
+            return Phase.OVER
+        if self.deal is None:
+            return Phase.DEAL
+        return self.deal.phase
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the match has ended."""
+        return self.outcome is not None
+
+    @property
+    def to_move(self) -> Seat | None:
+        """The seat to act, or None at a chance step (dealing) and after the match."""
+        if self.outcome is not None or self.deal is None:
+            return None
+        return self.deal.to_move
+
+    @property
+    def deal_number(self) -> int:
+        """The number of the current or next deal, counting every deal from 0."""
+        return len(self.history)
+
+    @property
+    def dealer(self) -> Seat:
+        """Who deals the current or next deal: the deal passes clockwise after every deal."""
+        return dealer_of_deal(self.rules, len(self.history))
+
+    @property
+    def in_tiebreak(self) -> bool:
+        """Whether the schedule is done and a tiebreak deal is due or in progress."""
+        return self.outcome is None and in_tiebreak(self.rules, self.counted_deals)
+
+    @property
+    def hand_size(self) -> int:
+        """The hand size of the current or next deal."""
+        if self.deal is not None:
+            return self.deal.hand_size
+        return hand_size_of_deal(self.rules, self.counted_deals)
+
+    @property
+    def trump(self) -> Suit | None:
+        """The current deal's trump suit (None without trumps or between deals)."""
+        return None if self.deal is None else self.deal.trump
+
+    @property
+    def contracts(self) -> tuple[Contract, Contract] | None:
+        """The current deal's contracts, once its bidding is over."""
+        return None if self.deal is None else self.deal.contracts
+
+    @property
+    def tricks_won(self) -> tuple[int, int]:
+        """Tricks taken so far in the current deal by North-South and East-West."""
+        return (0, 0) if self.deal is None else self.deal.tricks_won
+
+    @property
+    def bids(self) -> tuple[Bid, ...]:
+        """The current deal's bids so far, in circuit order."""
+        return () if self.deal is None else self.deal.bids
+
+    @property
+    def current_trick(self) -> Trick | None:
+        """The trick being played in the current deal, or None."""
+        return None if self.deal is None else self.deal.current_trick
+
+    @property
+    def completed_tricks(self) -> tuple[Trick, ...]:
+        """The current deal's completed tricks, with their winners."""
+        return () if self.deal is None else self.deal.tricks
+
+
 @attrs.frozen(repr=False)
-class MatchState:
+class MatchState(MatchFacts):
     """A whole match at one moment.
 
     ``core`` holds what changes at most once a deal (the rules, the seed, the
@@ -298,93 +505,14 @@ class MatchState:
         return self.core.outcome
 
     @property
-    def phase(self) -> Phase:
-        """DEAL, BID, PLAY or OVER."""
-        if self.core.outcome is not None:
-            return Phase.OVER
-        if self.deal is None:
-            return Phase.DEAL
-        return self.deal.phase
-
-    @property
-    def is_over(self) -> bool:
-        """Whether the match has ended."""
-        return self.core.outcome is not None
-
-    @property
-    def to_move(self) -> Seat | None:
-        """The seat to act, or None at a chance step (dealing) and after the match."""
-        if self.outcome is not None or self.deal is None:
-            return None
-        return self.deal.to_move
-
-    @property
     def counted_deals(self) -> int:
         """How many deals of the schedule have been played."""
         return self.core.counted
 
     @property
-    def deal_number(self) -> int:
-        """The number of the current or next deal, counting every deal from 0."""
-        return len(self.history)
-
-    @property
-    def dealer(self) -> Seat:
-        """Who deals the current or next deal: the deal passes clockwise after every deal."""
-        return SEATS[(self.rules.first_dealer + len(self.history)) % 4]
-
-    @property
-    def in_tiebreak(self) -> bool:
-        """Whether the schedule is done and a tiebreak deal is due or in progress."""
-        return self.outcome is None and self.counted_deals >= self.rules.deals
-
-    @property
-    def hand_size(self) -> int:
-        """The hand size of the current or next deal."""
-        if self.deal is not None:
-            return self.deal.setup.hand_size
-        counted = self.counted_deals
-        return (
-            self.rules.schedule[counted] if counted < self.rules.deals else self.rules.largest_hand
-        )
-
-    @property
     def totals(self) -> tuple[int, int]:
         """Running totals of North-South and East-West over the finished deals."""
-        return (
-            sum(result.scores[0] for result in self.history),
-            sum(result.scores[1] for result in self.history),
-        )
-
-    @property
-    def trump(self) -> Suit | None:
-        """The current deal's trump suit (None without trumps or between deals)."""
-        return None if self.deal is None else self.deal.setup.trump
-
-    @property
-    def contracts(self) -> tuple[Contract, Contract] | None:
-        """The current deal's contracts, once its bidding is over."""
-        return None if self.deal is None else self.deal.contracts
-
-    @property
-    def tricks_won(self) -> tuple[int, int]:
-        """Tricks taken so far in the current deal by North-South and East-West."""
-        return (0, 0) if self.deal is None else self.deal.tricks_won
-
-    @property
-    def bids(self) -> tuple[Bid, ...]:
-        """The current deal's bids so far, in circuit order."""
-        return () if self.deal is None else self.deal.bids
-
-    @property
-    def current_trick(self) -> Trick | None:
-        """The trick being played in the current deal, or None."""
-        return None if self.deal is None else self.deal.current_trick
-
-    @property
-    def completed_tricks(self) -> tuple[Trick, ...]:
-        """The current deal's completed tricks, with their winners."""
-        return () if self.deal is None else self.deal.tricks
+        return totals_of(result.scores for result in self.history)
 
     def hand(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` holds in the current deal (none between deals)."""
@@ -409,68 +537,6 @@ class MatchState:
             f"{PAIRS[0]} {totals[0]} {PAIRS[1]} {totals[1]}>"
         )
 
-    def _repr_svg_(self) -> str:
+    def _repr_svg_(self) -> str | None:
         """The match as a picture, for Jupyter: the deal in play, or the score sheet."""
-        from ..pictures import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
-
-        return svg.state_svg(self)
-
-
-# --- building states on the hot path ----------------------------------------------
-#
-# ``apply`` builds a DealState and a MatchState for every card played. attrs' generated
-# __init__ of a frozen class goes through object.__setattr__ for each field; setting the
-# slots through their descriptors does the same work in about half the time. These
-# builders are only for values whose fields are already known to be right (no
-# converters or validators exist on these classes; tests/test_state_builders.py checks
-# that each builder gives a value equal to the class's own constructor).
-
-_new = object.__new__
-
-
-def _setters(cls: type, *names: str) -> tuple[Any, ...]:
-    return tuple(cls.__dict__[name].__set__ for name in names)
-
-
-_SET_MATCH = _setters(MatchState, "core", "deal")
-_SET_DEAL = _setters(DealState, "core", "hands", "trick")
-_SET_CORE = _setters(DealCore, "setup", "bids", "leader", "tricks", "broken")
-
-
-def build_match(core: MatchCore, deal: DealState | None) -> MatchState:
-    """``MatchState(core, deal)``, built without attrs' ``__init__``."""
-    state = _new(MatchState)
-    set_core, set_deal = _SET_MATCH
-    set_core(state, core)
-    set_deal(state, deal)
-    return state
-
-
-def build_deal(
-    core: DealCore, hands: tuple[int, int, int, int], trick: tuple[Card, ...]
-) -> DealState:
-    """``DealState(core, hands, trick)``, built without attrs' ``__init__``."""
-    state = _new(DealState)
-    set_core, set_hands, set_trick = _SET_DEAL
-    set_core(state, core)
-    set_hands(state, hands)
-    set_trick(state, trick)
-    return state
-
-
-def build_core(
-    setup: DealSetup,
-    bids: tuple[Bid, ...],
-    leader: Seat | None,
-    tricks: tuple[Trick, ...],
-    broken: bool,
-) -> DealCore:
-    """``DealCore(setup, bids, leader, tricks, broken)``, built without attrs' ``__init__``."""
-    core = _new(DealCore)
-    set_setup, set_bids, set_leader, set_tricks, set_broken = _SET_CORE
-    set_setup(core, setup)
-    set_bids(core, bids)
-    set_leader(core, leader)
-    set_tricks(core, tricks)
-    set_broken(core, broken)
-    return core
+        return svg_of(self)

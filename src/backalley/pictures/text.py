@@ -13,18 +13,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..core.cards import Card, Suit
+from ..core.cards import Card, Suit, trump_words
+from ..core.flow import thrown_in
 from ..core.tricks import Trick
 from ..engine.state import DealState, MatchState
 
 __all__ = ["deal_text", "hand_text", "state_text", "trick_text", "trump_words"]
 
 _SUIT_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
-
-
-def trump_words(trump: Suit | None) -> str:
-    """The trump in words: ``"hearts are trumps"`` or ``"no trumps"``."""
-    return "no trumps" if trump is None else f"{trump.word} are trumps"
 
 
 def hand_text(cards: Iterable[Card], trump: Suit | None = None) -> str:
@@ -61,7 +57,7 @@ def deal_text(deal: DealState, *, show_hands: bool = True) -> str:
         lines.append("Bids: " + ", ".join(str(bid) for bid in deal.bids))
     contracts = deal.contracts
     ns, ew = deal.tricks_won
-    if len(deal.bids) == 4 and all(bid.is_pass for bid in deal.bids):
+    if thrown_in(deal.bids):
         lines.append("All four passed: thrown in, no score")
     elif contracts is not None:
         lines.append(f"Targets: NS {contracts[0]} (won {ns}), EW {contracts[1]} (won {ew})")

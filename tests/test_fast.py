@@ -1,4 +1,4 @@
-"""The hot-path builders of state.py give exactly what the classes' constructors give."""
+"""The speed tricks of ``engine._fast`` give exactly what the plain construction gives."""
 
 import random
 
@@ -7,15 +7,17 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backalley import Deal, Rules, apply, legal_actions, new_match, seeded_deal
-from backalley.engine.state import (
-    DealCore,
-    DealState,
-    MatchState,
+from backalley import Card, Deal, Play, Rules, Seat, apply, legal_actions, new_match, seeded_deal
+from backalley.core.cards import ALL_CARDS_MASK, cards_of
+from backalley.core.dealing import seeded_deck
+from backalley.engine._fast import (
     build_core,
     build_deal,
     build_match,
+    deal_unchecked,
+    plays_of,
 )
+from backalley.engine.state import DealCore, DealState, MatchState
 
 
 @pytest.mark.rule("ENGINE-6")
@@ -74,3 +76,18 @@ def test_kept_counts_and_unchecked_deals_match_their_sources(seed):
             assert action == seeded_deal(state)
         state = apply(state, action)
     assert state.counted_deals == 2
+
+
+@given(seat=st.sampled_from(list(Seat)), mask=st.integers(0, ALL_CARDS_MASK))
+def test_plays_of_equals_building_each_play(seat, mask):
+    """The cached pickers give the plays of the mask's cards, in card order."""
+    assert plays_of(seat, mask) == tuple(Play(seat, card) for card in cards_of(mask))
+    assert plays_of(seat, mask) == plays_of(seat, mask)  # again, from the cache
+
+
+@given(seed=st.integers(0, 2**64 - 1), number=st.integers(0, 60))
+def test_unchecked_deal_equals_a_checked_one(seed, number):
+    """``deal_unchecked`` of a seeded deck is the checked ``Deal`` of the same deck."""
+    deck = seeded_deck(seed, number)
+    assert deal_unchecked(deck) == Deal(deck)
+    assert all(type(card) is Card for card in deal_unchecked(deck).deck)

@@ -1,0 +1,131 @@
+"""Speed tricks of ``apply`` and ``legal_actions``, kept in one place.
+
+Why this module exists: a random playout calls ``legal_actions`` and ``apply``
+once per action, and each builds a few small values. The plain way to build
+them (attrs' generated ``__init__``, ``Deal(deck)`` with its checks, a tuple of
+``Play`` per call) costs about twice as much as what is below. Every function
+here gives a value *equal* to the plain construction, which
+``tests/test_fast.py`` checks for each of them; nothing else in the package
+depends on how they do it.
+
+- ``build_match``, ``build_deal``, ``build_core``: a frozen attrs ``__init__``
+  goes through ``object.__setattr__`` for each field; setting the slots through
+  their descriptors does the same work in about half the time. Only for values
+  whose fields are already known to be right (the classes have no converters or
+  validators).
+- ``deal_unchecked``: ``Deal(deck)`` for a deck known to hold each card once
+  (the seeded shuffle only makes such decks; checking 54 cards again on every
+  deal would cost more than dealing them).
+- ``plays_of``: the ``Play`` actions of a mask of cards, picked 13 cards at a
+  time by a cached ``itemgetter`` instead of one lookup per card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any, Final
+
+from ..core.actions import PLAYS, Bid, Deal, Play
+from ..core.cards import CARDS, SEATS, Card, Seat
+from ..core.dealing import DealSetup
+from ..core.tricks import Trick
+from .state import DealCore, DealState, MatchCore, MatchState
+
+__all__ = ["build_core", "build_deal", "build_match", "deal_unchecked", "plays_of"]
+
+_new: Final = object.__new__
+
+
+def _setters(cls: type, *names: str) -> tuple[Any, ...]:
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_SET_MATCH: Final = _setters(MatchState, "core", "deal")
+_SET_DEAL: Final = _setters(DealState, "core", "hands", "trick")
+_SET_CORE: Final = _setters(DealCore, "setup", "bids", "leader", "tricks", "broken")
+_SET_DECK: Final = _setters(Deal, "deck")[0]
+
+
+def build_match(core: MatchCore, deal: DealState | None) -> MatchState:
+    """``MatchState(core, deal)``, built without attrs' ``__init__``."""
+    state = _new(MatchState)
+    set_core, set_deal = _SET_MATCH
+    set_core(state, core)
+    set_deal(state, deal)
+    return state
+
+
+def build_deal(
+    core: DealCore, hands: tuple[int, int, int, int], trick: tuple[Card, ...]
+) -> DealState:
+    """``DealState(core, hands, trick)``, built without attrs' ``__init__``."""
+    state = _new(DealState)
+    set_core, set_hands, set_trick = _SET_DEAL
+    set_core(state, core)
+    set_hands(state, hands)
+    set_trick(state, trick)
+    return state
+
+
+def build_core(
+    setup: DealSetup,
+    bids: tuple[Bid, ...],
+    leader: Seat | None,
+    tricks: tuple[Trick, ...],
+    broken: bool,
+) -> DealCore:
+    """``DealCore(setup, bids, leader, tricks, broken)``, built without attrs' ``__init__``."""
+    core = _new(DealCore)
+    set_setup, set_bids, set_leader, set_tricks, set_broken = _SET_CORE
+    set_setup(core, setup)
+    set_bids(core, bids)
+    set_leader(core, leader)
+    set_tricks(core, tricks)
+    set_broken(core, broken)
+    return core
+
+
+def deal_unchecked(deck: tuple[Card, ...]) -> Deal:
+    """``Deal(deck)`` for a deck already known to hold each card once, unchecked."""
+    deal = _new(Deal)
+    _SET_DECK(deal, deck)
+    return deal
+
+
+# The plays of a mask are picked 13 cards at a time (a suit, or the two jokers) by an
+# itemgetter made once for each pattern of set bits and shared by every seat and suit,
+# so the table never holds more than 2**13 entries.
+_CHUNK: Final = 13
+_CHUNK_BITS: Final = (1 << _CHUNK) - 1
+_PICKERS: Final[dict[int, Callable[[tuple[Play, ...]], tuple[Play, ...]]]] = {}
+_PLAYS_BY_CHUNK: Final = tuple(
+    tuple(PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
+    for seat in SEATS
+)
+
+
+def _picker(bits: int) -> Callable[[tuple[Play, ...]], tuple[Play, ...]]:
+    """An itemgetter taking the plays at the set bits of a 13-bit chunk, as a tuple."""
+    positions = [i for i in range(_CHUNK) if bits >> i & 1]
+    # itemgetter of one index gives the item itself; a one-item slice gives a tuple.
+    if len(positions) == 1:
+        return itemgetter(slice(positions[0], positions[0] + 1))
+    return itemgetter(*positions)
+
+
+def plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
+    """The Play actions of ``seat`` for the cards of ``allowed``, in card order."""
+    chunks = _PLAYS_BY_CHUNK[seat]
+    plays: tuple[Play, ...] = ()
+    chunk = 0
+    while allowed:
+        bits = allowed & _CHUNK_BITS
+        if bits:
+            pick = _PICKERS.get(bits)
+            if pick is None:
+                pick = _PICKERS[bits] = _picker(bits)
+            plays += pick(chunks[chunk])
+        allowed >>= _CHUNK
+        chunk += 1
+    return plays
