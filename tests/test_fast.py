@@ -8,13 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Card, Deal, Play, Rules, Seat, apply, legal_actions, new_match, seeded_deal
+from backalley.core.actions import deal_of_permutation
 from backalley.core.cards import ALL_CARDS_MASK, cards_of
 from backalley.core.dealing import seeded_deck
 from backalley.engine._fast import (
     build_core,
     build_deal,
     build_match,
-    deal_unchecked,
     plays_of,
 )
 from backalley.engine.state import DealCore, DealState, MatchState
@@ -87,7 +87,7 @@ def test_plays_of_equals_building_each_play(seat, mask):
 
 @given(seed=st.integers(0, 2**64 - 1), number=st.integers(0, 60))
 def test_unchecked_deal_equals_a_checked_one(seed, number):
-    """``deal_unchecked`` of a seeded deck is the checked ``Deal`` of the same deck."""
+    """``deal_of_permutation`` of a seeded deck is the checked ``Deal`` of the same deck."""
     deck = seeded_deck(seed, number)
-    assert deal_unchecked(deck) == Deal(deck)
-    assert all(type(card) is Card for card in deal_unchecked(deck).deck)
+    assert deal_of_permutation(deck) == Deal(deck)
+    assert all(type(card) is Card for card in deal_of_permutation(deck).deck)

@@ -21,7 +21,18 @@ import attrs
 
 from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat, to_seat
 
-__all__ = ["PLAYS", "Action", "Bid", "Deal", "Play", "bid_of", "play_of"]
+__all__ = [
+    "PLAYS",
+    "Action",
+    "Bid",
+    "Deal",
+    "Play",
+    "bid_of",
+    "deal_of_permutation",
+    "play_of",
+    "shared_bid",
+    "shared_play",
+]
 
 
 def _to_card(value: Any) -> Card:
@@ -123,6 +134,23 @@ class Deal:
         return f"Deal({' '.join(card.code for card in self.deck)})"
 
 
+_SET_DECK: Final = Deal.__dict__["deck"].__set__
+
+
+def deal_of_permutation(deck: tuple[Card, ...]) -> Deal:
+    """``Deal(deck)`` for a deck already known to hold each card once, unchecked.
+
+    The seeded shuffle only ever makes such decks, and checking 54 cards again on
+    every deal would cost more than dealing them. The one speed trick kept in the
+    core rather than in ``engine._fast``: the layers beside the engine (adapters, the
+    batch engine) deal seeded decks too; ``tests/test_fast.py`` checks it equals
+    ``Deal(deck)``.
+    """
+    deal = object.__new__(Deal)
+    _SET_DECK(deal, deck)
+    return deal
+
+
 _MOST_TRICKS_BID: Final = 12
 """Thirteen cards allow bids up to 12; larger amounts are refused by ``apply``."""
 
@@ -135,12 +163,12 @@ _NUMBER_BIDS: Final = tuple(
 _BOARDS: Final = tuple(Bid(seat, board=True) for seat in SEATS)
 
 
-def play_of(seat: Seat, card: Card) -> Play:
+def shared_play(seat: Seat, card: Card) -> Play:
     """``Play(seat, card)``, the shared instance (no construction, no conversion)."""
     return PLAYS[seat][card]
 
 
-def bid_of(seat: Seat, amount: int, board: bool = False) -> Bid:
+def shared_bid(seat: Seat, amount: int, board: bool = False) -> Bid:
     """``Bid(seat, amount, board)``, shared for the amounts a deal allows, else built."""
     if board:
         return _BOARDS[seat] if amount == 0 else Bid(seat, amount, board=True)
@@ -148,6 +176,11 @@ def bid_of(seat: Seat, amount: int, board: bool = False) -> Bid:
         return _NUMBER_BIDS[seat][amount]
     return Bid(seat, amount)
 
+
+# The old names of the two shared-instance builders; ``bid_of`` now names only the
+# look-up of a seat's bid in a deal (``DealState.bid_of``, ``DealView.bid_of``).
+bid_of = shared_bid
+play_of = shared_play
 
 Action = Bid | Play | Deal
 """Any action ``apply`` accepts."""

@@ -36,6 +36,7 @@ import attrs
 
 from .actions import Bid
 from .cards import PAIRS, Pair, Seat
+from .flow import thrown_in as is_throw_in  # the old name of flow.thrown_in, kept for imports
 
 __all__ = [
     "Contract",
@@ -43,6 +44,7 @@ __all__ = [
     "bid_in_range",
     "board_multipliers",
     "contracts",
+    "is_throw_in",
     "opening_leader",
     "overbids",
 ]

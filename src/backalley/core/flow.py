@@ -47,8 +47,11 @@ __all__ = [
     "thrown_in",
 ]
 
-_CLOCKWISE: Final = SEATS + SEATS
-"""Two turns of the table, so a seat plus up to 4 steps is one index, no ``% 4``."""
+_CLOCKWISE: Final = SEATS * 3
+"""Three turns of the table: a seat plus up to 8 steps is one index, no ``% 4``.
+
+The most asked is the dealer + 1 + four bids, after a throw-in.
+"""
 
 
 def next_seat(seat: int, steps: int = 1) -> Seat:

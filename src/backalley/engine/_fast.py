@@ -13,9 +13,8 @@ depends on how they do it.
   their descriptors does the same work in about half the time. Only for values
   whose fields are already known to be right (the classes have no converters or
   validators).
-- ``deal_unchecked``: ``Deal(deck)`` for a deck known to hold each card once
-  (the seeded shuffle only makes such decks; checking 54 cards again on every
-  deal would cost more than dealing them).
+- ``core.actions.deal_of_permutation`` (kept in the core, since the layers beside
+  the engine use it too): ``Deal(deck)`` for a deck known to hold each card once.
 - ``plays_of``: the ``Play`` actions of a mask of cards, picked 13 cards at a
   time by a cached ``itemgetter`` instead of one lookup per card.
 """
@@ -26,13 +25,13 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Any, Final
 
-from ..core.actions import PLAYS, Bid, Deal, Play
+from ..core.actions import PLAYS, Bid, Play
 from ..core.cards import CARDS, SEATS, Card, Seat
 from ..core.dealing import DealSetup
 from ..core.tricks import Trick
 from .state import DealCore, DealState, MatchCore, MatchState
 
-__all__ = ["build_core", "build_deal", "build_match", "deal_unchecked", "plays_of"]
+__all__ = ["build_core", "build_deal", "build_match", "plays_of"]
 
 _new: Final = object.__new__
 
@@ -44,7 +43,6 @@ def _setters(cls: type, *names: str) -> tuple[Any, ...]:
 _SET_MATCH: Final = _setters(MatchState, "core", "deal")
 _SET_DEAL: Final = _setters(DealState, "core", "hands", "trick")
 _SET_CORE: Final = _setters(DealCore, "setup", "bids", "leader", "tricks", "broken")
-_SET_DECK: Final = _setters(Deal, "deck")[0]
 
 
 def build_match(core: MatchCore, deal: DealState | None) -> MatchState:
@@ -84,13 +82,6 @@ def build_core(
     set_tricks(core, tricks)
     set_broken(core, broken)
     return core
-
-
-def deal_unchecked(deck: tuple[Card, ...]) -> Deal:
-    """``Deal(deck)`` for a deck already known to hold each card once, unchecked."""
-    deal = _new(Deal)
-    _SET_DECK(deal, deck)
-    return deal
 
 
 # The plays of a mask are picked 13 cards at a time (a suit, or the two jokers) by an

@@ -39,7 +39,7 @@ from __future__ import annotations
 import secrets
 from typing import Final
 
-from ..core.actions import Bid, Deal, Play, bid_of
+from ..core.actions import Bid, Deal, Play, deal_of_permutation, shared_bid
 from ..core.bidding import bid_in_range, opening_leader
 from ..core.cards import CARDS, PAIRS, SEATS, Pair
 from ..core.dealing import MAX_SEED, check_whole, deal, seeded_deck
@@ -54,7 +54,7 @@ from ..core.flow import (
 )
 from ..core.rules import MAX_HAND_SIZE, Rules, TiePolicy
 from ..core.tricks import Trick, allowed_plays, trick_winner
-from ._fast import build_core, build_deal, build_match, deal_unchecked, plays_of
+from ._fast import build_core, build_deal, build_match, plays_of
 from .state import (
     DealCore,
     DealResult,
@@ -70,7 +70,7 @@ __all__ = ["apply", "legal_actions", "new_match", "seeded_deal"]
 
 _LEGAL_BIDS: Final = tuple(
     tuple(
-        (*(bid_of(seat, amount) for amount in range(size)), bid_of(seat, 0, board=True))
+        (*(shared_bid(seat, amount) for amount in range(size)), shared_bid(seat, 0, board=True))
         for size in range(MAX_HAND_SIZE + 1)
     )
     for seat in SEATS
@@ -98,7 +98,7 @@ def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchSt
 
 def seeded_deal(state: MatchState) -> Deal:
     """The deal that the match's seed prescribes for the next deal."""
-    return deal_unchecked(seeded_deck(state.seed, len(state.history)))
+    return deal_of_permutation(seeded_deck(state.seed, len(state.history)))
 
 
 def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:

@@ -33,7 +33,7 @@ from typing import Any, Final, overload
 import attrs
 
 from ..core.actions import Bid
-from ..core.cards import Card, Pair, Seat, Suit, trump_words
+from ..core.cards import Card, Pair, Seat, Suit, trump_mask, trump_words
 from ..core.dealing import Swap
 from ..core.rules import Rules, TiePolicy
 from ..core.tricks import Trick
@@ -83,6 +83,12 @@ class DealView(DealFacts):
     def trump_words(self) -> str:
         """The trump in words: ``"hearts are trumps"`` or ``"no trumps"``."""
         return trump_words(self.trump)
+
+    @property
+    def trumps_broken(self) -> bool:
+        """Whether a trump or joker was played to a completed trick (the state's ``broken``)."""
+        trumps = trump_mask(self.trump)
+        return any((1 << card) & trumps for trick in self.tricks for card in trick.cards)
 
 
 def _deal_view(deal: DealState, seat: Seat, scores: tuple[int, int] | None) -> DealView:
