@@ -217,6 +217,10 @@ class DealSetup:
         return ((1 << PACK_SIZE) - 1) & ~held
 
 
+_DEALT_TO: Final = tuple(tuple(next_seat(dealer, 1 + k) for k in range(4)) for dealer in SEATS)
+"""``_DEALT_TO[dealer]``: the seats dealt to, in order, starting left of the dealer (DEAL-1)."""
+
+
 def deal(
     deck: tuple[Card, ...], *, dealer: Seat, hand_size: int, number: int = 0, tiebreak: bool = False
 ) -> DealSetup:
@@ -229,8 +233,8 @@ def deal(
     dealt = 4 * hand_size
     # The seat 1 + k places left of the dealer gets deck[k]: every fourth card from its offset.
     hands = [0, 0, 0, 0]
-    for offset in range(4):
-        hands[next_seat(dealer, 1 + offset)] = sum(map(_BIT_OF.__getitem__, deck[offset:dealt:4]))
+    for offset, seat in enumerate(_DEALT_TO[dealer]):
+        hands[seat] = sum(map(_BIT_OF.__getitem__, deck[offset:dealt:4]))
     turned = deck[dealt]
     trump: Suit | None = turned.suit
     swap = None

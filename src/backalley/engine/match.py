@@ -48,6 +48,7 @@ from ..core.flow import (
     bid_position,
     bidder_to_move,
     dealer_of_deal,
+    hand_size_of_deal,
     in_tiebreak,
     player_to_move,
     thrown_in,
@@ -68,14 +69,28 @@ from .state import (
 
 __all__ = ["apply", "legal_actions", "new_match", "seeded_deal"]
 
-_LEGAL_BIDS: Final = tuple(
+_BIDS_OF_SEAT: Final = tuple(
     tuple(
         (*(shared_bid(seat, amount) for amount in range(size)), shared_bid(seat, 0, board=True))
         for size in range(MAX_HAND_SIZE + 1)
     )
     for seat in SEATS
 )
-"""``_LEGAL_BIDS[seat][hand_size]``: Pass, 1 .. hand_size - 1, Board: the legal bids (BID-2)."""
+_LEGAL_BIDS: Final = tuple(
+    tuple(_BIDS_OF_SEAT[bidder_to_move(dealer, said)] for said in range(4)) for dealer in SEATS
+)
+"""``_LEGAL_BIDS[dealer][bids said][hand_size]``: the next bidder's legal bids (BID-1, BID-2).
+
+Pass, 1 .. hand_size - 1, Board, in that order. Looked up by the dealer and the
+number of bids so far (the turn from ``flow.bidder_to_move``), as every bid asks it.
+"""
+
+
+_TO_PLAY: Final = tuple(tuple(player_to_move(leader, n) for n in range(4)) for leader in SEATS)
+"""``_TO_PLAY[leader][cards down]``: who plays next to the trick (PLAY-1, ``flow.player_to_move``).
+
+A table rather than a call, as every card asks it twice (``legal_actions``, ``apply``).
+"""
 
 
 def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchState:
@@ -117,8 +132,8 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     leader = core.leader
     if leader is None:
         setup = core.setup
-        return _LEGAL_BIDS[bidder_to_move(setup.dealer, len(core.bids))][setup.hand_size]
-    seat = player_to_move(leader, len(current.trick))
+        return _LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
+    seat = _TO_PLAY[leader][len(current.trick)]
     return plays_of(seat, _allowed(current, seat)[0])
 
 
@@ -172,14 +187,14 @@ def _not_your_turn(action: Bid | Play, seat: int) -> IllegalAction:
 
 def _deal(state: MatchState, action: Deal) -> MatchState:
     core = state.core
+    rules = core.rules
     number = len(core.history)
-    tiebreak = in_tiebreak(core.rules, core.counted)
     setup = deal(
         action.deck,
-        dealer=dealer_of_deal(core.rules, number),
-        hand_size=state.hand_size,
+        dealer=dealer_of_deal(rules, number),
+        hand_size=hand_size_of_deal(rules, core.counted),
         number=number,
-        tiebreak=tiebreak,
+        tiebreak=(tiebreak := in_tiebreak(rules, core.counted)),
     )
     # A tiebreak deal has no bidding: the player left of the dealer leads at once.
     leader = setup.first_bidder if tiebreak else None
@@ -272,7 +287,7 @@ def _play(state: MatchState, current: DealState, action: Play) -> MatchState:
     assert leader is not None  # apply calls this only in the PLAY phase
     # Check: the player's turn (PLAY-1), the card in hand, the card allowed (PLAY-2..6).
     played = current.trick
-    seat = player_to_move(leader, len(played))
+    seat = _TO_PLAY[leader][len(played)]
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     card = action.card
