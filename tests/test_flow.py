@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from backalley import Bid, Card, Rules, Seat, Suit
 from backalley.core.cards import ALL_CARDS_MASK, JOKERS_MASK, SEATS, trump_mask
-from backalley.core.dealing import deal
+from backalley.core.dealing import deal_hands
 from backalley.core.flow import (
     bid_position,
     bidder_to_move,
@@ -81,7 +81,7 @@ def test_a_no_trump_deal_has_no_joker_in_any_hand(
     deck: tuple[Card, ...], hand_size: int, dealer: Seat
 ) -> None:
     """Whatever the deck, a deal without trumps leaves both jokers out of the hands."""
-    setup = deal(deck, dealer=dealer, hand_size=hand_size)
+    setup = deal_hands(deck, dealer=dealer, hand_size=hand_size)
     held = setup.hands[0] | setup.hands[1] | setup.hands[2] | setup.hands[3]
     assert (setup.trump is None) <= (not held & JOKERS_MASK)
 
@@ -95,7 +95,7 @@ def test_a_turned_joker_deal_checks_the_rule(
     cards = list(deck)
     at = cards.index(Card.BIG)
     cards[at], cards[4 * hand_size] = cards[4 * hand_size], cards[at]
-    setup = deal(tuple(cards), dealer=dealer, hand_size=hand_size)
+    setup = deal_hands(tuple(cards), dealer=dealer, hand_size=hand_size)
     assert setup.trump is None
     assert not any(hand & JOKERS_MASK for hand in setup.hands)
 

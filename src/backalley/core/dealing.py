@@ -29,7 +29,7 @@ import attrs
 from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit, trump_mask
 from .flow import first_bidder, next_seat
 
-__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "deck_for", "seeded_deck"]
+__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "deal_hands", "deck_for", "seeded_deck"]
 
 MAX_SEED: Final = 2**64 - 1
 """Seeds are unsigned 64-bit integers."""
@@ -221,7 +221,7 @@ _DEALT_TO: Final = tuple(tuple(next_seat(dealer, 1 + k) for k in range(4)) for d
 """``_DEALT_TO[dealer]``: the seats dealt to, in order, starting left of the dealer (DEAL-1)."""
 
 
-def deal(
+def deal_hands(
     deck: tuple[Card, ...], *, dealer: Seat, hand_size: int, number: int = 0, tiebreak: bool = False
 ) -> DealSetup:
     """Deal ``hand_size`` cards to each seat from ``deck`` (a validated 54-card order).
@@ -261,3 +261,7 @@ def deal(
         swap=swap,
         tiebreak=tiebreak,
     )
+
+
+deal = deal_hands
+"""The old name of :func:`deal_hands`, kept for existing imports."""

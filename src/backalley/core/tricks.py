@@ -42,7 +42,7 @@ _SUIT_MASK_OF: Final = tuple(
 """``_SUIT_MASK_OF[card]``: the mask of the card's plain suit; 0 for a joker, which has none.
 
 A joker has a suit only as a trump. A deal without trumps has no joker in play
-(DEAL-6, asserted by ``dealing.deal``), but the table makes a joker led there
+(DEAL-6, asserted by ``dealing.deal_hands``), but the table makes a joker led there
 oblige nobody instead of failing on a missing suit.
 """
 

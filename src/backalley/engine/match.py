@@ -42,7 +42,7 @@ from typing import Final
 from ..core.actions import Bid, Deal, Play, deal_of_permutation, shared_bid
 from ..core.bidding import bid_in_range, opening_leader
 from ..core.cards import CARDS, PAIRS, SEATS, Pair
-from ..core.dealing import MAX_SEED, check_whole, deal, seeded_deck
+from ..core.dealing import MAX_SEED, check_whole, deal_hands, seeded_deck
 from ..core.errors import IllegalAction, Reason
 from ..core.flow import (
     bid_position,
@@ -189,7 +189,7 @@ def _deal(state: MatchState, action: Deal) -> MatchState:
     core = state.core
     rules = core.rules
     number = len(core.history)
-    setup = deal(
+    setup = deal_hands(
         action.deck,
         dealer=dealer_of_deal(rules, number),
         hand_size=hand_size_of_deal(rules, core.counted),
@@ -330,7 +330,7 @@ def _play(state: MatchState, current: DealState, action: Play) -> MatchState:
 def _finish_deal(match: MatchCore, finished: DealState) -> MatchState:
     """The match after the last trick of a deal: score it, then go on or end."""
     rules, seed = match.rules, match.seed
-    history = (*match.history, DealResult(finished, finished.scores()))
+    history = (*match.history, DealResult(finished, finished.settle()))
     tiebreak = finished.setup.tiebreak
     counted = match.counted if tiebreak else match.counted + 1
     following = MatchState(MatchCore(rules, seed, history, None, counted))

@@ -290,10 +290,11 @@ class DealState(DealFacts):
         """The cards ``seat`` still holds, in card order."""
         return cards_of(self.hands[seat])
 
-    def scores(self) -> tuple[int, int]:
-        """The points each pair scores for this deal, once complete.
+    def settle(self) -> tuple[int, int]:
+        """The points each pair scores for this deal, once complete (SCORE-1).
 
-        A thrown-in deal and a tiebreak deal score nothing.
+        Each pair is settled on its own contract; a thrown-in deal and a tiebreak
+        deal score nothing. A finished deal keeps them as ``DealResult.scores``.
         """
         bid = self.contracts
         if bid is None or not self.is_complete:
@@ -304,6 +305,9 @@ class DealState(DealFacts):
             score(bid[0], hand_size=size, tricks=won[0]),
             score(bid[1], hand_size=size, tricks=won[1]),
         )
+
+    scores = settle
+    """The old name of :meth:`settle` (``scores`` now names the result's field only)."""
 
     def __repr__(self) -> str:
         trump = self.trump.word if self.trump is not None else "no trumps"

@@ -75,7 +75,7 @@ class DealView(DealFacts):
     def trump(self) -> Suit | None:
         """The trump suit: the turned card's suit; None after a turned joker (DEAL-2, DEAL-3).
 
-        The same derivation as the deal's (``dealing.deal``): the turned card is public.
+        The same derivation as the deal's (``dealing.deal_hands``): the turned card is public.
         """
         return self.turned.suit
 

@@ -358,7 +358,7 @@ def deal_svg(result: DealResult | DealState) -> str:
     dealt = {seat: _cards_dealt(deal, seat) for seat in SEATS}
     notes = _bid_notes(deal)
     lines = [_heading(deal)]
-    scores = deal.scores()
+    scores = deal.settle()
     contracts = deal.contracts
     ns, ew = deal.tricks_won
     size = setup.hand_size
