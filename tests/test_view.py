@@ -240,10 +240,11 @@ def test_deal_view_helpers() -> None:
 
 
 def _public_properties(cls: type) -> set[str]:
+    """The public attributes of ``cls`` read without a call: properties, fields, parts."""
     return {
         name
         for name in dir(cls)
-        if not name.startswith("_") and isinstance(getattr(cls, name, None), property)
+        if not name.startswith("_") and not callable(getattr(cls, name, None))
     }
 
 

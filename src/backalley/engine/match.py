@@ -57,7 +57,6 @@ from ..core.rules import MAX_HAND_SIZE, Rules, TiePolicy
 from ..core.tricks import Trick, allowed_plays, trick_winner
 from ._fast import build_core, build_deal, build_match, plays_of
 from .state import (
-    DealCore,
     DealResult,
     DealState,
     MatchCore,
@@ -198,7 +197,7 @@ def _deal(state: MatchState, action: Deal) -> MatchState:
     )
     # A tiebreak deal has no bidding: the player left of the dealer leads at once.
     leader = setup.first_bidder if tiebreak else None
-    return MatchState(core, DealState(DealCore(setup, leader=leader), setup.hands))
+    return build_match(core, build_deal(build_core(setup, (), leader, (), False), setup.hands, ()))
 
 
 # --- bidding -------------------------------------------------------------------
@@ -222,7 +221,7 @@ def _bid(state: MatchState, current: DealState, action: Bid) -> MatchState:
             state.core, build_deal(build_core(setup, bids, None, (), False), current.hands, ())
         )
     if thrown_in(bids):
-        thrown = DealState(DealCore(setup, bids), current.hands)
+        thrown = build_deal(build_core(setup, bids, None, (), False), current.hands, ())
         match = state.core
         history = (*match.history, DealResult(thrown, (0, 0)))
         return MatchState(MatchCore(match.rules, match.seed, history, None, match.counted))

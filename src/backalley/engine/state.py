@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
+from operator import attrgetter
+from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
 import attrs
 
@@ -37,6 +39,8 @@ from ..core.scoring import score
 from ..core.tricks import Trick, tricks_per_pair
 from .display import svg_of
 
+T = TypeVar("T")
+
 __all__ = [
     "DealCore",
     "DealFacts",
@@ -47,6 +51,7 @@ __all__ = [
     "MatchState",
     "Outcome",
     "Phase",
+    "Read",
     "Termination",
     "seat_to_move",
     "totals_of",
@@ -101,6 +106,28 @@ class DealCore:
     broken: bool = False
 
 
+class Read(Generic[T]):
+    """A read-only attribute read along a path (``"core.setup"``), such as a part kept in a core.
+
+    The states keep what changes rarely in a shared core; these descriptors show its
+    parts as the state's own, without a property written out for each.
+    """
+
+    __slots__ = ("_get",)
+
+    def __init__(self, path: str) -> None:
+        self._get = attrgetter(path)
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> Read[T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type) -> T: ...
+
+    def __get__(self, instance: object, owner: type) -> T | Read[T]:
+        return self if instance is None else self._get(instance)
+
+
 class DealFacts:
     """What follows from a deal's public parts: the one derivation of each such fact.
 
@@ -112,46 +139,18 @@ class DealFacts:
 
     __slots__ = ()
 
-    # The parts a subclass provides (as fields or properties).
-    @property
-    def dealer(self) -> Seat:
-        """Who dealt this deal."""
-        raise NotImplementedError
+    # The parts a subclass provides, as fields or as properties.
+    if TYPE_CHECKING:
+        dealer: Seat
+        hand_size: int
+        tiebreak: bool
+        bids: tuple[Bid, ...]
+        leader: Seat | None
+        trick: tuple[Card, ...]
+        tricks: tuple[Trick, ...]
 
-    @property
-    def hand_size(self) -> int:
-        """Cards dealt to each player, and so the number of tricks."""
-        raise NotImplementedError
-
-    @property
-    def trump(self) -> Suit | None:
-        """The trump suit, or None in a no-trump deal."""
-        raise NotImplementedError
-
-    @property
-    def tiebreak(self) -> bool:
-        """Whether this is a tiebreak deal (no bidding)."""
-        raise NotImplementedError
-
-    @property
-    def bids(self) -> tuple[Bid, ...]:
-        """The bids so far, in circuit order (from the dealer's left)."""
-        raise NotImplementedError
-
-    @property
-    def leader(self) -> Seat | None:
-        """The seat that leads the current trick; None while bidding."""
-        raise NotImplementedError
-
-    @property
-    def trick(self) -> tuple[Card, ...]:
-        """The cards played to the trick in progress so far."""
-        raise NotImplementedError
-
-    @property
-    def tricks(self) -> tuple[Trick, ...]:
-        """The completed tricks of the deal, with their winners."""
-        raise NotImplementedError
+        @property
+        def trump(self) -> Suit | None: ...  # noqa: D102 -- a declaration for type checkers
 
     # What follows from them.
 
@@ -241,50 +240,32 @@ class DealState(DealFacts):
     hands: tuple[int, int, int, int]
     trick: tuple[Card, ...] = ()
 
-    @property
-    def setup(self) -> DealSetup:
-        """What was dealt: dealer, hand size, deck, hands as dealt, turned card, trump."""
-        return self.core.setup
+    setup = Read[DealSetup]("core.setup")
+    """What was dealt: dealer, hand size, deck, hands as dealt, turned card, trump."""
 
-    @property
-    def bids(self) -> tuple[Bid, ...]:
-        """The bids so far, in circuit order (from the dealer's left)."""
-        return self.core.bids
+    bids = Read[tuple[Bid, ...]]("core.bids")
+    """The bids so far, in circuit order (from the dealer's left)."""
 
-    @property
-    def leader(self) -> Seat | None:
-        """The seat that leads the current trick; None while bidding."""
-        return self.core.leader
+    leader = Read[Seat | None]("core.leader")
+    """The seat that leads the current trick; None while bidding."""
 
-    @property
-    def tricks(self) -> tuple[Trick, ...]:
-        """The completed tricks of the deal, with their winners."""
-        return self.core.tricks
+    tricks = Read[tuple[Trick, ...]]("core.tricks")
+    """The completed tricks of the deal, with their winners."""
 
-    @property
-    def broken(self) -> bool:
-        """Whether a trump or joker was played to a completed trick of this deal."""
-        return self.core.broken
+    broken = Read[bool]("core.broken")
+    """Whether a trump or joker was played to a completed trick of this deal."""
 
-    @property
-    def dealer(self) -> Seat:
-        """Who dealt this deal."""
-        return self.core.setup.dealer
+    dealer = Read[Seat]("core.setup.dealer")
+    """Who dealt this deal."""
 
-    @property
-    def hand_size(self) -> int:
-        """Cards dealt to each player, and so the number of tricks."""
-        return self.core.setup.hand_size
+    hand_size = Read[int]("core.setup.hand_size")
+    """Cards dealt to each player, and so the number of tricks."""
 
-    @property
-    def trump(self) -> Suit | None:
-        """The trump suit, or None in a no-trump deal."""
-        return self.core.setup.trump
+    trump = Read[Suit | None]("core.setup.trump")
+    """The trump suit, or None in a no-trump deal."""
 
-    @property
-    def tiebreak(self) -> bool:
-        """Whether this is a tiebreak deal (no bidding)."""
-        return self.core.setup.tiebreak
+    tiebreak = Read[bool]("core.setup.tiebreak")
+    """Whether this is a tiebreak deal (no bidding)."""
 
     def hand(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` still holds, in card order."""
@@ -328,15 +309,10 @@ class DealResult:
     deal: DealState
     scores: tuple[int, int]
 
-    @property
-    def thrown_in(self) -> bool:
-        """True when all four passed: no score, and the deal does not count."""
-        return self.deal.thrown_in
-
-    @property
-    def counts(self) -> bool:
-        """True for a deal of the schedule (not thrown in, not a tiebreak deal)."""
-        return self.deal.counts
+    thrown_in = Read[bool]("deal.thrown_in")
+    """True when all four passed: no score, and the deal does not count."""
+    counts = Read[bool]("deal.counts")
+    """True for a deal of the schedule (not thrown in, not a tiebreak deal)."""
 
 
 @attrs.frozen
@@ -369,36 +345,20 @@ class MatchFacts:
 
     __slots__ = ()
 
-    # The parts a subclass provides (as fields or properties).
-    @property
-    def rules(self) -> Rules:
-        """The match's settings: schedule, tie policy, first dealer."""
-        raise NotImplementedError
+    # The parts a subclass provides, as fields or as properties.
+    if TYPE_CHECKING:
+        rules: Rules
+        outcome: Outcome | None
+        deal: DealFacts | None
 
-    @property
-    def outcome(self) -> Outcome | None:
-        """How the match ended, or None while it goes on."""
-        raise NotImplementedError
+        @property
+        def history(self) -> Sequence[object]: ...  # noqa: D102 -- a declaration for type checkers
 
-    @property
-    def deal(self) -> DealFacts | None:
-        """The deal in progress; None before a deal and after the match."""
-        raise NotImplementedError
+        @property
+        def counted_deals(self) -> int: ...  # noqa: D102 -- a declaration for type checkers
 
-    @property
-    def history(self) -> Sequence[object]:
-        """The finished deals in order, thrown-in and tiebreak deals included."""
-        raise NotImplementedError
-
-    @property
-    def counted_deals(self) -> int:
-        """How many deals of the schedule have been played."""
-        raise NotImplementedError
-
-    @property
-    def totals(self) -> tuple[int, int]:
-        """Running totals of North-South and East-West over the finished deals."""
-        raise NotImplementedError
+        @property
+        def totals(self) -> tuple[int, int]: ...  # noqa: D102 -- a declaration for type checkers
 
     # What follows from them.
     @property
@@ -488,30 +448,20 @@ class MatchState(MatchFacts):
     core: MatchCore
     deal: DealState | None = None
 
-    @property
-    def rules(self) -> Rules:
-        """The match's settings: schedule, tie policy, first dealer."""
-        return self.core.rules
+    rules = Read[Rules]("core.rules")
+    """The match's settings: schedule, tie policy, first dealer."""
 
-    @property
-    def seed(self) -> int:
-        """The seed every seeded deal of the match is drawn from."""
-        return self.core.seed
+    seed = Read[int]("core.seed")
+    """The seed every seeded deal of the match is drawn from."""
 
-    @property
-    def history(self) -> tuple[DealResult, ...]:
-        """The finished deals in order, thrown-in and tiebreak deals included."""
-        return self.core.history
+    history = Read[tuple[DealResult, ...]]("core.history")
+    """The finished deals in order, thrown-in and tiebreak deals included."""
 
-    @property
-    def outcome(self) -> Outcome | None:
-        """How the match ended, or None while it goes on."""
-        return self.core.outcome
+    outcome = Read[Outcome | None]("core.outcome")
+    """How the match ended, or None while it goes on."""
 
-    @property
-    def counted_deals(self) -> int:
-        """How many deals of the schedule have been played."""
-        return self.core.counted
+    counted_deals = Read[int]("core.counted")
+    """How many deals of the schedule have been played."""
 
     @property
     def totals(self) -> tuple[int, int]:

@@ -37,7 +37,16 @@ from ..core.cards import Card, Pair, Seat, Suit, trump_mask, trump_words
 from ..core.dealing import Swap
 from ..core.rules import Rules, TiePolicy
 from ..core.tricks import Trick
-from .state import DealFacts, DealResult, DealState, MatchFacts, MatchState, Outcome, Termination
+from .state import (
+    DealFacts,
+    DealResult,
+    DealState,
+    MatchFacts,
+    MatchState,
+    Outcome,
+    Read,
+    Termination,
+)
 from .state import totals_of as _totals_of
 
 __all__ = ["DealView", "FinishedDeals", "SeatView", "view"]
@@ -71,13 +80,11 @@ class DealView(DealFacts):
     swap: Swap | None = None
     scores: tuple[int, int] | None = None
 
-    @property
-    def trump(self) -> Suit | None:
-        """The trump suit: the turned card's suit; None after a turned joker (DEAL-2, DEAL-3).
+    trump = Read[Suit | None]("turned.suit")
+    """The trump suit: the turned card's suit; None after a turned joker (DEAL-2, DEAL-3).
 
-        The same derivation as the deal's (``dealing.deal_hands``): the turned card is public.
-        """
-        return self.turned.suit
+    The same derivation as the deal's (``dealing.deal_hands``): the turned card is public.
+    """
 
     @property
     def trump_words(self) -> str:
@@ -183,15 +190,10 @@ class SeatView(MatchFacts):
     history: Sequence[DealView] = ()
     outcome: Outcome | None = None
 
-    @property
-    def pair(self) -> Pair:
-        """The viewing seat's partnership."""
-        return self.seat.pair
-
-    @property
-    def partner(self) -> Seat:
-        """The viewing seat's partner."""
-        return self.seat.partner
+    pair = Read[Pair]("seat.pair")
+    """The viewing seat's partnership."""
+    partner = Read[Seat]("seat.partner")
+    """The viewing seat's partner."""
 
     @property
     def counted_deals(self) -> int:
