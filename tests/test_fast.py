@@ -7,11 +7,27 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backalley import Card, Deal, Play, Rules, Seat, apply, legal_actions, new_match, seeded_deal
+from backalley import (
+    Bid,
+    Card,
+    Deal,
+    Play,
+    Rules,
+    Seat,
+    apply,
+    legal_actions,
+    new_match,
+    seeded_deal,
+)
 from backalley.core.actions import deal_of_permutation
 from backalley.core.cards import ALL_CARDS_MASK, cards_of
 from backalley.core.dealing import seeded_deck
+from backalley.core.flow import CLOCKWISE, bid_position, bidder_to_move, next_seat, player_to_move
 from backalley.engine._fast import (
+    BID_POSITION,
+    LEGAL_BIDS,
+    TO_BID,
+    TO_PLAY,
     build_core,
     build_deal,
     build_match,
@@ -91,3 +107,19 @@ def test_unchecked_deal_equals_a_checked_one(seed, number):
     deck = seeded_deck(seed, number)
     assert deal_of_permutation(deck) == Deal(deck)
     assert all(type(card) is Card for card in deal_of_permutation(deck).deck)
+
+
+def test_turn_tables_equal_the_flow_functions():
+    """The legal bids and next players looked up equal those built from ``core.flow``."""
+    for dealer in Seat:
+        for said in range(4):
+            seat = bidder_to_move(dealer, said)
+            for size in range(1, 14):
+                expected = (*(Bid(seat, amount) for amount in range(size)), Bid(seat, board=True))
+                assert LEGAL_BIDS[dealer][said][size] == expected
+            assert TO_PLAY[dealer][said] is player_to_move(dealer, said)
+            assert TO_BID[dealer][said] is seat
+        for seat in Seat:
+            assert BID_POSITION[dealer][seat] == bid_position(dealer, seat)
+    for at in range(len(CLOCKWISE)):
+        assert CLOCKWISE[at] is next_seat(Seat.NORTH, at)

@@ -34,6 +34,7 @@ from .cards import SEATS, Card, Seat
 from .rules import Rules
 
 __all__ = [
+    "CLOCKWISE",
     "bid_position",
     "bidder_to_move",
     "counts",
@@ -47,11 +48,11 @@ __all__ = [
     "thrown_in",
 ]
 
-_CLOCKWISE: Final = SEATS * 3
-"""Three turns of the table: a seat plus up to 8 steps is one index, no ``% 4``.
-
-The most asked is the dealer + 1 + four bids, after a throw-in.
-"""
+CLOCKWISE: Final = SEATS * 3
+"""Three turns of the table: ``CLOCKWISE[seat + steps]`` is the seat ``steps`` places
+clockwise, for 0 to 8 steps (the most asked is the dealer + 1 + four bids, after a
+throw-in). The functions below index it; so may a hot loop, where a call would cost
+more than the work."""
 
 
 def next_seat(seat: int, steps: int = 1) -> Seat:
@@ -61,12 +62,12 @@ def next_seat(seat: int, steps: int = 1) -> Seat:
 
 def first_bidder(dealer: int) -> Seat:
     """The player left of the dealer: bids first, and leads a tiebreak deal (BID-1)."""
-    return _CLOCKWISE[dealer + 1]
+    return CLOCKWISE[dealer + 1]
 
 
 def bidder_to_move(dealer: int, bids_made: int) -> Seat:
     """Who bids next after ``bids_made`` bids of the circuit (0 to 3) (BID-1)."""
-    return _CLOCKWISE[dealer + 1 + bids_made]
+    return CLOCKWISE[dealer + 1 + bids_made]
 
 
 def bid_position(dealer: int, seat: int) -> int:
@@ -76,7 +77,7 @@ def bid_position(dealer: int, seat: int) -> int:
 
 def player_to_move(leader: int, cards_played: int) -> Seat:
     """Who plays next to a trick led by ``leader`` holding ``cards_played`` cards (PLAY-1)."""
-    return _CLOCKWISE[leader + cards_played]
+    return CLOCKWISE[leader + cards_played]
 
 
 def seat_to_move(
@@ -88,8 +89,8 @@ def seat_to_move(
     trick's leader (PLAY-1).
     """
     if leader is None:
-        return _CLOCKWISE[dealer + 1 + len(bids)]
-    return _CLOCKWISE[leader + len(trick)]
+        return CLOCKWISE[dealer + 1 + len(bids)]
+    return CLOCKWISE[leader + len(trick)]
 
 
 def thrown_in(bids: Sequence[Bid]) -> bool:

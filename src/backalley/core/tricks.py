@@ -31,7 +31,7 @@ import attrs
 
 from .cards import CARDS, PACK_SIZE, SUIT_MASKS, Card, Seat, Suit, trump_mask
 from .errors import Reason
-from .flow import player_to_move
+from .flow import CLOCKWISE, player_to_move
 from .jokers import forced_by_joker_lead
 
 __all__ = ["Trick", "allowed_plays", "trick_winner", "tricks_per_pair"]
@@ -98,7 +98,7 @@ def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> S
                 best, best_at, best_trumps = card, at, bit
         elif not best_trumps and bit & led_suit and card > best:
             best, best_at = card, at
-    return player_to_move(leader, best_at)
+    return CLOCKWISE[leader + best_at]  # player_to_move(leader, best_at), without a call
 
 
 def tricks_per_pair(tricks: tuple[Trick, ...]) -> tuple[int, int]:

@@ -17,6 +17,13 @@ depends on how they do it.
   the engine use it too): ``Deal(deck)`` for a deck known to hold each card once.
 - ``plays_of``: the ``Play`` actions of a mask of cards, picked 13 cards at a
   time by a cached ``itemgetter`` instead of one lookup per card.
+- ``TO_BID``, ``TO_PLAY``, ``BID_POSITION`` and ``LEGAL_BIDS``: whose turn it is,
+  where a seat bids and the bids allowed, as tables built once from ``core.flow``
+  and indexed, instead of a call per action.
+
+One trick stays where it is used, as moving it would cost the call it saves:
+``apply`` tells the three action classes apart by exact type
+(``type(action) is Play``), not ``isinstance``.
 """
 
 from __future__ import annotations
@@ -25,13 +32,24 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Any, Final
 
-from ..core.actions import PLAYS, Bid, Play
+from ..core.actions import PLAYS, Bid, Play, shared_bid
 from ..core.cards import CARDS, SEATS, Card, Seat
 from ..core.dealing import DealSetup
+from ..core.flow import bid_position, bidder_to_move, player_to_move
+from ..core.rules import MAX_HAND_SIZE
 from ..core.tricks import Trick
 from .state import DealCore, DealState, MatchCore, MatchState
 
-__all__ = ["build_core", "build_deal", "build_match", "plays_of"]
+__all__ = [
+    "BID_POSITION",
+    "LEGAL_BIDS",
+    "TO_BID",
+    "TO_PLAY",
+    "build_core",
+    "build_deal",
+    "build_match",
+    "plays_of",
+]
 
 _new: Final = object.__new__
 
@@ -120,3 +138,28 @@ def plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
         allowed >>= _CHUNK
         chunk += 1
     return plays
+
+
+_BIDS_OF_SEAT: Final = tuple(
+    tuple(
+        (*(shared_bid(seat, amount) for amount in range(size)), shared_bid(seat, 0, board=True))
+        for size in range(MAX_HAND_SIZE + 1)
+    )
+    for seat in SEATS
+)
+LEGAL_BIDS: Final = tuple(
+    tuple(_BIDS_OF_SEAT[bidder_to_move(dealer, said)] for said in range(4)) for dealer in SEATS
+)
+"""``LEGAL_BIDS[dealer][bids said][hand_size]``: the next bidder's legal bids (BID-1, BID-2).
+
+Pass, 1 .. hand_size - 1, Board, in that order; the bidder from ``flow.bidder_to_move``.
+"""
+
+TO_PLAY: Final = tuple(tuple(player_to_move(leader, n) for n in range(4)) for leader in SEATS)
+"""``TO_PLAY[leader][cards down]``: who plays next to the trick (PLAY-1, ``player_to_move``)."""
+
+TO_BID: Final = tuple(tuple(bidder_to_move(dealer, said) for said in range(4)) for dealer in SEATS)
+"""``TO_BID[dealer][bids said]``: who bids next (BID-1, ``flow.bidder_to_move``)."""
+
+BID_POSITION: Final = tuple(tuple(bid_position(dealer, seat) for seat in SEATS) for dealer in SEATS)
+"""``BID_POSITION[dealer][seat]``: where the seat bids in the circuit (``flow.bid_position``)."""

@@ -39,23 +39,29 @@ from __future__ import annotations
 import secrets
 from typing import Final
 
-from ..core.actions import Bid, Deal, Play, deal_of_permutation, shared_bid
+from ..core.actions import Bid, Deal, Play, deal_of_permutation
 from ..core.bidding import bid_in_range, opening_leader
 from ..core.cards import CARDS, PAIRS, SEATS, Pair
 from ..core.dealing import MAX_SEED, check_whole, deal_hands, seeded_deck
 from ..core.errors import IllegalAction, Reason
 from ..core.flow import (
-    bid_position,
-    bidder_to_move,
     dealer_of_deal,
     hand_size_of_deal,
     in_tiebreak,
-    player_to_move,
     thrown_in,
 )
-from ..core.rules import MAX_HAND_SIZE, Rules, TiePolicy
+from ..core.rules import Rules, TiePolicy
 from ..core.tricks import Trick, allowed_plays, trick_winner
-from ._fast import build_core, build_deal, build_match, plays_of
+from ._fast import (
+    BID_POSITION,
+    LEGAL_BIDS,
+    TO_BID,
+    TO_PLAY,
+    build_core,
+    build_deal,
+    build_match,
+    plays_of,
+)
 from .state import (
     DealResult,
     DealState,
@@ -67,29 +73,6 @@ from .state import (
 )
 
 __all__ = ["apply", "legal_actions", "new_match", "seeded_deal"]
-
-_BIDS_OF_SEAT: Final = tuple(
-    tuple(
-        (*(shared_bid(seat, amount) for amount in range(size)), shared_bid(seat, 0, board=True))
-        for size in range(MAX_HAND_SIZE + 1)
-    )
-    for seat in SEATS
-)
-_LEGAL_BIDS: Final = tuple(
-    tuple(_BIDS_OF_SEAT[bidder_to_move(dealer, said)] for said in range(4)) for dealer in SEATS
-)
-"""``_LEGAL_BIDS[dealer][bids said][hand_size]``: the next bidder's legal bids (BID-1, BID-2).
-
-Pass, 1 .. hand_size - 1, Board, in that order. Looked up by the dealer and the
-number of bids so far (the turn from ``flow.bidder_to_move``), as every bid asks it.
-"""
-
-
-_TO_PLAY: Final = tuple(tuple(player_to_move(leader, n) for n in range(4)) for leader in SEATS)
-"""``_TO_PLAY[leader][cards down]``: who plays next to the trick (PLAY-1, ``flow.player_to_move``).
-
-A table rather than a call, as every card asks it twice (``legal_actions``, ``apply``).
-"""
 
 
 def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchState:
@@ -131,8 +114,8 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     leader = core.leader
     if leader is None:
         setup = core.setup
-        return _LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
-    seat = _TO_PLAY[leader][len(current.trick)]
+        return LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
+    seat = TO_PLAY[leader][len(current.trick)]
     return plays_of(seat, _allowed(current, seat)[0])
 
 
@@ -207,7 +190,7 @@ def _bid(state: MatchState, current: DealState, action: Bid) -> MatchState:
     core = current.core
     setup = core.setup
     # Check: the bidder's turn (BID-1) and the bid's range (BID-2).
-    seat = bidder_to_move(setup.dealer, len(core.bids))
+    seat = TO_BID[setup.dealer][len(core.bids)]
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     if not bid_in_range(action, setup.hand_size):
@@ -251,7 +234,7 @@ def _allowed(current: DealState, seat: int) -> tuple[int, Reason | None]:
         not trick
         and not broken
         and bool(core.bids)
-        and core.bids[bid_position(core.setup.dealer, seat)].board
+        and core.bids[BID_POSITION[core.setup.dealer][seat]].board
     )
     return allowed_plays(current.hands[seat], trick, core.setup.trumps, broken, bid_board)
 
@@ -286,7 +269,7 @@ def _play(state: MatchState, current: DealState, action: Play) -> MatchState:
     assert leader is not None  # apply calls this only in the PLAY phase
     # Check: the player's turn (PLAY-1), the card in hand, the card allowed (PLAY-2..6).
     played = current.trick
-    seat = _TO_PLAY[leader][len(played)]
+    seat = TO_PLAY[leader][len(played)]
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     card = action.card

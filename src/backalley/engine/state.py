@@ -106,26 +106,38 @@ class DealCore:
     broken: bool = False
 
 
-class Read(Generic[T]):
-    """A read-only attribute read along a path (``"core.setup"``), such as a part kept in a core.
+if TYPE_CHECKING:
 
-    The states keep what changes rarely in a shared core; these descriptors show its
-    parts as the state's own, without a property written out for each.
-    """
+    class Read(Generic[T]):
+        """How type checkers see :class:`Read`: a read-only attribute of type ``T``."""
 
-    __slots__ = ("_get",)
+        def __init__(self, path: str) -> None: ...
 
-    def __init__(self, path: str) -> None:
-        self._get = attrgetter(path)
+        @overload
+        def __get__(self, instance: None, owner: type) -> Read[T]: ...
 
-    @overload
-    def __get__(self, instance: None, owner: type) -> Read[T]: ...
+        @overload
+        def __get__(self, instance: object, owner: type) -> T: ...
 
-    @overload
-    def __get__(self, instance: object, owner: type) -> T: ...
+        def __get__(self, instance: object, owner: type) -> T | Read[T]: ...
 
-    def __get__(self, instance: object, owner: type) -> T | Read[T]:
-        return self if instance is None else self._get(instance)
+else:
+
+    class Read:
+        """A read-only attribute read along a path (``"core.setup"``), such as a core's part.
+
+        The states keep what changes rarely in a shared core; ``Read[T](path)`` shows
+        a part as the state's own without a property written out for each: a
+        ``property`` whose getter is an ``operator.attrgetter`` (as fast to read as the
+        written-out property).
+        """
+
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
+
+        def __new__(cls, path: str) -> property:
+            """The property reading ``path`` (not an instance of this class)."""
+            return property(attrgetter(path))
 
 
 class DealFacts:
@@ -467,6 +479,15 @@ class MatchState(MatchFacts):
     def totals(self) -> tuple[int, int]:
         """Running totals of North-South and East-West over the finished deals."""
         return totals_of(result.scores for result in self.history)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the match has ended (as ``MatchFacts.is_over``, read from the core).
+
+        Every playing loop asks it once an action, so it reads the core at once
+        rather than through ``outcome``; ``tests/test_view.py`` checks the two agree.
+        """
+        return self.core.outcome is not None
 
     def hand(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` holds in the current deal (none between deals)."""
