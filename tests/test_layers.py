@@ -29,10 +29,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # 4. Users of the engine and formats: pictures, players, test strategies.
     ("pictures", "players", "strategies"),
     # 5. Bridges to other programs: protocol, framework adapters, batch engine, cluster.
-    ("protocol", "adapters", "openspiel", "pettingzoo", "batch", "cluster"),
-    # 6. The command line.
+    ("protocol", "adapters", "batch", "cluster"),
+    # 6. Short import paths for the adapters (``backalley.openspiel``, ``backalley.pettingzoo``).
+    ("openspiel", "pettingzoo"),
+    # 7. The command line.
     ("cli",),
-    # 7. The package itself (the public names, the notebook pictures it registers) and
+    # 8. The package itself (the public names, the notebook pictures it registers) and
     #    ``python -m backalley``.
     ("__init__", "__main__"),
 )
