@@ -28,6 +28,7 @@ from backalley import (
     seeded_deal,
     strategies,
 )
+from backalley.engine import view as view_module
 from backalley.engine.view import DealView, SeatView, parse_bid, view
 from decks import deck_for
 
@@ -296,3 +297,28 @@ def test_view_and_state_agree_wherever_the_seat_may_see(state: MatchState, seat:
         _assert_deals_agree(past, result.deal, seat)
         assert past.scores == result.scores
         assert (past.thrown_in, past.counts) == (result.thrown_in, result.counts)
+
+
+def test_a_view_is_made_without_viewing_the_finished_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Making a view costs the same at any point of a match: no finished deal is viewed
+    until the history is read, and then each deal once."""
+    made: list[int] = []
+    real = view_module._finished_view
+
+    def counting(result: object, seat: Seat) -> DealView:
+        made.append(1)
+        return real(result, seat)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(view_module, "_finished_view", counting)
+    state = new_match(Rules(schedule=[2, 1, 2]), seed=5)
+    choose = random.Random(5).choice
+    while not state.is_over:
+        state = apply(state, choose(legal_actions(state)))
+    seen = view(state, Seat.SOUTH)
+    assert made == []
+    assert len(seen.history) == len(state.history) >= 3
+    assert made == []
+    assert [past.scores for past in seen.history] == [r.scores for r in state.history]
+    assert len(made) == len(state.history)
+    assert seen.history[-1] == seen.history[len(state.history) - 1]
+    assert len(made) == len(state.history)  # read again from the views made once
