@@ -20,7 +20,15 @@ from typing import Any
 from ..engine.state import MatchState, Termination
 from ..formats.checking import IllegalRecord, check
 from ..formats.records import RecordError
-from ._common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, Commands, write_lines
+from ._common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    Commands,
+    add_command,
+    add_json_option,
+    write_lines,
+)
 from ._recordfile import read_record
 
 __all__ = ["add_parser", "check_file", "run"]
@@ -28,8 +36,10 @@ __all__ = ["add_parser", "check_file", "run"]
 
 def add_parser(commands: Commands) -> None:
     """Register ``backalley check``."""
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "check",
+        run,
         help="replay game records, report the first illegal action and any wrong score",
         description=(
             "Replay each game record through the rules engine. Report the first illegal "
@@ -41,11 +51,10 @@ def add_parser(commands: Commands) -> None:
     parser.add_argument(
         "records", nargs="+", metavar="RECORD", help="record files ('-' reads stdin)"
     )
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_json_option(parser)
     parser.add_argument(
         "--complete", action="store_true", help="also fail a record that does not finish the match"
     )
-    parser.set_defaults(run=run)
 
 
 def _position(state: MatchState) -> str:

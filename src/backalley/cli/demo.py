@@ -10,11 +10,18 @@ from __future__ import annotations
 import argparse
 import random
 
-from ..core.cards import Seat
-from ..core.rules import SCHEDULES, Rules, TiePolicy
+from ..core.rules import Rules
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import DealResult, MatchState, Termination
-from ._common import EXIT_OK, Commands, write_lines
+from ._common import (
+    EXIT_OK,
+    Commands,
+    add_command,
+    add_rules_options,
+    add_seed_option,
+    rules_from,
+    write_lines,
+)
 
 __all__ = ["add_parser", "demo", "rules_from", "run"]
 
@@ -23,59 +30,24 @@ DEFAULT_DEMO_SEED = 2026
 
 def add_parser(commands: Commands) -> None:
     """Register ``backalley demo``."""
-    demo_parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "demo",
+        run,
         help="play a seeded match of random legal moves and print it deal by deal",
         description=(
             "Play a match between four players who pick legal actions at random, "
             "and print every deal with its bids, tricks and scores."
         ),
     )
-    demo_parser.add_argument(
-        "--seed",
-        type=int,
-        default=DEFAULT_DEMO_SEED,
-        help=f"seed for the deals and the players' choices (default {DEFAULT_DEMO_SEED})",
-    )
-    demo_parser.add_argument(
-        "--schedule",
-        default="standard",
-        help=(
-            f"a named schedule ({', '.join(SCHEDULES)}) or hand sizes separated by "
-            "commas, such as 3,2,1 (default standard)"
-        ),
-    )
-    demo_parser.add_argument(
-        "--tie",
-        default=TiePolicy.DRAW.value,
-        choices=[policy.value for policy in TiePolicy],
-        help="what equal totals mean (default draw)",
-    )
-    demo_parser.add_argument(
-        "--first-dealer",
-        default="N",
-        help="the seat that deals first: N, E, S or W (default N)",
-    )
-    demo_parser.set_defaults(run=run)
+    add_seed_option(parser, DEFAULT_DEMO_SEED, "seed for the deals and the players' choices")
+    add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play and print the demonstration match."""
     write_lines(demo(rules_from(args), args.seed))
     return EXIT_OK
-
-
-def rules_from(args: argparse.Namespace) -> Rules:
-    """The rules named by ``--schedule``, ``--tie`` and ``--first-dealer``."""
-    schedule: str | list[int] = args.schedule
-    if any(ch.isdigit() for ch in args.schedule):
-        try:
-            schedule = [int(part) for part in args.schedule.split(",")]
-        except ValueError:
-            raise ValueError(
-                f"cannot read the schedule {args.schedule!r}: write hand sizes like 3,2,1"
-            ) from None
-    return Rules(schedule=schedule, tie=args.tie, first_dealer=Seat.parse(args.first_dealer))
 
 
 def _describe(number: int, result: DealResult, totals: tuple[int, int]) -> list[str]:

@@ -15,9 +15,17 @@ from ..engine.match import new_match
 from ..formats.checking import IllegalRecord, replay
 from ..formats.perft import divide, perft
 from ..formats.records import RecordError
-from ._common import EXIT_OK, CommandError, Commands, write_lines
+from ._common import (
+    EXIT_OK,
+    CommandError,
+    Commands,
+    add_command,
+    add_rules_options,
+    add_seed_option,
+    rules_from,
+    write_lines,
+)
 from ._recordfile import read_record
-from .demo import rules_from
 
 __all__ = ["MAX_DEPTH", "add_parser", "run"]
 
@@ -27,8 +35,10 @@ MAX_DEPTH = 30
 
 def add_parser(commands: Commands) -> None:
     """Register ``backalley perft``."""
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "perft",
+        run,
         help="count legal action sequences from a position (a conformance test)",
         description=(
             "Count the distinct legal action sequences of each length from a position: "
@@ -38,11 +48,8 @@ def add_parser(commands: Commands) -> None:
     parser.add_argument("--depth", type=int, default=4, help="the deepest length (default 4)")
     parser.add_argument("--record", metavar="RECORD", help="start where this record stops")
     parser.add_argument("--divide", action="store_true", help="split the count by first action")
-    parser.add_argument("--seed", type=int, default=0, help="seed of a new match (default 0)")
-    parser.add_argument("--schedule", default="standard", help="schedule of a new match")
-    parser.add_argument("--tie", default="draw", choices=["draw", "tiebreak-deal"])
-    parser.add_argument("--first-dealer", default="N", help="first dealer of a new match")
-    parser.set_defaults(run=run)
+    add_seed_option(parser, 0, "seed of a new match")
+    add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,17 +20,23 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Final, TextIO
 
-from ..core.actions import Bid, Play
+from ..core.actions import Action, Bid, Deal, Play
 from ..core.cards import Card, Seat, Suit
 from ..core.errors import IllegalAction
-from ..engine.match import apply, legal_actions, new_match, seeded_deal
+from ..engine.match import apply, new_match
 from ..engine.state import MatchState, Phase, Termination
 from ..engine.view import DealView, SeatView, parse_bid, view
 from ..pictures.text import trick_text, trump_words
-from ..players import HeuristicPlayer, Player, SeatedPlayer, player_seed
-from ._common import EXIT_OK, Commands
-from .demo import rules_from
-from .simulate import add_rules_options
+from ..players import HeuristicPlayer, Player, PlayerError, play_match
+from ..players.driver import play_step, seat_players
+from ._common import (
+    EXIT_OK,
+    Commands,
+    add_command,
+    add_rules_options,
+    add_seed_option,
+    rules_from,
+)
 
 __all__ = ["Table", "add_parser", "run"]
 
@@ -49,8 +55,10 @@ Answers:
 
 def add_parser(commands: Commands) -> None:
     """Register ``backalley play``."""
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "play",
+        run,
         help="play one seat in the terminal against three computer players",
         description=(
             "Play one seat against three heuristic computer players (your partner "
@@ -58,11 +66,8 @@ def add_parser(commands: Commands) -> None:
         ),
     )
     parser.add_argument("--seat", default="S", help="your seat: N, E, S or W (default S)")
-    parser.add_argument(
-        "--seed", type=int, default=None, help="seed for the deals (default: a random one)"
-    )
+    add_seed_option(parser, None, "seed for the deals")
     add_rules_options(parser)
-    parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -142,7 +147,12 @@ class _Leave(Exception):
 
 
 class Table:
-    """One person at ``seat``, heuristic computer players at the other three seats."""
+    """One person at ``seat``, heuristic computer players at the other three seats.
+
+    The match is driven by :func:`~backalley.players.play_match`: the person is a
+    player like the others (:meth:`choose`), and the table is told of every action
+    (:meth:`watch`) to tell the person what happened.
+    """
 
     def __init__(self, state: MatchState, seat: Seat, *, inp: TextIO, out: TextIO) -> None:
         self.state = state
@@ -152,13 +162,10 @@ class Table:
         isatty = getattr(inp, "isatty", None)
         self.echo_free = bool(isatty and isatty())
         """Whether the terminal shows the answers as they are typed."""
-        self.players: dict[Seat, Player] = {}
-        for other in Seat:
-            if other is not seat:
-                player: Player = HeuristicPlayer()
-                if isinstance(player, SeatedPlayer):
-                    player = player.for_seat(other, player_seed(state.seed, other))
-                self.players[other] = player
+        self.players: dict[Seat, Player] = {
+            other: HeuristicPlayer() if other is not seat else self.choose for other in Seat
+        }
+        self._seated = seat_players(self.players, state.seed)
 
     def say(self, *lines: str) -> None:
         """Print lines for the person."""
@@ -169,10 +176,12 @@ class Table:
     def play(self) -> int:
         """Play to the end of the match (or until the person leaves); the exit status."""
         try:
-            while not self.state.is_over:
-                self.step()
+            play_match(self.players, start=self.state, watch=self.watch)
         except _Leave as leaving:
             self.say(str(leaving))
+            return EXIT_OK
+        except PlayerError as error:
+            self.say("", f"{error} The match is left unfinished.")
             return EXIT_OK
         except KeyboardInterrupt:
             self.say("", "Interrupted: the match is left unfinished.")
@@ -181,25 +190,23 @@ class Table:
         return EXIT_OK
 
     def step(self) -> None:
-        """Deal, or let the seat to move act, and tell the person what happened."""
-        state = self.state
-        if state.phase is Phase.DEAL:
-            self.state = apply(state, seeded_deal(state))
+        """One action (a deal, or the seat to move acting), and what it changed told."""
+        before = self.state
+        action, after = play_step(before, self._seated)
+        self.watch(before, action, after)
+
+    def watch(self, before: MatchState, action: Action, after: MatchState) -> None:
+        """Tell the person what an action did: a new deal, a computer's action, its effects."""
+        self.state = after
+        if isinstance(action, Deal):
             self.announce_deal()
             return
-        mover = state.to_move
-        assert mover is not None  # a deal is in progress
-        legal: tuple[Bid | Play, ...] = legal_actions(state)  # type: ignore[assignment]
-        if mover is self.seat:
-            action = self.ask(legal)
-        else:
-            action = self.players[mover](view(state, mover), legal)
+        if action.seat is not self.seat:
             if isinstance(action, Bid):
-                self.say(f"{_name(mover)} {_call(action)}.")
+                self.say(f"{_name(action.seat)} {_call(action)}.")
             else:
-                self.say(f"{_name(mover)} plays {action.card.symbol} ({action.card.words}).")
-        self.state = apply(state, action)
-        self.report(state)
+                self.say(f"{_name(action.seat)} plays {action.card.symbol} ({action.card.words}).")
+        self.report(before)
 
     def announce_deal(self) -> None:
         """The new deal: size, dealer, turned card and trump in words, and the hand."""
@@ -285,6 +292,10 @@ class Table:
         return f"Match over: {winner} win{how} ({yours}), NS {ns} to EW {ew}."
 
     # --- asking the person ---------------------------------------------------------
+
+    def choose(self, seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        """The person's action, as a :class:`~backalley.players.Player`: asked at the prompt."""
+        return self.ask(legal)
 
     def ask(self, legal: tuple[Bid | Play, ...]) -> Bid | Play:
         """Show the position and read an answer until it is a legal action."""

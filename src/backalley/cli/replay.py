@@ -16,7 +16,7 @@ from ..engine.state import DealState, MatchState, Phase
 from ..formats.checking import IllegalRecord, replay_steps
 from ..formats.records import Record, RecordError
 from ..pictures.text import hand_text, trick_text, trump_words
-from ._common import EXIT_INVALID, EXIT_OK, CommandError, Commands, write_lines
+from ._common import EXIT_INVALID, EXIT_OK, CommandError, Commands, add_command, write_lines
 from ._recordfile import read_record
 
 __all__ = ["add_parser", "run", "transcript"]
@@ -24,8 +24,10 @@ __all__ = ["add_parser", "run", "transcript"]
 
 def add_parser(commands: Commands) -> None:
     """Register ``backalley replay``."""
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "replay",
+        run,
         help="print a game record as a readable transcript",
         description=(
             "Replay a game record and print it deal by deal: hands, trump, bids, tricks "
@@ -33,7 +35,6 @@ def add_parser(commands: Commands) -> None:
         ),
     )
     parser.add_argument("record", metavar="RECORD", help="a record file ('-' reads stdin)")
-    parser.set_defaults(run=run)
 
 
 def _cards(count: int) -> str:

@@ -16,8 +16,16 @@ from typing import TextIO
 
 from ..players import PLAYER_KINDS
 from ..players.simulation import Summary, simulate
-from ._common import EXIT_OK, CommandError, Commands, write_lines
-from .demo import rules_from
+from ._common import (
+    EXIT_OK,
+    CommandError,
+    Commands,
+    add_command,
+    add_rules_options,
+    add_seed_option,
+    rules_from,
+    write_lines,
+)
 
 __all__ = ["add_parser", "run", "summary_lines"]
 
@@ -28,8 +36,10 @@ _BAR_WIDTH = 30
 
 def add_parser(commands: Commands) -> None:
     """Register ``backalley simulate``."""
-    parser = commands.add_parser(
+    parser = add_command(
+        commands,
         "simulate",
+        run,
         help="play many matches between computer players and summarise the results",
         description=(
             "Play N matches between two kinds of computer player, one per pair, and "
@@ -50,11 +60,8 @@ def add_parser(commands: Commands) -> None:
         default=DEFAULT_MATCHES,
         help=f"how many matches to play (default {DEFAULT_MATCHES})",
     )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=DEFAULT_SIMULATE_SEED,
-        help=f"the run's seed; each match's seed derives from it (default {DEFAULT_SIMULATE_SEED})",
+    add_seed_option(
+        parser, DEFAULT_SIMULATE_SEED, "the run's seed; each match's seed derives from it"
     )
     parser.add_argument(
         "--jobs", type=int, default=1, help="processes to play in; results do not depend on it"
@@ -66,25 +73,6 @@ def add_parser(commands: Commands) -> None:
         "(the folder must exist)",
     )
     add_rules_options(parser)
-    parser.set_defaults(run=run)
-
-
-def add_rules_options(parser: argparse.ArgumentParser) -> None:
-    """The variant options ``rules_from`` reads: ``--schedule``, ``--tie``, ``--first-dealer``."""
-    parser.add_argument(
-        "--schedule",
-        default="standard",
-        help="a named schedule (standard, twenty-five, short) or hand sizes such as 3,2,1",
-    )
-    parser.add_argument(
-        "--tie",
-        default="draw",
-        choices=["draw", "tiebreak-deal"],
-        help="what equal totals mean (default draw)",
-    )
-    parser.add_argument(
-        "--first-dealer", default="N", help="the seat that deals first: N, E, S or W (default N)"
-    )
 
 
 def run(args: argparse.Namespace) -> int:
