@@ -26,7 +26,8 @@ from backalley import (
     new_match,
     seeded_deal,
 )
-from backalley.engine.view import DealView, SeatView, parse_bid, view
+from backalley.engine.view import DealView, SeatView, view
+from backalley.formats.notation import parse_bid
 from decks import deck_for
 
 seats = st.sampled_from(list(Seat))

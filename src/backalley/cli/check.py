@@ -17,8 +17,11 @@ import argparse
 import json
 from typing import Any
 
+import attrs
+
 from ..engine.state import MatchState, Termination
 from ..formats.checking import IllegalRecord, check
+from ..formats.codec.values import claim_to_json
 from ..formats.records import RecordError
 from ._common import (
     EXIT_INVALID,
@@ -122,14 +125,8 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
         "totals": list(state.totals),
         "outcome": None
         if state.outcome is None
-        else {
-            "termination": state.outcome.termination.value,
-            "winner": None if state.outcome.winner is None else state.outcome.winner.label,
-        },
-        "discrepancies": [
-            {"path": d.path, "claimed": d.claimed, "computed": d.computed, "message": d.message}
-            for d in result.discrepancies
-        ],
+        else claim_to_json(state.outcome.termination, state.outcome.winner),
+        "discrepancies": [attrs.asdict(d) for d in result.discrepancies],
     }
     if result.discrepancies:
         report["status"] = "inconsistent"

@@ -25,7 +25,8 @@ from ..core.cards import Card, Seat, Suit
 from ..core.errors import IllegalAction
 from ..engine.match import apply, new_match
 from ..engine.state import MatchState, Phase, Termination
-from ..engine.view import DealView, SeatView, parse_bid, view
+from ..engine.view import DealView, SeatView, view
+from ..formats.notation import parse_bid
 from ..pictures.text import trick_text, trump_words
 from ..players import HeuristicPlayer, Player, PlayerError, play_match
 from ..players.driver import play_step, seat_players
