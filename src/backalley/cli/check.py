@@ -19,10 +19,11 @@ from typing import Any
 
 import attrs
 
-from ..engine.state import MatchState, Termination
+from ..engine.state import MatchState
 from ..formats.checking import IllegalRecord, check
 from ..formats.codec.values import claim_to_json
 from ..formats.records import RecordError
+from ..pictures.prose import result_sentence
 from ._common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -78,17 +79,6 @@ def _position(state: MatchState) -> str:
     return f"{head}, trick {trick} card {card}, {mover} to play"
 
 
-def _result_words(state: MatchState) -> str:
-    outcome = state.outcome
-    assert outcome is not None
-    ns, ew = outcome.totals
-    if outcome.winner is None:
-        return f"a draw, {ns} all"
-    name = "North-South" if outcome.winner.label == "NS" else "East-West"
-    how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
-    return f"{name} win{how}, NS {ns} to EW {ew}"
-
-
 def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any], str]:
     """Check one record file: the exit status, the JSON report and the text line."""
     report: dict[str, Any] = {"file": name}
@@ -135,10 +125,11 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
     if result.complete:
         report["status"] = "valid"
         deals = len(state.history)
+        assert state.outcome is not None  # the match is complete
         return (
             EXIT_OK,
             report,
-            f"{name}: valid: a complete match, {deals} deals; {_result_words(state)}",
+            f"{name}: valid: a complete match, {deals} deals; {result_sentence(state.outcome)}",
         )
     report["status"] = "incomplete" if complete else "valid"
     ns, ew = state.totals

@@ -12,7 +12,8 @@ import random
 
 from ..core.rules import Rules
 from ..engine.match import apply, legal_actions, new_match
-from ..engine.state import DealResult, MatchState, Termination
+from ..engine.state import DealResult, MatchState
+from ..pictures.prose import result_sentence, score_rows
 from ._common import (
     EXIT_OK,
     Commands,
@@ -80,14 +81,8 @@ def _describe(number: int, result: DealResult, totals: tuple[int, int]) -> list[
 
 
 def _outcome_line(state: MatchState) -> str:
-    outcome = state.outcome
-    assert outcome is not None  # the caller plays the match to its end
-    ns, ew = outcome.totals
-    if outcome.termination is Termination.DRAW:
-        return f"Result: a draw, {ns} all."
-    winner = "North-South" if outcome.winner == 0 else "East-West"
-    how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
-    return f"Result: {winner} win{how}, NS {ns} to EW {ew}."
+    assert state.outcome is not None  # the caller plays the match to its end
+    return f"Result: {result_sentence(state.outcome)}."
 
 
 def demo(rules: Rules, seed: int) -> list[str]:
@@ -116,24 +111,17 @@ def demo(rules: Rules, seed: int) -> list[str]:
 
 def _score_sheet(state: MatchState) -> list[str]:
     rows = ["Score sheet", " deal  cards  dealer  trump          NS     EW  total NS  total EW"]
-    ns_total = ew_total = 0
-    for number, result in enumerate(state.history, start=1):
-        setup = result.deal.setup
-        trump = setup.trump.word if setup.trump is not None else "none"
-        if result.thrown_in:
-            rows.append(f" {number:4}  {setup.hand_size:5}  {setup.dealer!s:>6}  {'thrown in':<9}")
-            continue
-        if setup.tiebreak:
-            ns, ew = result.deal.tricks_won
+    for deal in score_rows(state):
+        trump = deal.trump.word if deal.trump is not None else "none"
+        head = f" {deal.number:4}  {deal.hand_size:5}  {deal.dealer!s:>6}  "
+        if deal.kind == "thrown in":
+            rows.append(f"{head}{'thrown in':<9}")
+        elif deal.kind == "tiebreak":
+            ns, ew = deal.tricks
+            rows.append(f"{head}{trump:<9}  tiebreak: NS {ns} tricks, EW {ew} tricks")
+        else:
+            ns, ew = deal.scores
             rows.append(
-                f" {number:4}  {setup.hand_size:5}  {setup.dealer!s:>6}  {trump:<9}"
-                f"  tiebreak: NS {ns} tricks, EW {ew} tricks"
+                f"{head}{trump:<9} {ns:+6d} {ew:+6d}  {deal.totals[0]:8d}  {deal.totals[1]:8d}"
             )
-            continue
-        ns_total += result.scores[0]
-        ew_total += result.scores[1]
-        rows.append(
-            f" {number:4}  {setup.hand_size:5}  {setup.dealer!s:>6}  {trump:<9}"
-            f" {result.scores[0]:+6d} {result.scores[1]:+6d}  {ns_total:8d}  {ew_total:8d}"
-        )
     return rows

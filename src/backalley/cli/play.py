@@ -24,9 +24,10 @@ from ..core.actions import Action, Bid, Deal, Play
 from ..core.cards import Card, Seat, Suit
 from ..core.errors import IllegalAction
 from ..engine.match import apply, new_match
-from ..engine.state import MatchState, Phase, Termination
+from ..engine.state import MatchState, Phase
 from ..engine.view import DealView, SeatView, view
 from ..formats.notation import parse_bid
+from ..pictures.prose import result_sentence, score_rows
 from ..pictures.text import trick_text, trump_words
 from ..players import HeuristicPlayer, Player, PlayerError, play_match
 from ..players.driver import play_step, seat_players
@@ -125,19 +126,17 @@ def marked_hand(cards: Sequence[Card], trump: Suit | None, legal: Iterable[Card]
 def score_sheet(seen: SeatView) -> list[str]:
     """The running score sheet from the finished deals a seat has seen."""
     lines = ["Score sheet:", "  deal  cards  trump      NS     EW   total NS  total EW"]
-    ns = ew = 0
-    for deal in seen.history:
+    for deal in score_rows(seen):
         trump = deal.trump.word if deal.trump is not None else "none"
-        head = f"  {deal.number + 1:4}  {deal.hand_size:5}  {trump:<8}"
-        if deal.thrown_in:
+        head = f"  {deal.number:4}  {deal.hand_size:5}  {trump:<8}"
+        if deal.kind == "thrown in":
             lines.append(f"{head}  thrown in")
-        elif deal.tiebreak:
-            won = deal.tricks_won
-            lines.append(f"{head}  tiebreak: NS {won[0]} tricks, EW {won[1]} tricks")
-        elif deal.scores is not None:
-            ns += deal.scores[0]
-            ew += deal.scores[1]
-            lines.append(f"{head} {deal.scores[0]:+6d} {deal.scores[1]:+6d}  {ns:9d}  {ew:8d}")
+        elif deal.kind == "tiebreak":
+            ns, ew = deal.tricks
+            lines.append(f"{head}  tiebreak: NS {ns} tricks, EW {ew} tricks")
+        else:
+            ns, ew = deal.scores
+            lines.append(f"{head} {ns:+6d} {ew:+6d}  {deal.totals[0]:9d}  {deal.totals[1]:8d}")
     if len(lines) == 2:
         lines.append("  (no deal finished yet)")
     return lines
@@ -284,13 +283,7 @@ class Table:
         """The match's result in a sentence."""
         outcome = self.state.outcome
         assert outcome is not None
-        ns, ew = outcome.totals
-        if outcome.termination is Termination.DRAW:
-            return f"Match over: a draw, {ns} all."
-        winner = "North-South" if outcome.winner == 0 else "East-West"
-        yours = "your side wins" if outcome.winner == self.seat.pair else "your side loses"
-        how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
-        return f"Match over: {winner} win{how} ({yours}), NS {ns} to EW {ew}."
+        return f"Match over: {result_sentence(outcome, seat=self.seat)}."
 
     # --- asking the person ---------------------------------------------------------
 
