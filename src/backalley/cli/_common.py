@@ -49,9 +49,13 @@ class CommandError(Exception):
 
 
 def add_command(
-    commands: Commands, name: str, run: Run, *, help: str, description: str
+    commands: Commands, name: str, run: Run, help: str, description: str
 ) -> argparse.ArgumentParser:
-    """Register the command ``name``, which ``run`` carries out; its parser, for its options."""
+    """Register the command ``name``, which ``run`` carries out; its parser, for its options.
+
+    ``help`` is its line in ``backalley --help``, ``description`` its paragraph in
+    ``backalley NAME --help`` (re-wrapped to the terminal, so written as prose).
+    """
     parser = commands.add_parser(name, help=help, description=description)
     parser.set_defaults(run=run)
     return parser

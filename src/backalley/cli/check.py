@@ -38,20 +38,17 @@ from ._recordfile import read_record
 __all__ = ["add_parser", "check_file", "run"]
 
 
+HELP = "replay game records, report the first illegal action and any wrong score"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Replay each game record through the rules engine. Report the first illegal action with
+its position and reason, and every claimed score that differs from the recomputed one.
+Exit 0 if all are valid, 1 if one is not, 2 if an input is not a record."""
+
+
 def add_parser(commands: Commands) -> None:
     """Register ``backalley check``."""
-    parser = add_command(
-        commands,
-        "check",
-        run,
-        help="replay game records, report the first illegal action and any wrong score",
-        description=(
-            "Replay each game record through the rules engine. Report the first illegal "
-            "action with its position and reason, and every claimed score that differs from "
-            "the recomputed one. Exit 0 if all are valid, 1 if one is not, 2 if an input "
-            "is not a record."
-        ),
-    )
+    parser = add_command(commands, "check", run, HELP, DESCRIPTION)
     parser.add_argument(
         "records", nargs="+", metavar="RECORD", help="record files ('-' reads stdin)"
     )

@@ -13,42 +13,33 @@ import random
 from ..core.rules import Rules
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import DealResult, MatchState
-from ..pictures.prose import result_sentence, score_rows
-from ._common import (
-    EXIT_OK,
-    Commands,
-    add_command,
-    add_rules_options,
-    add_seed_option,
-    rules_from,
-    write_lines,
-)
+from ..pictures.prose import SheetRow, result_sentence, score_rows, sheet_lines
+from . import _common as common
+from ._common import rules_from
 
 __all__ = ["add_parser", "demo", "rules_from", "run"]
 
 DEFAULT_DEMO_SEED = 2026
 
 
-def add_parser(commands: Commands) -> None:
+HELP = "play a seeded match of random legal moves and print it deal by deal"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Play a match between four players who pick legal actions at random, and print every deal
+with its bids, tricks and scores."""
+
+
+def add_parser(commands: common.Commands) -> None:
     """Register ``backalley demo``."""
-    parser = add_command(
-        commands,
-        "demo",
-        run,
-        help="play a seeded match of random legal moves and print it deal by deal",
-        description=(
-            "Play a match between four players who pick legal actions at random, "
-            "and print every deal with its bids, tricks and scores."
-        ),
-    )
-    add_seed_option(parser, DEFAULT_DEMO_SEED, "seed for the deals and the players' choices")
-    add_rules_options(parser)
+    parser = common.add_command(commands, "demo", run, HELP, DESCRIPTION)
+    common.add_seed_option(parser, DEFAULT_DEMO_SEED, "seed for the deals and the players' choices")
+    common.add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play and print the demonstration match."""
-    write_lines(demo(rules_from(args), args.seed))
-    return EXIT_OK
+    common.write_lines(demo(rules_from(args), args.seed))
+    return common.EXIT_OK
 
 
 def _describe(number: int, result: DealResult, totals: tuple[int, int]) -> list[str]:
@@ -110,18 +101,14 @@ def demo(rules: Rules, seed: int) -> list[str]:
 
 
 def _score_sheet(state: MatchState) -> list[str]:
-    rows = ["Score sheet", " deal  cards  dealer  trump          NS     EW  total NS  total EW"]
-    for deal in score_rows(state):
-        trump = deal.trump.word if deal.trump is not None else "none"
-        head = f" {deal.number:4}  {deal.hand_size:5}  {deal.dealer!s:>6}  "
-        if deal.kind == "thrown in":
-            rows.append(f"{head}{'thrown in':<9}")
-        elif deal.kind == "tiebreak":
-            ns, ew = deal.tricks
-            rows.append(f"{head}{trump:<9}  tiebreak: NS {ns} tricks, EW {ew} tricks")
-        else:
-            ns, ew = deal.scores
-            rows.append(
-                f"{head}{trump:<9} {ns:+6d} {ew:+6d}  {deal.totals[0]:8d}  {deal.totals[1]:8d}"
-            )
-    return rows
+    def head(deal: SheetRow) -> str:
+        trump = "" if deal.kind == "thrown in" else f"{deal.trump_word:<9}"
+        return f" {deal.number:4}  {deal.hand_size:5}  {deal.dealer!s:>6}  {trump}"
+
+    return [
+        "Score sheet",
+        " deal  cards  dealer  trump          NS     EW  total NS  total EW",
+        *sheet_lines(
+            score_rows(state), head, thrown_in="thrown in", scored=" {:+6d} {:+6d}  {:8d}  {:8d}"
+        ),
+    ]

@@ -27,18 +27,11 @@ from ..engine.match import apply, new_match
 from ..engine.state import MatchState, Phase
 from ..engine.view import DealView, SeatView, view
 from ..formats.notation import parse_bid
-from ..pictures.prose import result_sentence, score_rows
+from ..pictures.prose import result_sentence, score_rows, sheet_lines
 from ..pictures.text import trick_text, trump_words
 from ..players import HeuristicPlayer, Player, PlayerError, play_match
 from ..players.driver import play_step, seat_players
-from ._common import (
-    EXIT_OK,
-    Commands,
-    add_command,
-    add_rules_options,
-    add_seed_option,
-    rules_from,
-)
+from . import _common as common
 
 __all__ = ["Table", "add_parser", "run"]
 
@@ -55,27 +48,25 @@ Answers:
   quit                                              leave the match"""
 
 
-def add_parser(commands: Commands) -> None:
+HELP = "play one seat in the terminal against three computer players"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Play one seat against three heuristic computer players (your partner included). Type ?
+at any prompt for help and your legal actions."""
+
+
+def add_parser(commands: common.Commands) -> None:
     """Register ``backalley play``."""
-    parser = add_command(
-        commands,
-        "play",
-        run,
-        help="play one seat in the terminal against three computer players",
-        description=(
-            "Play one seat against three heuristic computer players (your partner "
-            "included). Type ? at any prompt for help and your legal actions."
-        ),
-    )
+    parser = common.add_command(commands, "play", run, HELP, DESCRIPTION)
     parser.add_argument("--seat", default="S", help="your seat: N, E, S or W (default S)")
-    add_seed_option(parser, None, "seed for the deals")
-    add_rules_options(parser)
+    common.add_seed_option(parser, None, "seed for the deals")
+    common.add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play the match at the terminal."""
     seat = Seat.parse(args.seat)
-    rules = rules_from(args)
+    rules = common.rules_from(args)
     seed = secrets.randbits(64) if args.seed is None else args.seed
     state = new_match(rules, seed=seed)
     name = rules.schedule_name or "custom"
@@ -125,21 +116,14 @@ def marked_hand(cards: Sequence[Card], trump: Suit | None, legal: Iterable[Card]
 
 def score_sheet(seen: SeatView) -> list[str]:
     """The running score sheet from the finished deals a seat has seen."""
-    lines = ["Score sheet:", "  deal  cards  trump      NS     EW   total NS  total EW"]
-    for deal in score_rows(seen):
-        trump = deal.trump.word if deal.trump is not None else "none"
-        head = f"  {deal.number:4}  {deal.hand_size:5}  {trump:<8}"
-        if deal.kind == "thrown in":
-            lines.append(f"{head}  thrown in")
-        elif deal.kind == "tiebreak":
-            ns, ew = deal.tricks
-            lines.append(f"{head}  tiebreak: NS {ns} tricks, EW {ew} tricks")
-        else:
-            ns, ew = deal.scores
-            lines.append(f"{head} {ns:+6d} {ew:+6d}  {deal.totals[0]:9d}  {deal.totals[1]:8d}")
-    if len(lines) == 2:
-        lines.append("  (no deal finished yet)")
-    return lines
+    lines = sheet_lines(
+        score_rows(seen),
+        lambda deal: f"  {deal.number:4}  {deal.hand_size:5}  {deal.trump_word:<8}",
+        thrown_in="  thrown in",
+        scored=" {:+6d} {:+6d}  {:9d}  {:8d}",
+    )
+    head = ["Score sheet:", "  deal  cards  trump      NS     EW   total NS  total EW"]
+    return [*head, *(lines or ["  (no deal finished yet)"])]
 
 
 class _Leave(Exception):
@@ -179,15 +163,15 @@ class Table:
             play_match(self.players, start=self.state, watch=self.watch)
         except _Leave as leaving:
             self.say(str(leaving))
-            return EXIT_OK
+            return common.EXIT_OK
         except PlayerError as error:
             self.say("", f"{error} The match is left unfinished.")
-            return EXIT_OK
+            return common.EXIT_OK
         except KeyboardInterrupt:
             self.say("", "Interrupted: the match is left unfinished.")
             return EXIT_INTERRUPTED
         self.say("", self.result())
-        return EXIT_OK
+        return common.EXIT_OK
 
     def step(self) -> None:
         """One action (a deal, or the seat to move acting), and what it changed told."""

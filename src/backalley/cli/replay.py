@@ -23,18 +23,16 @@ from ._recordfile import read_record
 __all__ = ["add_parser", "run", "transcript"]
 
 
+HELP = "print a game record as a readable transcript"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Replay a game record and print it deal by deal: hands, trump, bids, tricks with their
+winners, and scores."""
+
+
 def add_parser(commands: Commands) -> None:
     """Register ``backalley replay``."""
-    parser = add_command(
-        commands,
-        "replay",
-        run,
-        help="print a game record as a readable transcript",
-        description=(
-            "Replay a game record and print it deal by deal: hands, trump, bids, tricks "
-            "with their winners, and scores."
-        ),
-    )
+    parser = add_command(commands, "replay", run, HELP, DESCRIPTION)
     parser.add_argument("record", metavar="RECORD", help="a record file ('-' reads stdin)")
 
 

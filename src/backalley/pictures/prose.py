@@ -33,6 +33,7 @@ __all__ = [
     "deal_heading",
     "result_sentence",
     "score_rows",
+    "sheet_lines",
     "trump_words",
 ]
 
@@ -79,6 +80,20 @@ class SheetRow:
     tricks: tuple[int, int]
     totals: tuple[int, int]
 
+    @property
+    def trump_word(self) -> str:
+        """The trump suit's name (``hearts``), or ``none``."""
+        return "none" if self.trump is None else self.trump.word
+
+    def tail(self, scored: str) -> str:
+        """What the row says after its trump: a tiebreak's tricks, or ``scored`` filled in.
+
+        ``scored`` is a format of the two scores then the two running totals.
+        """
+        if self.kind == "tiebreak":
+            return f"  tiebreak: NS {self.tricks[0]} tricks, EW {self.tricks[1]} tricks"
+        return scored.format(*self.scores, *self.totals)
+
 
 def score_rows(match: MatchState | SeatView) -> list[SheetRow]:
     """The score sheet of the finished deals of a match, or of those a seat has seen."""
@@ -124,6 +139,15 @@ def score_rows(match: MatchState | SeatView) -> list[SheetRow]:
             ew += scores[1]
         rows.append(SheetRow(number + 1, size, dealer, trump, kind, scores, tricks, (ns, ew)))
     return rows
+
+
+def sheet_lines(
+    rows: list[SheetRow], head: Callable[[SheetRow], str], *, thrown_in: str, scored: str
+) -> list[str]:
+    """A score sheet's lines: ``head(row)``, then ``thrown_in`` or :meth:`SheetRow.tail`."""
+    return [
+        head(row) + (thrown_in if row.kind == "thrown in" else row.tail(scored)) for row in rows
+    ]
 
 
 def deal_heading(

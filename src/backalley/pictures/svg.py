@@ -222,6 +222,20 @@ def _heading(deal: DealState) -> str:
     return deal_heading(deal.setup, dealer=SEAT_NAMES.__getitem__, turned=_turned_words)
 
 
+def _heading_lines(lines: Sequence[str], *, all_bold: bool) -> list[str]:
+    """The lines above a table, 18 apart: the first larger and bold, the rest bold or not."""
+    return [
+        text_at(
+            MARGIN,
+            MARGIN + 12 + 18 * index,
+            line,
+            size=13 if index == 0 else 12,
+            font_weight="bold" if index == 0 or all_bold else None,
+        )
+        for index, line in enumerate(lines)
+    ]
+
+
 def _turned_words(card: Card) -> str:
     return f"the {card.name} joker" if card.is_joker else f"{card.symbol} ({card.words})"
 
@@ -265,16 +279,7 @@ def table_svg(deal: DealState, *, caption: str | None = None) -> str:
     lines.append(_progress_words(deal))
     if caption:
         lines.insert(0, caption)
-    body = [
-        text_at(
-            MARGIN,
-            MARGIN + 12 + 18 * index,
-            line,
-            size=13 if index == 0 else 12,
-            font_weight="bold" if index == 0 else None,
-        )
-        for index, line in enumerate(lines)
-    ]
+    body = _heading_lines(lines, all_bold=False)
     top = MARGIN + 18 * len(lines) + 8
     parts, width, bottom = _table(hands, notes, trump, centre, _playable(deal))
     parts, bottom = [moved(parts, 0, top)], bottom + top
@@ -377,16 +382,7 @@ def deal_svg(result: DealResult | DealState) -> str:
         )
     rows = -(-len(deal.tricks) // columns)
     height = bottom + 8 + rows * _ROW_H + MARGIN
-    body = [
-        text_at(
-            MARGIN,
-            MARGIN + 12 + 18 * index,
-            line,
-            size=13 if index == 0 else 12,
-            font_weight="bold",
-        )
-        for index, line in enumerate(lines)
-    ]
+    body = _heading_lines(lines, all_bold=True)
     tricks_words = " ".join(
         f"Trick {index}: {trick_words(trick, trump)}."
         for index, trick in enumerate(deal.tricks, start=1)

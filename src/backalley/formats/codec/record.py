@@ -30,10 +30,6 @@ from .values import (
 )
 
 __all__ = [
-    "CALL_PATTERN",
-    "FORMAT",
-    "MAX_RECORD_BYTES",
-    "VERSION",
     "ClaimedResult",
     "Record",
     "RecordDeal",

@@ -7,7 +7,8 @@ path, and are where a check of an impossible value belongs.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
 
 from ...core.actions import Bid, Deal, Play
 from ...core.bidding import Contract
@@ -51,9 +52,18 @@ _CODES: Final = {card.code: card for card in CARDS}
 _SEAT_LETTERS: Final = {seat.letter: seat for seat in SEATS}
 _PAIR_LABELS: Final = {pair.label: pair for pair in PAIRS}
 Error = type[RecordError]
+_T = TypeVar("_T")
 
 
 # --- cards, seats, suits, pairs ---------------------------------------------------------
+
+
+def _spelled(parse: Callable[[Any], _T], value: Any, path: str, error: Error) -> _T:
+    """``parse(value)`` (a card, seat or suit in any spelling), its refusal raised at ``path``."""
+    try:
+        return parse(value)
+    except (ValueError, TypeError) as problem:
+        raise error(path, str(problem)) from None
 
 
 def card_from_json(
@@ -61,10 +71,7 @@ def card_from_json(
 ) -> Card:
     """A card from its code; ``any_spelling`` also reads ``as``, ``TH``, ``big``."""
     if any_spelling:
-        try:
-            return Card.parse(value)
-        except (ValueError, TypeError) as problem:
-            raise error(path, str(problem)) from None
+        return _spelled(Card.parse, value, path, error)
     if not isinstance(value, str):
         raise error(path, f"expected a card code such as 'AS', found {found(value)}")
     card = _CODES.get(value)
@@ -102,10 +109,7 @@ def seat_from_json(
 ) -> Seat:
     """A seat from its letter; ``any_spelling`` also reads ``n`` or ``North``."""
     if any_spelling:
-        try:
-            return Seat.parse(value)
-        except (ValueError, TypeError) as problem:
-            raise error(path, str(problem)) from None
+        return _spelled(Seat.parse, value, path, error)
     if not isinstance(value, str) or value not in _SEAT_LETTERS:
         raise error(path, f"expected a seat letter N, E, S or W, found {found(value)}")
     return _SEAT_LETTERS[value]
@@ -113,10 +117,7 @@ def seat_from_json(
 
 def suit_from_json(value: Any, path: str, error: Error = RecordError) -> Suit:
     """A suit from its letter (any spelling :meth:`Suit.parse` reads)."""
-    try:
-        return Suit.parse(value)
-    except (ValueError, TypeError) as problem:
-        raise error(path, str(problem)) from None
+    return _spelled(Suit.parse, value, path, error)
 
 
 def pair_from_json(value: Any, path: str, error: Error = RecordError) -> Pair:
