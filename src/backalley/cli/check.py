@@ -17,11 +17,9 @@ import argparse
 import json
 from typing import Any
 
-import attrs
-
 from ..engine.state import MatchState
 from ..formats.checking import IllegalRecord, check
-from ..formats.codec.values import claim_to_json
+from ..formats.codec.report import check_report_to_json, error_to_json
 from ..formats.records import RecordError
 from ..pictures.prose import result_sentence
 from ._common import (
@@ -83,38 +81,18 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
         record = read_record(name)
         result = check(record)
     except IllegalRecord as error:
-        report |= {
-            "status": "illegal",
-            "error": {
-                "path": error.path,
-                "where": error.where,
-                "action": error.action,
-                "reason": error.reason.value,
-                "message": error.refusal.message,
-            },
-        }
+        report |= {"status": "illegal", "error": error_to_json(error)}
         text = (
             f"{name}: illegal: {error.path} ({error.where}): {error.action} "
             f"[{error.reason.value}] {error.refusal.message}"
         )
         return EXIT_INVALID, report, text
     except RecordError as error:
-        report |= {
-            "status": "not_a_record",
-            "error": {"path": error.path, "message": error.message},
-        }
+        report |= {"status": "not_a_record", "error": error_to_json(error)}
         where = f"{error.path}: " if error.path else ""
         return EXIT_USAGE, report, f"{name}: not a record: {where}{error.message}"
     state = result.state
-    report |= {
-        "complete": result.complete,
-        "deals": len(record.deals),
-        "totals": list(state.totals),
-        "outcome": None
-        if state.outcome is None
-        else claim_to_json(state.outcome.termination, state.outcome.winner),
-        "discrepancies": [attrs.asdict(d) for d in result.discrepancies],
-    }
+    report |= check_report_to_json(result, len(record.deals))
     if result.discrepancies:
         report["status"] = "inconsistent"
         lines = [f"{name}: inconsistent: {d.path}: {d.message}" for d in result.discrepancies]
