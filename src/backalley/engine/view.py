@@ -27,7 +27,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import attrs
@@ -41,7 +41,7 @@ from ..core.tricks import Trick, tricks_per_pair
 from ..pictures.text import trump_words
 from .state import DealResult, DealState, MatchState, Outcome, Phase, seat_to_move
 
-__all__ = ["DealView", "SeatView", "view"]
+__all__ = ["DealView", "SeatView", "register_json", "view"]
 
 
 @attrs.frozen
@@ -244,18 +244,28 @@ class SeatView:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The view as plain JSON-ready data: :func:`backalley.formats.codec.view.view_to_json`."""
-        # The JSON codec is a format, a layer above; kept here as the 0.1 spelling.
-        from ..formats.codec.view import view_to_json  # noqa: PLC0415 -- a layer above
-
-        return view_to_json(self)
+        """The view as plain JSON-ready data (:mod:`backalley.formats.codec.view`)."""
+        return _write_json(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SeatView:
         """Read a view written by :meth:`to_dict`; ``ValueError`` says what is wrong."""
-        from ..formats.codec.view import view_from_json  # noqa: PLC0415 -- a layer above
+        read: SeatView = _read_json(data)
+        return read
 
-        return view_from_json(data)
+
+# The view's JSON is a format, a layer above the engine: ``backalley/__init__.py``
+# registers the codec's writer and reader here (imported when first used).
+_write_json: Callable[[SeatView], dict[str, Any]]
+_read_json: Callable[[Mapping[str, Any]], Any]
+
+
+def register_json(
+    write: Callable[[SeatView], dict[str, Any]], read: Callable[[Mapping[str, Any]], Any]
+) -> None:
+    """Make ``write`` and ``read`` the view's JSON (:meth:`SeatView.to_dict`, ``from_dict``)."""
+    global _write_json, _read_json
+    _write_json, _read_json = write, read
 
 
 def view(state: MatchState, seat: Seat) -> SeatView:
