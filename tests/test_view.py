@@ -29,8 +29,10 @@ from backalley import (
     strategies,
 )
 from backalley.engine import view as view_module
-from backalley.engine.view import DealView, SeatView, parse_bid, view
+from backalley.engine.view import DealView, SeatView, view
+from backalley.formats.notation import parse_bid
 from decks import deck_for
+from record_strategies import mutated, play
 
 seats = st.sampled_from(list(Seat))
 
@@ -322,3 +324,16 @@ def test_a_view_is_made_without_viewing_the_finished_deals(monkeypatch: pytest.M
     assert len(made) == len(state.history)
     assert seen.history[-1] == seen.history[len(state.history) - 1]
     assert len(made) == len(state.history)  # read again from the views made once
+
+
+@given(st.data())
+def test_mutated_view_json_only_raises_value_errors(data: st.DataObject) -> None:
+    """Randomly edited view JSON reads back as a view or raises a ValueError with a message."""
+    state = play(Rules(schedule=[2, 1]), 5, 5, data.draw(st.integers(0, 25)))
+    written = view(state, data.draw(st.sampled_from(list(Seat)))).to_dict()
+    try:
+        read = SeatView.from_dict(mutated(data, json.loads(json.dumps(written))))
+    except ValueError as error:
+        assert str(error)
+    else:
+        assert isinstance(read, SeatView)

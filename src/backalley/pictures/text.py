@@ -17,6 +17,7 @@ from ..core.cards import Card, Suit, trump_words
 from ..core.flow import thrown_in
 from ..core.tricks import Trick
 from ..engine.state import DealState, MatchState
+from .prose import deal_heading
 
 __all__ = ["deal_text", "hand_text", "state_text", "trick_text", "trump_words"]
 
@@ -47,12 +48,7 @@ def trick_text(trick: Trick) -> str:
 def deal_text(deal: DealState, *, show_hands: bool = True) -> str:
     """The deal in progress: dealer, trump, bids, contracts, tricks and (optionally) the hands."""
     setup = deal.setup
-    turned = setup.turned
-    lines = [
-        f"Deal {setup.number + 1}{' (tiebreak)' if setup.tiebreak else ''}: "
-        f"{setup.hand_size} cards, dealer {setup.dealer}, turned {turned.symbol}: "
-        f"{trump_words(setup.trump)}"
-    ]
+    lines = [deal_heading(setup)]
     if deal.bids:
         lines.append("Bids: " + ", ".join(str(bid) for bid in deal.bids))
     contracts = deal.contracts
