@@ -1,10 +1,11 @@
 """The speed tricks of ``engine._fast`` give exactly what the plain construction gives."""
 
+import pickle
 import random
 
 import attrs
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import (
@@ -31,9 +32,13 @@ from backalley.engine._fast import (
     build_core,
     build_deal,
     build_match,
+    cards_in,
     plays_of,
+    slot_builder,
 )
+from backalley.engine.match import turn
 from backalley.engine.state import DealCore, DealState, MatchState
+from backalley.engine.view import DealView, SeatView, view
 
 
 @pytest.mark.rule("ENGINE-6")
@@ -123,3 +128,96 @@ def test_turn_tables_equal_the_flow_functions():
             assert BID_POSITION[dealer][seat] == bid_position(dealer, seat)
     for at in range(len(CLOCKWISE)):
         assert CLOCKWISE[at] is next_seat(Seat.NORTH, at)
+
+
+@given(mask=st.integers(0, ALL_CARDS_MASK))
+def test_cards_in_equals_cards_of(mask):
+    """The cached pickers give the cards of a mask, in card order, as Card members."""
+    assert cards_in(mask) == cards_of(mask)
+    assert all(type(card) is Card for card in cards_in(mask))
+
+
+def _plain_view(state, seat):
+    """The view as the attrs constructors build it, every field made at once."""
+    current = state.deal
+    history = tuple(_plain_deal_view(result.deal, seat, result.scores) for result in state.history)
+    return SeatView(
+        seat=seat,
+        rules=state.rules,
+        hand=() if current is None else cards_of(current.hands[seat]),
+        deal=None if current is None else _plain_deal_view(current, seat, None),
+        history=history,
+        outcome=state.outcome,
+    )
+
+
+def _plain_deal_view(deal, seat, scores):
+    setup = deal.setup
+    swap = setup.swap
+    return DealView(
+        number=setup.number,
+        dealer=setup.dealer,
+        hand_size=setup.hand_size,
+        turned=setup.turned,
+        tiebreak=setup.tiebreak,
+        bids=deal.bids,
+        leader=deal.leader,
+        trick=deal.trick,
+        tricks=deal.tricks,
+        swap=swap if swap is not None and swap.seat == seat else None,
+        scores=scores,
+    )
+
+
+@settings(max_examples=25)
+@given(
+    seed=st.integers(0, 2**64 - 1), first=st.sampled_from(["hand", "deal", "history", "eq", "repr"])
+)
+def test_turn_and_lazy_views_equal_the_plain_construction(seed, first):
+    """At every step, ``turn`` is (to_move, legal_actions) and each lazy seat view equals
+    the view built field by field, whichever of its fields is read first."""
+    choose = random.Random(seed).choice
+    state = new_match(Rules(schedule=[3, 1], tie="tiebreak-deal"), seed=seed)
+    while not state.is_over:
+        asked = turn(state)
+        if state.to_move is None:
+            assert asked is None
+        else:
+            assert asked == (state.to_move, legal_actions(state))
+            assert type(asked[0]) is Seat
+        for seat in Seat:
+            plain = _plain_view(state, seat)
+            lazy = view(state, seat)
+            if first == "repr":
+                assert repr(lazy) == repr(plain)
+            elif first != "eq":
+                assert getattr(lazy, first) == getattr(plain, first)
+            assert lazy == plain
+            assert hash(lazy) == hash(plain)
+            assert type(lazy.hand) is tuple
+            assert pickle.loads(pickle.dumps(view(state, seat))) == plain
+        state = apply(state, choose(legal_actions(state)))
+    assert turn(state) is None
+
+
+def test_slot_builder_equals_the_constructor():
+    """A slot builder gives what attrs' ``__init__`` gives, and the value stays frozen."""
+    build = slot_builder(DealCore, "setup", "bids", "leader", "tricks", "broken")
+    state = apply(
+        new_match(Rules(schedule=[2]), seed=3), seeded_deal(new_match(Rules(schedule=[2]), seed=3))
+    )
+    core = state.deal.core
+    built = build(core.setup, core.bids, core.leader, core.tricks, core.broken)
+    assert type(built) is DealCore
+    assert built == DealCore(core.setup, core.bids, core.leader, core.tricks, core.broken)
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        built.broken = True  # type: ignore[misc]
+
+
+def test_view_classes_check_nothing_in_init():
+    """The view's builders skip __init__, which is only safe while these classes check nothing."""
+    for cls in (DealView, SeatView):
+        for field in attrs.fields(cls):
+            assert field.converter is None, (cls, field.name)
+            assert field.validator is None, (cls, field.name)
+        assert not hasattr(cls, "__attrs_post_init__"), cls

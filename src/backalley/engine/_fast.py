@@ -20,6 +20,13 @@ depends on how they do it.
 - ``TO_BID``, ``TO_PLAY``, ``BID_POSITION`` and ``LEGAL_BIDS``: whose turn it is,
   where a seat bids and the bids allowed, as tables built once from ``core.flow``
   and indexed, instead of a call per action.
+- ``cards_in``: ``cards_of(mask)`` (the cards of a hand, as a seat view shows
+  them) picked 13 cards at a time by the same kind of cached ``itemgetter``.
+- ``slot_builder``: the generic form of ``build_match`` and its kind, made for a
+  class and its field names; the seat view uses it for ``DealView`` and ``SeatView``.
+- ``match.turn`` (kept beside ``legal_actions``, whose helpers it shares): the
+  seat to move and its legal actions in one call, what a match driver asks
+  before every decision, from the same tables and the same ``allowed_plays``.
 
 One trick stays where it is used, as moving it would cost the call it saves:
 ``apply`` tells the three action classes apart by exact type
@@ -30,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from ..core.actions import PLAYS, Bid, Play, shared_bid
 from ..core.cards import CARDS, SEATS, Card, Seat
@@ -48,10 +55,13 @@ __all__ = [
     "build_core",
     "build_deal",
     "build_match",
+    "cards_in",
     "plays_of",
+    "slot_builder",
 ]
 
 _new: Final = object.__new__
+_T = TypeVar("_T")
 
 
 def _setters(cls: type, *names: str) -> tuple[Any, ...]:
@@ -107,14 +117,14 @@ def build_core(
 # so the table never holds more than 2**13 entries.
 _CHUNK: Final = 13
 _CHUNK_BITS: Final = (1 << _CHUNK) - 1
-_PICKERS: Final[dict[int, Callable[[tuple[Play, ...]], tuple[Play, ...]]]] = {}
+_PICKERS: Final[dict[int, Callable[[tuple[Any, ...]], tuple[Any, ...]]]] = {}
 _PLAYS_BY_CHUNK: Final = tuple(
     tuple(PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
     for seat in SEATS
 )
 
 
-def _picker(bits: int) -> Callable[[tuple[Play, ...]], tuple[Play, ...]]:
+def _picker(bits: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     """An itemgetter taking the plays at the set bits of a 13-bit chunk, as a tuple."""
     positions = [i for i in range(_CHUNK) if bits >> i & 1]
     # itemgetter of one index gives the item itself; a one-item slice gives a tuple.
@@ -163,3 +173,42 @@ TO_BID: Final = tuple(tuple(bidder_to_move(dealer, said) for said in range(4)) f
 
 BID_POSITION: Final = tuple(tuple(bid_position(dealer, seat) for seat in SEATS) for dealer in SEATS)
 """``BID_POSITION[dealer][seat]``: where the seat bids in the circuit (``flow.bid_position``)."""
+
+
+_CARDS_BY_CHUNK: Final = tuple(CARDS[base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
+
+
+def cards_in(mask: int) -> tuple[Card, ...]:
+    """``cards_of(mask)``: the cards of a hand mask in card order, 13 at a time."""
+    cards: tuple[Card, ...] = ()
+    chunk = 0
+    while mask:
+        bits = mask & _CHUNK_BITS
+        if bits:
+            pick = _PICKERS.get(bits)
+            if pick is None:
+                pick = _PICKERS[bits] = _picker(bits)
+            cards += pick(_CARDS_BY_CHUNK[chunk])
+        mask >>= _CHUNK
+        chunk += 1
+    return cards
+
+
+def slot_builder(cls: type[_T], *names: str) -> Callable[..., _T]:
+    """A function ``build(*values)`` equal to ``cls(*values)`` for ``names`` in that order.
+
+    Like ``build_match``: it sets each slot through its descriptor, skipping attrs'
+    ``__init__``, so only for classes without converters or validators and for
+    values known to be right. The function is written out field by field (as
+    attrs writes its own ``__init__``) so that it has no loop.
+    """
+    setters = _setters(cls, *names)
+    scope: dict[str, Any] = {"_new": _new, "_cls": cls}
+    lines = [f"def build({', '.join(names)}):", "    obj = _new(_cls)"]
+    for number, (name, setter) in enumerate(zip(names, setters, strict=True)):
+        scope[f"_set{number}"] = setter
+        lines.append(f"    _set{number}(obj, {name})")
+    lines.append("    return obj")
+    exec("\n".join(lines), scope)
+    build: Callable[..., _T] = scope["build"]
+    return build

@@ -41,7 +41,7 @@ from typing import Final
 
 from ..core.actions import Bid, Deal, Play, deal_of_permutation
 from ..core.bidding import bid_in_range, opening_leader
-from ..core.cards import CARDS, PAIRS, SEATS, Pair
+from ..core.cards import CARDS, PAIRS, SEATS, Pair, Seat
 from ..core.dealing import MAX_SEED, check_whole, deal_hands, seeded_deck
 from ..core.errors import IllegalAction, Reason
 from ..core.flow import (
@@ -117,6 +117,25 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
         return LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
     seat = TO_PLAY[leader][len(current.trick)]
     return plays_of(seat, _allowed(current, seat)[0])
+
+
+def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
+    """The seat to bid or play and its legal actions; None at a chance step or after the match.
+
+    ``(state.to_move, legal_actions(state))`` in one call, for a match driver that
+    asks both before every decision (``tests/test_fast.py`` checks they agree).
+    """
+    current = state.deal
+    if current is None:
+        return None
+    core = current.core
+    leader = core.leader
+    if leader is None:
+        setup = core.setup
+        said = len(core.bids)
+        return TO_BID[setup.dealer][said], LEGAL_BIDS[setup.dealer][said][setup.hand_size]
+    seat = TO_PLAY[leader][len(current.trick)]
+    return seat, plays_of(seat, _allowed(current, seat)[0])
 
 
 def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:

@@ -28,7 +28,7 @@ True
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, Final, overload
 
 import attrs
 
@@ -37,6 +37,7 @@ from ..core.cards import Card, Pair, Seat, Suit, trump_mask, trump_words
 from ..core.dealing import Swap
 from ..core.rules import Rules
 from ..core.tricks import Trick
+from ._fast import cards_in, slot_builder
 from .state import (
     DealFacts,
     DealResult,
@@ -95,21 +96,22 @@ class DealView(DealFacts):
 
 
 def _deal_view(deal: DealState, seat: Seat, scores: tuple[int, int] | None) -> DealView:
-    setup = deal.setup
+    core = deal.core
+    setup = core.setup
     swap = setup.swap
-    return DealView(
-        number=setup.number,
-        dealer=setup.dealer,
-        hand_size=setup.hand_size,
-        turned=setup.turned,
-        tiebreak=setup.tiebreak,
-        bids=deal.bids,
-        leader=deal.leader,
-        trick=deal.trick,
-        tricks=deal.tricks,
+    return _build_deal_view(
+        setup.number,
+        setup.dealer,
+        setup.hand_size,
+        setup.turned,
+        setup.tiebreak,
+        core.bids,
+        core.leader,
+        deal.trick,
+        core.tricks,
         # DEAL-5: only the swapper sees the swap.
-        swap=swap if swap is not None and swap.seat == seat else None,
-        scores=scores,
+        swap if swap is not None and swap.seat == seat else None,
+        scores,
     )
 
 
@@ -185,6 +187,25 @@ class SeatView(MatchFacts):
     deal: DealView | None = None
     history: Sequence[DealView] = ()
     outcome: Outcome | None = None
+    # The state a view made by :func:`view` was made from: its ``hand``, ``deal`` and
+    # ``history`` are left unset and made from it when first read (``__getattr__``),
+    # so a player that does not read them does not pay for them. Not part of the
+    # value: equality, hashing and repr read the public fields.
+    _state: MatchState | None = attrs.field(
+        default=None, init=False, eq=False, hash=False, repr=False
+    )
+
+    if not TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            # Reached only when a slot is unset: a lazy field not yet read.
+            fill = _LAZY.get(name)
+            state = object.__getattribute__(self, "_state")
+            if fill is None or state is None:
+                raise AttributeError(name)
+            value = fill(state, self.seat)
+            _SET_LAZY[name](self, value)
+            return value
 
     pair = Read[Pair]("seat.pair")
     """The viewing seat's partnership."""
@@ -232,19 +253,41 @@ def view(state: MatchState, seat: Seat) -> SeatView:
     Its cost does not grow with the match: the finished deals are seen through a
     :class:`FinishedDeals`, made when read.
     """
-    if not isinstance(state, MatchState):
+    if type(state) is not MatchState and not isinstance(state, MatchState):
         raise TypeError(f"view needs a MatchState, not {type(state).__name__}")
-    seat = Seat(seat)
+    if type(seat) is not Seat:
+        seat = Seat(seat)
+    core = state.core
+    return _build_seat_view(seat, core.rules, core.outcome, state)
+
+
+def _hand_of(state: MatchState, seat: Seat) -> tuple[Card, ...]:
     current = state.deal
-    return SeatView(
-        seat=seat,
-        rules=state.rules,
-        hand=() if current is None else current.hand(seat),
-        deal=None if current is None else _deal_view(current, seat, None),
-        history=FinishedDeals(state.history, seat),
-        outcome=state.outcome,
-    )
+    return () if current is None else cards_in(current.hands[seat])
+
+
+def _current_view(state: MatchState, seat: Seat) -> DealView | None:
+    current = state.deal
+    return None if current is None else _deal_view(current, seat, None)
+
+
+def _history_of(state: MatchState, seat: Seat) -> FinishedDeals:
+    return FinishedDeals(state.core.history, seat)
+
+
+_LAZY: Final[dict[str, Callable[[MatchState, Seat], Any]]] = {
+    "hand": _hand_of,
+    "deal": _current_view,
+    "history": _history_of,
+}
+_SET_LAZY: Final = {name: SeatView.__dict__[name].__set__ for name in _LAZY}
 
 
 def _finished_view(result: DealResult, seat: Seat) -> DealView:
     return _deal_view(result.deal, seat, result.scores)
+
+
+# A view is made at every decision of every player: its two classes are built through
+# their slots (``engine._fast``), equal to the attrs constructors (tests/test_fast.py).
+_build_deal_view: Final = slot_builder(DealView, *(field.name for field in attrs.fields(DealView)))
+_build_seat_view: Final = slot_builder(SeatView, "seat", "rules", "outcome", "_state")

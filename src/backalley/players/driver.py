@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
+from itertools import repeat
+from operator import is_
 from typing import Final, Protocol, TypeAlias, runtime_checkable
 
 from ..core.actions import Action, Bid, Play
 from ..core.cards import SEATS, Seat
 from ..core.errors import IllegalAction
 from ..core.rules import Rules
-from ..engine.match import apply, legal_actions, new_match, seeded_deal
+from ..engine.match import apply, new_match, seeded_deal, turn
 from ..engine.state import MatchState, Phase
 from ..engine.view import SeatView, view
 
@@ -121,12 +123,10 @@ def play_step(state: MatchState, seated: Sequence[Player]) -> tuple[Action, Matc
     if state.phase is Phase.DEAL:
         dealt = seeded_deal(state)
         return dealt, apply(state, dealt)
-    seat = state.to_move
-    assert seat is not None  # a deal is in progress, so somebody acts
-    legal: tuple[Bid | Play, ...] = legal_actions(state)  # type: ignore[assignment]
-    action = seated[seat](view(state, seat), legal)
-    if action not in legal:
-        raise PlayerError(seat, action, _refusal(state, seat, action))
+    asked = turn(state)
+    assert asked is not None  # a deal is in progress, so somebody acts
+    seat, legal = asked
+    action = _one_of(legal, seated[seat](view(state, seat), legal), state, seat)
     return action, apply(state, action)
 
 
@@ -151,9 +151,13 @@ def play_match(
     state = new_match(rules, seed=seed) if start is None else start
     seated = seat_players(players, state.seed)
     thrown_in = 0
-    while not state.is_over:
-        if state.phase is Phase.DEAL:
-            thrown_in = thrown_in + 1 if state.history and state.history[-1].thrown_in else 0
+    # The loop of play_step, written out: a match calls it hundreds of times, and
+    # ``turn`` gives the seat and its legal actions in one call.
+    while state.core.outcome is None:
+        asked = turn(state)
+        if asked is None:
+            history = state.core.history
+            thrown_in = thrown_in + 1 if history and history[-1].thrown_in else 0
             if thrown_in > MAX_THROW_INS_IN_A_ROW:
                 raise PlayerError(
                     None,
@@ -161,11 +165,29 @@ def play_match(
                     f"{thrown_in} deals in a row were thrown in: the players "
                     "always pass, so the match would never end.",
                 )
-        action, following = play_step(state, seated)
+            action: Action = seeded_deal(state)
+        else:
+            seat, legal = asked
+            action = seated[seat](view(state, seat), legal)
+            action = _one_of(legal, action, state, seat)
+        following = apply(state, action)
         if watch is not None:
             watch(state, action, following)
         state = following
     return state
+
+
+def _one_of(
+    legal: tuple[Bid | Play, ...], action: object, state: MatchState, seat: Seat
+) -> Bid | Play:
+    """``action`` if it is one of ``legal``; else PlayerError saying why not."""
+    # The legal actions are the shared instances, and a player usually returns one of
+    # them: compare by identity first (in C), by equality only when that fails.
+    if any(map(is_, legal, repeat(action))):
+        return action  # type: ignore[return-value]
+    if action in legal:
+        return legal[legal.index(action)]
+    raise PlayerError(seat, action, _refusal(state, seat, action))
 
 
 def _refusal(state: MatchState, seat: Seat, action: object) -> str:
