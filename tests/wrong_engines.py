@@ -1,0 +1,174 @@
+"""Deliberately wrong engines for the fuzzer's tests: ours with one rule changed.
+
+Run as a command, ``python tests/wrong_engines.py NAME`` serves the engine
+protocol on stdin/stdout after changing one rule (``WRONG_RULES``), or
+misbehaves at the protocol level (``BROKEN``). The test process keeps the
+right rules: only this child process is patched.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import attrs
+
+import backalley.engine.state as state_module
+from backalley.core import dealing
+from backalley.core.cards import Card
+from backalley.core.errors import Reason
+from backalley.core.scoring import score
+from backalley.engine import match
+from backalley.engine.state import Termination
+from backalley.protocol.server import Session, serve
+
+_allowed = match._allowed
+
+
+def _ignoring(reason: Reason):
+    """``_allowed`` that lets any held card through where ``reason`` would refuse."""
+
+    def allowed(current, seat):
+        cards, why = _allowed(current, seat)
+        if why is reason:
+            return current.hands[seat], None
+        return cards, why
+
+    return allowed
+
+
+def _no_swap(deck, **kwargs):
+    setup = dealing.deal(deck, **kwargs)
+    if setup.swap is None:
+        return setup
+    hands = list(setup.hands)
+    hands[setup.swap.seat] ^= (1 << setup.swap.joker) | (1 << setup.swap.received)
+    return attrs.evolve(setup, hands=tuple(hands), swap=None)
+
+
+def _board_ignores_multiplier(contract, *, hand_size, tricks):
+    if contract.multiplier > 1:
+        contract = attrs.evolve(contract, multiplier=1)
+    return score(contract, hand_size=hand_size, tricks=tricks)
+
+
+def _first_board_leads(bids):
+    boards = [index for index, bid in enumerate(bids) if bid.board]
+    if len(boards) >= 2:
+        dealer_left = bids[0].seat
+        return dealer_left.after(boards[0])
+    return _opening_leader(bids)
+
+
+_opening_leader = match.opening_leader
+_finish_deal = match._finish_deal
+
+
+def _tie_is_a_draw(core, finished):
+    following = _finish_deal(core, finished)
+    if following.outcome is None and following.in_tiebreak:
+        return match._ended(following, Termination.DRAW, None)
+    return following
+
+
+def _little_beats_big(leader, trick, trump):
+    cards = tuple(
+        Card.BIG if card is Card.LITTLE else Card.LITTLE if card is Card.BIG else card
+        for card in trick
+    )
+    return _trick_winner(leader, cards, trump)
+
+
+_trick_winner = match.trick_winner
+_refusal = match._refusal
+
+
+def _always_follow_suit(current, action, allowed, reason):
+    """Refuse every illegal card, but always say it is about following suit."""
+    error = _refusal(current, action, allowed, reason)
+    error.reason = Reason.MUST_FOLLOW_SUIT
+    return error
+
+
+WRONG_RULES = {
+    "follow_suit": (
+        "PLAY-2",
+        lambda: setattr(match, "_allowed", _ignoring(Reason.MUST_FOLLOW_SUIT)),
+    ),
+    "follow_trump": (
+        "PLAY-3",
+        lambda: setattr(match, "_allowed", _ignoring(Reason.MUST_FOLLOW_TRUMP)),
+    ),
+    "trumps_broken": (
+        "PLAY-4",
+        lambda: setattr(match, "_allowed", _ignoring(Reason.TRUMPS_NOT_BROKEN)),
+    ),
+    "big_joker": (
+        "JOKER-1",
+        lambda: setattr(match, "_allowed", _ignoring(Reason.BIG_JOKER_FORCES_HIGHEST)),
+    ),
+    "little_joker": (
+        "JOKER-2",
+        lambda: setattr(match, "_allowed", _ignoring(Reason.LITTLE_JOKER_FORCES_LOWEST)),
+    ),
+    "no_swap": ("DEAL-4", lambda: setattr(match, "deal", _no_swap)),
+    "board_multiplier": (
+        "SCORE-1",
+        lambda: setattr(state_module, "score", _board_ignores_multiplier),
+    ),
+    "no_throw_in": ("MATCH-3", lambda: setattr(match, "is_throw_in", lambda bids: False)),
+    "first_board_leads": ("BID-8", lambda: setattr(match, "opening_leader", _first_board_leads)),
+    "no_tiebreak": ("END-1", lambda: setattr(match, "_finish_deal", _tie_is_a_draw)),
+    "little_beats_big": ("PLAY-7", lambda: setattr(match, "trick_winner", _little_beats_big)),
+    "wrong_reasons": ("", lambda: setattr(match, "_refusal", _always_follow_suit)),
+}
+"""Each wrong engine: the rule it breaks, and how."""
+
+BROKEN = ("garbage", "hang", "exit", "crash_later", "no_hello")
+
+
+def _misbehave(name: str) -> None:
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    if name == "no_hello":
+        stdin.readline()
+        stdout.write(b'{"type":"facts"}\n')
+        stdout.flush()
+        time.sleep(30)
+    if name == "exit":
+        print("engine: giving up at once", file=sys.stderr)
+        sys.exit(3)
+    hello = stdin.readline()
+    session = Session()
+    stdout.write(session.answer(hello.rstrip(b"\n")))
+    stdout.flush()
+    if name == "garbage":
+        stdin.readline()
+        stdout.write(b"this is not json\n")
+        stdout.flush()
+        time.sleep(30)
+    if name == "hang":
+        # Reads everything, answers nothing, and never ends by itself.
+        while stdin.readline():
+            pass
+        time.sleep(30)
+    if name == "crash_later":
+        for _ in range(200):
+            line = stdin.readline()
+            stdout.write(session.answer(line.rstrip(b"\n")))
+        stdout.flush()
+        raise RuntimeError("engine: an internal error after 200 requests")
+
+
+def main(name: str) -> int:
+    if name in WRONG_RULES:
+        WRONG_RULES[name][1]()
+        return serve(sys.stdin.buffer, sys.stdout.buffer)
+    if name in BROKEN:
+        _misbehave(name)
+        return 0
+    print(f"unknown engine {name!r}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
