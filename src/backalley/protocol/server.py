@@ -13,7 +13,7 @@ requests at once pays for one write and one read.
 >>> session.handle({"type": "apply", "action": "N 3"})["reason"]
 'wrong_phase'
 >>> session.answer(b'{"type":"legal"}')
-b'{"type":"legal","actions":[]}\\n'
+b'{"type":"legal","actions":[]}\n'
 """
 
 from __future__ import annotations
