@@ -147,22 +147,25 @@ class EngineProcess:
     def _take(self, chunk: bytes, replies: list[bytes]) -> None:
         buffer = self._buffer
         buffer += chunk
-        start = 0
-        while True:
-            end = buffer.find(b"\n", start)
-            if end < 0:
-                break
-            line = bytes(buffer[start : end + 1])
-            start = end + 1
-            if line.strip():
-                # Only a JSON object can be a reply: anything else is refused at once (its
-                # full parse waits until it differs from the expected reply).
-                if not (line.lstrip().startswith(b"{") and line.rstrip().endswith(b"}")):
+        end = buffer.rfind(b"\n")
+        if end < 0:
+            if len(buffer) > _MAX_REPLY_BYTES:
+                raise self.broken(f"a reply is longer than {_MAX_REPLY_BYTES} bytes")
+            return
+        complete = bytes(buffer[: end + 1])
+        del buffer[: end + 1]
+        for line in complete.splitlines(keepends=True):
+            if line.isspace():
+                continue
+            # Only a JSON object can be a reply: anything else is refused at once (its full
+            # parse waits until it differs from the expected reply).
+            if line[:1] != b"{" or line[-2:] != b"}\n":
+                stripped = line.strip()
+                if not (stripped.startswith(b"{") and stripped.endswith(b"}")):
                     shown = line[:120].decode("utf-8", "replace").rstrip()
                     number = self.sent + len(replies) + 1
                     raise self.broken(f"reply {number} is not JSON: {shown!r}")
-                replies.append(line)
-        del buffer[:start]
+            replies.append(line)
         if len(buffer) > _MAX_REPLY_BYTES:
             raise self.broken(f"a reply is longer than {_MAX_REPLY_BYTES} bytes")
 
