@@ -32,6 +32,7 @@ __all__ = [
     "Invalid",
     "Item",
     "Step",
+    "Walked",
     "probe_action",
     "walk_deal",
 ]
@@ -80,8 +81,7 @@ class Case:
         session = Session()
         session.answer(lines[0])
         for script in self.deals:
-            for item in walk_deal(session, ScriptSource(script.steps), with_legal=with_legal)[1]:
-                lines.append(item.line)
+            lines += walk_deal(session, ScriptSource(script.steps), with_legal=with_legal).lines
         return lines
 
 
@@ -205,18 +205,46 @@ class ScriptSource:
         return self._next >= len(self._steps)
 
 
-class _Walk:
-    """The steps and items of one deal as it is walked."""
+class Walked(NamedTuple):
+    """One deal as walked: its script, the request lines and the reference's reply lines.
 
-    def __init__(self, session: Session) -> None:
+    ``items`` has the details of each request (with ``detail=True``), which are
+    needed only to explain a difference.
+    """
+
+    script: DealScript
+    lines: list[bytes]
+    expected: list[bytes]
+    items: list[Item] | None
+
+
+class _Walk:
+    """The steps, lines and items of one deal as it is walked."""
+
+    def __init__(self, session: Session, detail: bool) -> None:
         self.session = session
         self.steps: list[Step] = []
-        self.items: list[Item] = []
+        self.lines: list[bytes] = []
+        self.expected: list[bytes] = []
+        self.items: list[Item] | None = [] if detail else None
 
     def state(self) -> MatchState:
         state = self.session.state
         assert state is not None
         return state
+
+    def add(
+        self,
+        kind: str,
+        line: bytes,
+        reply: bytes,
+        action: Bid | Play | Deal | None,
+        before: MatchState,
+    ) -> None:
+        self.lines.append(line)
+        self.expected.append(reply)
+        if self.items is not None:
+            self.items.append(Item(kind, line, reply, action, before, len(self.steps)))
 
     def probe(self, step: Step) -> None:
         before = self.state()
@@ -225,13 +253,11 @@ class _Walk:
         if reply is OK_LINE:
             raise Invalid(f"the probe {action} is legal")
         self.steps.append(step)
-        self.items.append(Item("probe", apply_line(action), reply, action, before, len(self.steps)))
+        self.add("probe", apply_line(action), reply, action, before)
 
     def observe(self) -> None:
         after = self.state()
-        self.items.append(
-            Item("facts", _FACTS_LINE, encode_facts(after), None, after, len(self.steps))
-        )
+        self.add("facts", _FACTS_LINE, encode_facts(after), None, after)
 
     def deal(self, deck: tuple[Card, ...]) -> None:
         before = self.state()
@@ -239,11 +265,12 @@ class _Walk:
         if self.session.apply(action) is not OK_LINE:
             raise Invalid("no deal is due")
         self.steps.append(("deal", deck))
-        self.items.append(Item("apply", apply_line(action), OK_LINE, action, before, 1))
+        self.add("apply", apply_line(action), OK_LINE, action, before)
         self.observe()
 
-    def script(self, hand_size: int, kind: DealKind, tiebreak: bool = False) -> DealScript:
-        return DealScript(tuple(self.steps), hand_size, kind, tiebreak)
+    def done(self, hand_size: int, kind: DealKind, tiebreak: bool = False) -> Walked:
+        script = DealScript(tuple(self.steps), hand_size, kind, tiebreak)
+        return Walked(script, self.lines, self.expected, self.items)
 
 
 def walk_deal(
@@ -251,52 +278,63 @@ def walk_deal(
     source: Source,
     *,
     with_legal: bool = True,
-) -> tuple[DealScript, list[Item]]:
+    detail: bool = False,
+) -> Walked:
     """Play one deal (or the probes after the match) through the reference ``session``.
 
-    The deal's script as played, and the items to send: the legal actions at
-    every decision point (with ``with_legal``), each action, and the facts once
-    the deal is dealt and once it is over. (Whose turn it is and what each
-    player holds show in every list of legal actions.) The reference state
-    moves on; a script that does not fit raises :class:`Invalid`.
+    The deal's script as played, and the requests to send with the reference's
+    replies: the legal actions at every decision point (with ``with_legal``),
+    each action, and the facts once the deal is dealt and once it is over.
+    (Whose turn it is and what each player holds show in every list of legal
+    actions.) The reference state moves on; a script that does not fit raises
+    :class:`Invalid`. Walking the same script again from the same state gives
+    the same requests, so ``detail`` is asked for only to explain a difference.
     """
-    walk = _Walk(session)
-    items = walk.items
+    walk = _Walk(session, detail)
+    lines, expected, items = walk.lines, walk.expected, walk.items
     state = walk.state()
     hand_size = state.hand_size
     if with_legal:
-        items.append(Item("legal", _LEGAL_LINE, _NO_LEGAL, None, state, 0))
+        walk.add("legal", _LEGAL_LINE, _NO_LEGAL, None, state)
     for step in source.before_deal(state):
         walk.probe(step)
     deck = None if state.is_over else source.deck(state)
     if deck is None:
-        return walk.script(hand_size, "open"), items
+        return walk.done(hand_size, "open")
     walk.deal(deck)
     tiebreak = walk.state().deal.setup.tiebreak  # type: ignore[union-attr]
+    steps = walk.steps
+    # The hot loop of the fuzzer: the appends are written out rather than calls of add.
     while True:
         state = walk.state()
         if state.deal is None:
             break
         legal = legal_actions(state)
         if with_legal:
-            items.append(
-                Item("legal", _LEGAL_LINE, legal_line(legal), None, state, len(walk.steps))
-            )
+            lines.append(_LEGAL_LINE)
+            reply = legal_line(legal)
+            expected.append(reply)
+            if items is not None:
+                items.append(Item("legal", _LEGAL_LINE, reply, None, state, len(steps)))
         for step in source.probes(state, legal):
             walk.probe(step)
         move = source.move(state, legal)
         if move is None:
-            return walk.script(hand_size, "open", tiebreak), items
+            return walk.done(hand_size, "open", tiebreak)
         # A legal move: applied without the refusal handling of Session.apply.
         session.state = after = apply(state, move)
-        walk.steps.append(("move", action_index(move)))
-        items.append(Item("apply", apply_line(move), OK_LINE, move, state, len(walk.steps)))
+        steps.append(("move", action_index(move)))
+        line = apply_line(move)
+        lines.append(line)
+        expected.append(OK_LINE)
+        if items is not None:
+            items.append(Item("apply", line, OK_LINE, move, state, len(steps)))
         if after.deal is None:
             walk.observe()
     if tiebreak:
-        return walk.script(hand_size, "tiebreak", tiebreak), items
+        return walk.done(hand_size, "tiebreak", tiebreak)
     thrown = walk.state().history[-1].thrown_in
-    return walk.script(hand_size, "thrown" if thrown else "counted"), items
+    return walk.done(hand_size, "thrown" if thrown else "counted")
 
 
 def encode_facts(state: MatchState) -> bytes:

@@ -30,7 +30,18 @@ from ..core.rules import SCHEDULES, Rules, TiePolicy
 from ..engine.match import apply, legal_actions
 from ..engine.state import MatchState
 from ._codec import record_text
-from .cases import Case, DealScript, Invalid, Item, ScriptSource, Step, new_match_line, walk_deal
+from .cases import (
+    Case,
+    DealScript,
+    Invalid,
+    Item,
+    ScriptSource,
+    Source,
+    Step,
+    Walked,
+    new_match_line,
+    walk_deal,
+)
 from .client import EngineProcess, ProtocolBroken
 from .messages import (
     FACT_RULES,
@@ -407,20 +418,33 @@ def handshake(engine: EngineProcess) -> frozenset[str]:
     return frozenset(str(name) for name in capabilities)
 
 
-def _send(engine: EngineProcess, items: list[Item], mode: Mode) -> tuple[int, str] | None:
-    """Send items; the index and text of the first difference, or None."""
-    if not items:
+def _check(
+    engine: EngineProcess,
+    lines: list[bytes],
+    expected: list[bytes],
+    details: Callable[[], list[Item]],
+    mode: Mode,
+) -> tuple[Item, str] | None:
+    """Send request lines; the request and the text of the first difference, or None.
+
+    ``details()`` gives the requests' details, asked only when a reply is not
+    byte for byte the reference's.
+    """
+    if not lines:
         return None
     first = engine.sent + 1
-    replies = engine.exchange([item.line for item in items])
-    if replies == [item.expected for item in items]:
-        # The common case, compared in one go: every reply is the reference's, byte for byte.
+    replies = engine.exchange(lines)
+    if replies == expected:
+        # The common case, compared in one go.
         return None
+    items = details()
     try:
-        for index, (item, reply) in enumerate(zip(items, replies, strict=True)):
-            found = compare(item, reply, mode, first + index)
+        for index, item in enumerate(items):
+            if replies[index] == expected[index]:
+                continue
+            found = compare(item, replies[index], mode, first + index)
             if found is not None:
-                return index, f"{locate(item.before)}: {found}"
+                return item, f"{locate(item.before)}: {found}"
     except ProtocolBroken as error:
         raise engine.broken(error.message) from None
     return None
@@ -431,38 +455,69 @@ def _truncated(case: Case, deals: list[DealScript], script: DealScript, steps: i
     return attrs.evolve(case, deals=(*deals, cut))
 
 
+def _drive(
+    engine: EngineProcess,
+    case: Case,
+    sources: Callable[[int], Source | None],
+    mode: Mode,
+    with_legal: bool,
+) -> tuple[Case, str, MatchState] | None:
+    """Play a match deal by deal, each deal's steps from ``sources(deal number)``.
+
+    The case as played, cut at its first difference, with the message and the
+    reference position there; None if the engine agrees throughout.
+    """
+    session = Session()
+    line = new_match_line(case.rules, case.seed)
+    reply = session.answer(line)
+    assert session.state is not None
+    head = [Item("apply", line, reply, None, session.state, 0)]
+    lines, expected = [line], [reply]
+    played: list[DealScript] = []
+    number = 0
+    while (source := sources(number)) is not None:
+        before = session.state
+        walked = walk_deal(session, source, with_legal=with_legal)
+        if isinstance(source, ScriptSource) and not source.done():
+            raise Invalid("the script does not fit the match")
+
+        def details(
+            walked: Walked = walked, before: MatchState | None = before, head: list[Item] = head
+        ) -> list[Item]:
+            again = Session()
+            again.state = before
+            steps = ScriptSource(walked.script.steps)
+            items = walk_deal(again, steps, with_legal=with_legal, detail=True).items
+            assert items is not None
+            return head + items
+
+        found = _check(engine, lines + walked.lines, expected + walked.expected, details, mode)
+        if found is not None:
+            item, message = found
+            return _truncated(case, played, walked.script, item.steps), message, item.before
+        head, lines, expected = [], [], []
+        played.append(walked.script)
+        number += 1
+        if walked.script.kind == "open":
+            break
+    return None
+
+
 def run_case(
     engine: EngineProcess, case: Case, mode: Mode, *, with_legal: bool = True
 ) -> tuple[Case, str, MatchState] | None:
     """Play a case through the engine; None if the engine agrees throughout.
 
     Otherwise the case cut at its first difference, the message and the
-    reference position there. A case that does not fit its rules raises :class:`Invalid`.
+    reference position there. A case that does not fit its rules raises
+    :class:`Invalid`.
     """
-    session = Session()
-    line = new_match_line(case.rules, case.seed)
-    expected = session.answer(line)
-    assert session.state is not None
-    items = [Item("apply", line, expected, None, session.state, 0)]
-    played: list[DealScript] = []
     last = len(case.deals) - 1
-    for number, script in enumerate(case.deals):
-        source = ScriptSource(script.steps)
-        done, more = walk_deal(session, source, with_legal=with_legal)
-        if not source.done() or (number < last and done.kind == "open"):
-            raise Invalid("the script does not fit the match")
-        items.extend(more)
-        found = _send(engine, items, mode)
-        if found is not None:
-            index, message = found
-            return (
-                _truncated(case, played, script, items[index].steps),
-                message,
-                items[index].before,
-            )
-        played.append(script)
-        items = []
-    return None
+
+    def sources(number: int) -> Source | None:
+        return ScriptSource(case.deals[number].steps) if number <= last else None
+
+    return _drive(engine, case, sources, mode, with_legal)
 
 
 @attrs.define
@@ -727,25 +782,7 @@ def fuzz(
 def _fuzz_match(
     engine: EngineProcess, case: Case, source: RandomSource, run: _Run
 ) -> tuple[Case, str, MatchState] | None:
-    session = Session()
-    line = new_match_line(case.rules, case.seed)
-    expected = session.answer(line)
-    state = session.state
-    assert state is not None
-    items = [Item("apply", line, expected, None, state, 0)]
-    played: list[DealScript] = []
-    while True:
-        script, more = walk_deal(session, source, with_legal=run.with_legal)
-        items.extend(more)
-        found = _send(engine, items, run.mode)
-        if found is not None:
-            index, message = found
-            cut = _truncated(case, played, script, items[index].steps)
-            return cut, message, items[index].before
-        items = []
-        played.append(script)
-        if script.kind == "open":
-            return None
+    return _drive(engine, case, lambda _: source, run.mode, run.with_legal)
 
 
 def _shrunk(found: tuple[Case, str, MatchState], run: _Run) -> Difference:
@@ -802,7 +839,9 @@ def replay_lines(engine: EngineProcess, lines: list[bytes], mode: Mode) -> str |
         state = session.state if before is None or kind == "facts" else before
         assert state is not None
         items.append(Item(kind, line, reply, action, state, 0))
-    found = _send(engine, items, mode)
+    lines = [item.line for item in items]
+    expected = [item.expected for item in items]
+    found = _check(engine, lines, expected, lambda: items, mode)
     return None if found is None else found[1]
 
 
