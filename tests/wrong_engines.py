@@ -80,13 +80,13 @@ def _little_beats_big(leader, trick, trump):
 
 
 _trick_winner = match.trick_winner
-_refusal = match._refusal
+_not_your_turn = match._not_your_turn
 
 
-def _always_follow_suit(current, action, allowed, reason):
-    """Refuse every illegal card, but always say it is about following suit."""
-    error = _refusal(current, action, allowed, reason)
-    error.reason = Reason.MUST_FOLLOW_SUIT
+def _wrong_phase_for_turn(action, seat):
+    """Refuse an action out of turn, but give the reason code of the wrong phase."""
+    error = _not_your_turn(action, seat)
+    error.reason = Reason.WRONG_PHASE
     return error
 
 
@@ -120,7 +120,7 @@ WRONG_RULES = {
     "first_board_leads": ("BID-8", lambda: setattr(match, "opening_leader", _first_board_leads)),
     "no_tiebreak": ("END-1", lambda: setattr(match, "_finish_deal", _tie_is_a_draw)),
     "little_beats_big": ("PLAY-7", lambda: setattr(match, "trick_winner", _little_beats_big)),
-    "wrong_reasons": ("", lambda: setattr(match, "_refusal", _always_follow_suit)),
+    "wrong_reasons": ("", lambda: setattr(match, "_not_your_turn", _wrong_phase_for_turn)),
 }
 """Each wrong engine: the rule it breaks, and how."""
 

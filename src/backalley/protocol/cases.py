@@ -305,10 +305,8 @@ def walk_deal(
     tiebreak = walk.state().deal.setup.tiebreak  # type: ignore[union-attr]
     steps = walk.steps
     # The hot loop of the fuzzer: the appends are written out rather than calls of add.
-    while True:
-        state = walk.state()
-        if state.deal is None:
-            break
+    state = walk.state()
+    while state.deal is not None:
         legal = legal_actions(state)
         if with_legal:
             lines.append(_LEGAL_LINE)
@@ -331,6 +329,7 @@ def walk_deal(
             items.append(Item("apply", line, OK_LINE, move, state, len(steps)))
         if after.deal is None:
             walk.observe()
+        state = after
     if tiebreak:
         return walk.done(hand_size, "tiebreak", tiebreak)
     thrown = walk.state().history[-1].thrown_in

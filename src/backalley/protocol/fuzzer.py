@@ -666,31 +666,34 @@ class RandomSource:
         return self._choose(state, legal)
 
     def _choose(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> Bid | Play:
-        rng = self.rng
+        random_ = self.rng.random
         first = legal[0]
+        count = len(legal)
         if type(first) is Bid:
             if self.all_pass:
                 return first
-            roll = rng.random()
+            roll = random_()
             if roll < 0.15:
                 return legal[-1]  # type: ignore[return-value]
             if roll < 0.45:
                 return first
-            return rng.choice(legal)  # type: ignore[return-value]
-        if len(legal) == 1:
+            return legal[int(random_() * count)]  # type: ignore[return-value]
+        if count == 1:
             return first  # type: ignore[return-value]
+        # Plays come in card order, so the jokers, if any, are last.
+        last = legal[-1]
+        if last.card >= _LITTLE and random_() < 0.5:  # type: ignore[union-attr]
+            if legal[-2].card >= _LITTLE and random_() < 0.5:  # type: ignore[union-attr]
+                return legal[-2]  # type: ignore[return-value]
+            return last  # type: ignore[return-value]
         current = state.deal
         assert current is not None
-        if rng.random() < 0.5:
-            jokers = [a for a in legal if a.card >= _LITTLE]  # type: ignore[union-attr]
-            if jokers:
-                return rng.choice(jokers)  # type: ignore[return-value]
-        if not current.trick and rng.random() < 0.3:
+        if not current.trick and random_() < 0.3:
             trumps = current.setup.trumps
             leads = [a for a in legal if trumps >> a.card & 1]  # type: ignore[union-attr]
             if leads:
-                return rng.choice(leads)  # type: ignore[return-value]
-        return rng.choice(legal)  # type: ignore[return-value]
+                return leads[int(random_() * len(leads))]  # type: ignore[return-value]
+        return legal[int(random_() * count)]  # type: ignore[return-value]
 
     def done(self) -> bool:
         """Always: random choices never run out."""
