@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -61,7 +62,25 @@ def test_the_fuzzer_catches_each_wrong_engine_and_shrinks_it(name, rule, budget,
     assert len(actions) <= most, len(actions)
     status = main(["fuzz", "--engine", wrong(name), "--replay", str(tmp_path / "difference.jsonl")])
     assert status == 1
-    assert main(["fuzz", "--engine", OWN, "--replay", str(tmp_path / "difference.jsonl")]) == 0
+
+
+def test_the_replay_command_reproduces_the_difference(tmp_path, capsys):
+    main(["fuzz", "--engine", wrong("little_joker"), "--matches", "10", "--out", str(tmp_path)])
+    found = capsys.readouterr().out.splitlines()[0].removeprefix("fuzz: difference in match 1: ")
+    requests = str(tmp_path / "difference.jsonl")
+    assert main(["fuzz", "--engine", wrong("little_joker"), "--replay", requests]) == 1
+    assert capsys.readouterr().out == f"fuzz: difference: {found}\n"
+    assert main(["fuzz", "--engine", OWN, "--replay", requests]) == 0
+    # The requests are plain protocol lines: our server answers every one of them.
+    done = subprocess.run(
+        [sys.executable, "-m", "backalley.protocol"],
+        input=Path(requests).read_bytes(),
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert b'"error"' not in done.stdout
+    assert len(done.stdout.splitlines()) == len(Path(requests).read_bytes().splitlines())
 
 
 def test_our_own_server_shows_no_difference(capsys):
@@ -89,6 +108,13 @@ def test_legality_mode_ignores_reason_codes_and_off_sends_no_illegal_actions(tmp
     assert strict is not None
     assert "with wrong_phase, the rules refuse it with not_your_turn" in strict.message
     assert fuzz(wrong("follow_suit"), Settings(matches=3, seed=1, mode=Mode.OFF)).difference
+
+
+def test_an_engine_without_capabilities_is_fuzzed_without_them(capsys):
+    command = wrong("minimal")
+    assert main(["fuzz", "--engine", command, "--matches", "5", "--reasons", "legality"]) == 0
+    assert main(["fuzz", "--engine", command, "--matches", "5"]) == 2
+    assert "does not announce the 'reasons' capability" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(

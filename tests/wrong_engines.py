@@ -8,6 +8,7 @@ right rules: only this child process is patched.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -20,6 +21,8 @@ from backalley.core.errors import Reason
 from backalley.core.scoring import score
 from backalley.engine import match
 from backalley.engine.state import Termination
+from backalley.protocol import server
+from backalley.protocol.messages import OK_LINE, encode
 from backalley.protocol.server import Session, serve
 
 _allowed = match._allowed
@@ -124,6 +127,28 @@ WRONG_RULES = {
 }
 """Each wrong engine: the rule it breaks, and how."""
 
+
+def _minimal() -> None:
+    """A right engine with no capabilities: no legal request, refusals without reasons."""
+    server._HELLO = {**server._HELLO, "capabilities": []}
+    right_apply = Session.apply
+
+    def apply(self, action):
+        reply = right_apply(self, action)
+        if reply is OK_LINE:
+            return reply
+        return encode({**json.loads(reply), "reason": None})
+
+    def legal(self):
+        return encode({"type": "error", "message": "legal is not supported"})
+
+    Session.apply = apply
+    Session._legal = legal
+
+
+CORRECT = {"minimal": _minimal}
+"""Right engines that support only part of the protocol."""
+
 BROKEN = ("garbage", "hang", "exit", "crash_later", "no_hello")
 
 
@@ -162,6 +187,9 @@ def _misbehave(name: str) -> None:
 def main(name: str) -> int:
     if name in WRONG_RULES:
         WRONG_RULES[name][1]()
+        return serve(sys.stdin.buffer, sys.stdout.buffer)
+    if name in CORRECT:
+        CORRECT[name]()
         return serve(sys.stdin.buffer, sys.stdout.buffer)
     if name in BROKEN:
         _misbehave(name)
