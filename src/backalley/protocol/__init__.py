@@ -10,7 +10,9 @@ A language-neutral protocol of JSON lines over an engine's stdin and stdout
   ``python -m backalley.protocol``);
 - :mod:`.client`: an engine under test, run as a child process with timeouts;
 - :mod:`.cases`: the fuzz cases and the requests and expected replies they make;
-- :mod:`.fuzzer`: biased random matches, illegal-action probes, comparison;
+- :mod:`.choices`: biased random rules, decks and moves, and illegal-action probes;
+- :mod:`.compare`: an engine's reply against the reference's, located, with its rule;
+- :mod:`.fuzzer`: the fuzzing run, deal by deal, and the replay of a case;
 - :mod:`.shrink`: delta debugging of a difference to a small case.
 
 The layer sits above formats and players and below the command line.
