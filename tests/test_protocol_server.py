@@ -13,10 +13,12 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
-from backalley import Reason, Rules, apply, legal_actions, new_match
+from backalley import Bid, IllegalAction, Reason, Rules, apply, legal_actions, new_match
 from backalley.protocol.messages import (
     FACT_RULES,
     MESSAGE_SCHEMAS,
@@ -27,6 +29,7 @@ from backalley.protocol.messages import (
     schema,
 )
 from backalley.protocol.server import Session, serve
+from backalley.strategies import actions, states
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_JSON = {"schedule": [2, 1], "tie": "tiebreak-deal", "first_dealer": "N"}
@@ -220,3 +223,27 @@ def test_the_schemas_refuse_malformed_messages():
     for direction, message in bad:
         with pytest.raises(ValidationError):
             validate(direction, message)
+
+
+@given(st.data(), states())
+def test_the_server_answers_every_action_as_apply_does(data, state):
+    """Differential, with Hypothesis: any action in any reachable state, through the
+    server's fast paths (looked-up request lines, ready-made legal replies) and apply."""
+    action = data.draw(actions(state))
+    assume(not isinstance(action, Bid) or 0 <= action.amount <= 99)
+    session = Session()
+    session.state = state
+    line = json.dumps({"type": "apply", "action": action_text(action)}, separators=(",", ":"))
+    reply = json.loads(session.answer(line.encode()))
+    try:
+        after = apply(state, action)
+    except IllegalAction as error:
+        assert reply == {"type": "refused", "reason": error.reason.value, "message": error.message}
+        assert session.state is state
+    else:
+        assert reply == {"type": "ok"}
+        assert session.state == after
+    session.state = state
+    legal = json.loads(session.answer(b'{"type":"legal"}'))["actions"]
+    expected = legal_actions(state) if state.deal is not None else ()
+    assert [parse_action(text) for text in legal] == list(expected)
