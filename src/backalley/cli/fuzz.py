@@ -25,25 +25,35 @@ from ..core.rules import Rules
 from ..protocol._codec import CodecError, rules_from_json
 from ..protocol.client import DEFAULT_TIMEOUT, EngineProcess, ProtocolBroken
 from ..protocol.fuzzer import Difference, Mode, Settings, describe, fuzz, handshake, replay_lines
-from ._common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, CommandError, Commands, write_lines
+from ._common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    Commands,
+    add_command,
+    add_seed_option,
+    rules_from,
+    write_lines,
+)
 
 __all__ = ["add_parser", "run"]
 
 _PROGRESS_SECONDS = 5.0
 
 
+HELP = "play random matches through another engine and report the first difference"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Start an engine that speaks the engine protocol (docs/protocol.md), play random and
+adversarial matches through it and through backalley side by side, and report the first
+difference, shrunk to a small case. Exit 0 if none, 1 on a difference, 2 if the engine
+breaks the protocol."""
+
+
 def add_parser(commands: Commands) -> None:
     """Register ``backalley fuzz``."""
-    parser = commands.add_parser(
-        "fuzz",
-        help="play random matches through another engine and report the first difference",
-        description=(
-            "Start an engine that speaks the engine protocol, play random and adversarial "
-            "matches through it and through backalley, and report the first difference, "
-            "shrunk to a small case. Exit 0 if none, 1 on a difference, 2 if the engine "
-            "breaks the protocol."
-        ),
-    )
+    parser = add_command(commands, "fuzz", run, HELP, DESCRIPTION)
     parser.add_argument(
         "--engine", required=True, metavar="COMMAND", help="the command that starts the engine"
     )
@@ -51,7 +61,7 @@ def add_parser(commands: Commands) -> None:
     parser.add_argument(
         "--probes", type=int, default=3, help="illegal actions to try in each deal (default 3)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
+    add_seed_option(parser, 0, "the run's seed: the same seed plays the same matches")
     parser.add_argument(
         "--rules",
         default="mixed",
@@ -83,7 +93,6 @@ def add_parser(commands: Commands) -> None:
         metavar="FILE",
         help="send the requests of FILE (written by an earlier run) instead of fuzzing",
     )
-    parser.set_defaults(run=run)
 
 
 def parse_rules(text: str) -> tuple[Rules | None, bool]:
@@ -95,15 +104,12 @@ def parse_rules(text: str) -> tuple[Rules | None, bool]:
             return rules_from_json(json.loads(text)), False
         except (ValueError, CodecError) as error:
             raise CommandError(f"--rules: {error}") from None
-    schedule: str | list[int] = text
-    if any(ch.isdigit() for ch in text):
-        try:
-            schedule = [int(part) for part in text.split(",")]
-        except ValueError:
-            raise CommandError(
-                f"--rules: cannot read {text!r}: write hand sizes like 3,2,1"
-            ) from None
-    return Rules(schedule=schedule), True
+    # A schedule as --schedule reads it; the tie policy and first dealer are drawn per match.
+    given = argparse.Namespace(schedule=text, tie="draw", first_dealer="N")
+    try:
+        return rules_from(given), True
+    except ValueError as error:
+        raise CommandError(f"--rules: {error}") from None
 
 
 def _broken(error: ProtocolBroken) -> int:

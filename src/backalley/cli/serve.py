@@ -12,23 +12,22 @@ import argparse
 import sys
 
 from ..protocol.server import serve
-from ._common import Commands
+from ._common import Commands, add_command
 
 __all__ = ["add_parser", "run"]
 
 
+HELP = "speak the engine protocol (JSON lines) on standard input and output"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Answer engine-protocol requests (one JSON object a line) on standard input with replies on
+standard output, until 'bye' or the end of input. The protocol is described in
+docs/protocol.md."""
+
+
 def add_parser(commands: Commands) -> None:
     """Register ``backalley serve``."""
-    parser = commands.add_parser(
-        "serve",
-        help="speak the engine protocol (JSON lines) on standard input and output",
-        description=(
-            "Answer engine-protocol requests (one JSON object a line) on standard input "
-            "with replies on standard output, until 'bye' or the end of input. "
-            "The protocol is described in docs/protocol.md."
-        ),
-    )
-    parser.set_defaults(run=run)
+    add_command(commands, "serve", run, HELP, DESCRIPTION)
 
 
 def run(args: argparse.Namespace) -> int:

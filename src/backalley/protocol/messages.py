@@ -24,7 +24,7 @@ from ..core.actions import PLAYS, Bid, Deal, Play, bid_of
 from ..core.cards import CARDS, SEATS, Suit
 from ..core.errors import Reason
 from ..engine.state import MatchState, Phase
-from ._codec import CodecError, action_from_json, action_to_json
+from ._codec import CodecError, action_from_json, action_to_json, outcome_json
 
 __all__ = [
     "APPLY_REQUESTS",
@@ -232,12 +232,7 @@ def facts(state: MatchState) -> dict[str, Any]:
         "tricks_won": tricks_won,
         "deal_scores": list(history[-1].scores) if history else None,
         "totals": list(state.totals),
-        "outcome": None
-        if outcome is None
-        else {
-            "termination": outcome.termination.value,
-            "winner": None if outcome.winner is None else outcome.winner.label,
-        },
+        "outcome": None if outcome is None else outcome_json(outcome),
     }
 
 
