@@ -125,6 +125,7 @@ def test_an_engine_without_capabilities_is_fuzzed_without_them(capsys):
         ("exit", "exited"),
         ("crash_later", "exited"),
         ("no_hello", "hello"),
+        ("twice", "replies to"),
     ],
 )
 def test_an_engine_that_breaks_the_protocol_is_exit_2_with_its_stderr(name, words, capsys):

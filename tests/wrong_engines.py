@@ -149,7 +149,7 @@ def _minimal() -> None:
 CORRECT = {"minimal": _minimal}
 """Right engines that support only part of the protocol."""
 
-BROKEN = ("garbage", "hang", "exit", "crash_later", "no_hello")
+BROKEN = ("garbage", "hang", "exit", "crash_later", "no_hello", "twice")
 
 
 def _misbehave(name: str) -> None:
@@ -176,6 +176,12 @@ def _misbehave(name: str) -> None:
         while stdin.readline():
             pass
         time.sleep(30)
+    if name == "twice":
+        # Every reply sent twice: the replies no longer match the requests.
+        while line := stdin.readline():
+            reply = session.answer(line.rstrip(b"\n"))
+            stdout.write(reply + reply)
+            stdout.flush()
     if name == "crash_later":
         for _ in range(200):
             line = stdin.readline()

@@ -141,6 +141,11 @@ class EngineProcess:
                         deadline = time.monotonic() + self.timeout
         finally:
             selector.close()
+        if len(replies) > wanted:
+            raise self.broken(
+                f"the engine sent {len(replies)} replies to {wanted} requests "
+                f"(requests {self.sent + 1} to {self.sent + wanted})"
+            )
         self.sent += wanted
         return replies
 
