@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from backalley.cli import fuzz as fuzz_command
 from backalley.cli import main
 from backalley.formats.checking import replay
 from backalley.formats.records import loads
@@ -136,6 +137,15 @@ def test_an_engine_that_breaks_the_protocol_is_exit_2_with_its_stderr(name, word
     assert words in err
     if name in ("exit", "crash_later"):
         assert "engine: " in err  # the engine's own last words
+
+
+def test_long_runs_show_a_progress_line(monkeypatch, capsys):
+    monkeypatch.setattr(fuzz_command, "_PROGRESS_SECONDS", 0.0)
+    assert main(["fuzz", "--engine", OWN, "--matches", "2", "--rules", "1"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("fuzz: 1/2 matches, ")
+    assert lines[1].startswith("fuzz: 2/2 matches, ")
+    assert lines[1].endswith(" matches/s, no difference so far")
 
 
 def test_a_command_that_cannot_start_is_exit_2(capsys):
