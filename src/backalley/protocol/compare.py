@@ -153,7 +153,8 @@ def _text(data: Any) -> str:
 
 def _show(action: Bid | Play | Deal | None) -> str:
     if action is None:
-        return "?"
+        # The only request with a reply of its own and no action: new_match.
+        return "the new match"
     return "the deal" if isinstance(action, Deal) else str(action)
 
 
