@@ -44,6 +44,7 @@ WRONG = [
     ("first_board_leads", "BID-8", 10, 30),
     ("little_beats_big", "PLAY-8", 20, 30),
     ("no_tiebreak", "END-3", 100, 60),
+    ("north_deals_first", "MATCH-1", 5, 30),
 ]
 
 

@@ -16,7 +16,7 @@ import attrs
 
 import backalley.engine.state as state_module
 from backalley.core import dealing
-from backalley.core.cards import Card
+from backalley.core.cards import Card, Seat
 from backalley.core.errors import Reason
 from backalley.core.scoring import score
 from backalley.engine import match
@@ -93,7 +93,18 @@ def _wrong_phase_for_turn(action, seat):
     return error
 
 
+_rules_from_json = server.rules_from_json
+
+
+def _north_deals_first(data, path="rules"):
+    return attrs.evolve(_rules_from_json(data, path), first_dealer=Seat.NORTH)
+
+
 WRONG_RULES = {
+    "north_deals_first": (
+        "MATCH-1",
+        lambda: setattr(server, "rules_from_json", _north_deals_first),
+    ),
     "follow_suit": (
         "PLAY-2",
         lambda: setattr(match, "_allowed", _ignoring(Reason.MUST_FOLLOW_SUIT)),

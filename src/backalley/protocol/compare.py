@@ -232,6 +232,8 @@ def _fact_rule(key: str, state: MatchState) -> str:
         if contracts is not None and any(contract.multiplier for contract in contracts):
             return "SCORE-4"
         return "SCORE-2"
+    if key == "dealer" and not history:
+        return "MATCH-1"
     if key == "outcome" and state.rules.tie is TiePolicy.TIEBREAK_DEAL:
         outcome = state.outcome
         if outcome is None or outcome.termination.value == "tiebreak-deal":
