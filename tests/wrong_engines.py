@@ -28,6 +28,14 @@ from backalley.protocol.server import Session, serve
 _allowed = match._allowed
 
 
+def _replace(module, name, new):
+    """Put ``new`` in the place of ``module.name``, which must exist (a renamed function
+    would otherwise be patched in vain, and the engine would not be wrong at all)."""
+    if not hasattr(module, name):
+        raise SystemExit(f"wrong_engines: {module.__name__} has no {name} to replace")
+    setattr(module, name, new)
+
+
 def _ignoring(reason: Reason):
     """``_allowed`` that lets any held card through where ``reason`` would refuse."""
 
@@ -41,7 +49,7 @@ def _ignoring(reason: Reason):
 
 
 def _no_swap(deck, **kwargs):
-    setup = dealing.deal(deck, **kwargs)
+    setup = dealing.deal_hands(deck, **kwargs)
     if setup.swap is None:
         return setup
     hands = list(setup.hands)
@@ -103,38 +111,38 @@ def _north_deals_first(data, path="rules"):
 WRONG_RULES = {
     "north_deals_first": (
         "MATCH-1",
-        lambda: setattr(server, "rules_from_json", _north_deals_first),
+        lambda: _replace(server, "rules_from_json", _north_deals_first),
     ),
     "follow_suit": (
         "PLAY-2",
-        lambda: setattr(match, "_allowed", _ignoring(Reason.MUST_FOLLOW_SUIT)),
+        lambda: _replace(match, "_allowed", _ignoring(Reason.MUST_FOLLOW_SUIT)),
     ),
     "follow_trump": (
         "PLAY-3",
-        lambda: setattr(match, "_allowed", _ignoring(Reason.MUST_FOLLOW_TRUMP)),
+        lambda: _replace(match, "_allowed", _ignoring(Reason.MUST_FOLLOW_TRUMP)),
     ),
     "trumps_broken": (
         "PLAY-4",
-        lambda: setattr(match, "_allowed", _ignoring(Reason.TRUMPS_NOT_BROKEN)),
+        lambda: _replace(match, "_allowed", _ignoring(Reason.TRUMPS_NOT_BROKEN)),
     ),
     "big_joker": (
         "JOKER-1",
-        lambda: setattr(match, "_allowed", _ignoring(Reason.BIG_JOKER_FORCES_HIGHEST)),
+        lambda: _replace(match, "_allowed", _ignoring(Reason.BIG_JOKER_FORCES_HIGHEST)),
     ),
     "little_joker": (
         "JOKER-2",
-        lambda: setattr(match, "_allowed", _ignoring(Reason.LITTLE_JOKER_FORCES_LOWEST)),
+        lambda: _replace(match, "_allowed", _ignoring(Reason.LITTLE_JOKER_FORCES_LOWEST)),
     ),
-    "no_swap": ("DEAL-4", lambda: setattr(match, "deal", _no_swap)),
+    "no_swap": ("DEAL-4", lambda: _replace(match, "deal_hands", _no_swap)),
     "board_multiplier": (
         "SCORE-1",
-        lambda: setattr(state_module, "score", _board_ignores_multiplier),
+        lambda: _replace(state_module, "score", _board_ignores_multiplier),
     ),
-    "no_throw_in": ("MATCH-3", lambda: setattr(match, "is_throw_in", lambda bids: False)),
-    "first_board_leads": ("BID-8", lambda: setattr(match, "opening_leader", _first_board_leads)),
-    "no_tiebreak": ("END-1", lambda: setattr(match, "_finish_deal", _tie_is_a_draw)),
-    "little_beats_big": ("PLAY-7", lambda: setattr(match, "trick_winner", _little_beats_big)),
-    "wrong_reasons": ("", lambda: setattr(match, "_not_your_turn", _wrong_phase_for_turn)),
+    "no_throw_in": ("MATCH-3", lambda: _replace(match, "thrown_in", lambda bids: False)),
+    "first_board_leads": ("BID-8", lambda: _replace(match, "opening_leader", _first_board_leads)),
+    "no_tiebreak": ("END-1", lambda: _replace(match, "_finish_deal", _tie_is_a_draw)),
+    "little_beats_big": ("PLAY-7", lambda: _replace(match, "trick_winner", _little_beats_big)),
+    "wrong_reasons": ("", lambda: _replace(match, "_not_your_turn", _wrong_phase_for_turn)),
 }
 """Each wrong engine: the rule it breaks, and how."""
 
