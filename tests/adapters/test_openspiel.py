@@ -10,11 +10,12 @@ np = pytest.importorskip("numpy")
 from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
 
 import backalley.openspiel as bo  # noqa: E402
-from backalley import Deal, Rules, Seat, apply, legal_actions, new_match  # noqa: E402
+from backalley import Card, Deal, Rules, Seat, apply, legal_actions, new_match, seeded_deck  # noqa: E402
 from backalley.adapters import encoding  # noqa: E402
 from backalley.core.action_index import action_index  # noqa: E402
 from backalley.core.cards import CARDS  # noqa: E402
 from backalley.engine.view import view  # noqa: E402
+from backalley.players import HeuristicPlayer, RandomPlayer, play_match, player_seed  # noqa: E402
 
 GAME = "python_back_alley"
 
@@ -58,6 +59,7 @@ def _replay_differential(game, rng):
         assert steps < 5_000
         if state.is_chance_node():
             outcomes = state.chance_outcomes()
+            assert pyspiel.State.legal_actions(state) == state.legal_actions()
             left = [card for card in CARDS if card not in drawn]
             assert [action for action, _ in outcomes] == [bo.chance_action(c) for c in left]
             assert sum(p for _, p in outcomes) == pytest.approx(1.0)
@@ -74,6 +76,12 @@ def _replay_differential(game, rng):
         assert state.current_player() == int(seat)
         expected = sorted(action_index(action) for action in legal_actions(reference))
         assert state.legal_actions() == expected
+        # The Python shortcut gives what OpenSpiel's own C++ path gives.
+        assert pyspiel.State.legal_actions(state) == expected
+        assert pyspiel.State.is_chance_node(state) is False
+        for other in range(4):
+            if other != int(seat):
+                assert state.legal_actions(other) == pyspiel.State.legal_actions(state, other) == []
         assert state.match == reference
         action = rng.choice(expected)
         state.apply_action(action)
@@ -118,11 +126,11 @@ def test_a_turned_joker_draws_the_swap_card_only_when_the_other_joker_was_dealt(
     for dealt, swap in (("LITTLE 2C 3C 4C", True), ("5C 2C 3C 4C", False)):
         state = game.new_initial_state()
         for code in dealt.split():
-            state.apply_action(bo.chance_action(CARDS[0].parse(code)))
-        state.apply_action(bo.chance_action(CARDS[0].parse("BIG")))
+            state.apply_action(bo.chance_action(Card.parse(code)))
+        state.apply_action(bo.chance_action(Card.parse("BIG")))
         assert state.is_chance_node() is swap
         if swap:
-            state.apply_action(bo.chance_action(CARDS[0].parse("AS")))
+            state.apply_action(bo.chance_action(Card.parse("AS")))
             assert state.match.deal.setup.swap.received.code == "AS"
             assert state.view(1).deal.swap is not None and state.view(2).deal.swap is None
         assert state.current_player() == int(Seat.EAST)
@@ -180,7 +188,7 @@ def test_the_information_state_hides_the_other_hands():
     for order in (first, second):
         state = game.new_initial_state()
         for code in order:
-            state.apply_action(bo.chance_action(CARDS[0].parse(code)))
+            state.apply_action(bo.chance_action(Card.parse(code)))
         states.append(state)
     a, b = states
     assert a.information_state_string(0) == b.information_state_string(0)
@@ -213,3 +221,25 @@ def test_state_from_match_replays_a_core_match():
     )
     with pytest.raises(ValueError, match="rules"):
         bo.state_from_match(load(schedule="3/3"), match)
+
+
+def test_player_bots_play_the_match_play_match_plays():
+    """Heuristic and random players as bots, dealt the seeded decks, end as play_match ends."""
+    rules = Rules(schedule=[4, 3, 2])
+    players = [HeuristicPlayer(), RandomPlayer(), HeuristicPlayer(), RandomPlayer()]
+    for seed in (1, 2):
+        expected = play_match(players, rules, seed=seed)
+        game = load(schedule="4/3/2")
+        bots = [
+            bo.PlayerBot(player, seat, player_seed(seed, Seat(seat)))
+            for seat, player in enumerate(players)
+        ]
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                deck = seeded_deck(seed, len(state.match.history))
+                state.apply_action(bo.chance_action(deck[len(state.drawn)]))
+                continue
+            state.apply_action(bots[state.current_player()].step(state))
+        assert state.match.totals == expected.totals
+        assert state.match.outcome == expected.outcome

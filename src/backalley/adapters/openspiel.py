@@ -42,14 +42,21 @@ import attrs
 import numpy as np
 import pyspiel
 
-from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX, NUM_ACTION_INDICES, index_action
-from ..core.actions import deal_of_permutation
-from ..core.cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card
+from ..core.action_index import (
+    BOARD_INDEX,
+    FIRST_CARD_INDEX,
+    NUM_ACTION_INDICES,
+    action_index,
+    index_action,
+)
+from ..core.actions import Bid, Play, deal_of_permutation
+from ..core.cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat
 from ..core.rules import Rules
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import MatchState
 from ..engine.view import SeatView, view
 from ..pictures.text import state_text
+from ..players.driver import Player, SeatedPlayer
 from . import encoding
 
 __all__ = [
@@ -59,6 +66,7 @@ __all__ = [
     "BackAlleyGame",
     "BackAlleyObserver",
     "BackAlleyState",
+    "PlayerBot",
     "chance_action",
     "resampler",
     "state_from_match",
@@ -192,21 +200,42 @@ class BackAlleyGame(pyspiel.Game):  # type: ignore[misc]
         )
 
 
-@attrs.frozen
+_CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
+_TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
+
+
 class _Position:
     """A state's whole Python side, immutable so that a clone can share it.
 
     ``match`` is the core's state; ``drawn`` the cards dealt so far while a deal
-    is being dealt (empty otherwise).
+    is being dealt (empty otherwise). ``player`` and ``terminal`` are worked out
+    once here, since OpenSpiel asks for them several times for every action.
     """
 
-    settings: _Settings
-    match: MatchState
-    drawn: tuple[Card, ...] = ()
-    drawn_mask: int = 0
+    __slots__ = ("drawn", "drawn_mask", "match", "player", "settings", "terminal")
+
+    def __init__(
+        self, settings: _Settings, match: MatchState, drawn: tuple[Card, ...] = (), mask: int = 0
+    ) -> None:
+        self.settings = settings
+        self.match = match
+        self.drawn = drawn
+        self.drawn_mask = mask
+        deal = match.deal
+        core = match.core
+        self.terminal = core.outcome is not None or (
+            deal is None and len(core.history) - core.counted >= settings.max_extra_deals
+        )
+        if deal is not None:
+            self.player = int(deal.to_move)
+        else:
+            self.player = _TERMINAL if self.terminal else _CHANCE
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Position:
         return self
+
+    def __reduce__(self) -> tuple[type[_Position], tuple[Any, ...]]:
+        return (_Position, (self.settings, self.match, self.drawn, self.drawn_mask))
 
 
 class BackAlleyState(pyspiel.State):  # type: ignore[misc]
@@ -231,24 +260,38 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
 
     def current_player(self) -> int:
         """The seat to act (0 North .. 3 West), CHANCE while dealing, TERMINAL at the end."""
-        match = self._position.match
-        deal = match.deal
-        if deal is not None:
-            return int(deal.to_move)
-        if self.is_terminal():
-            return int(pyspiel.PlayerId.TERMINAL)
-        return int(pyspiel.PlayerId.CHANCE)
+        return self._position.player
 
     def is_terminal(self) -> bool:
         """Whether the match is over, or stopped after too many extra deals."""
+        return self._position.terminal
+
+    def is_chance_node(self) -> bool:
+        """Whether a card is to be dealt (answered here, without a trip through C++)."""
+        return self._position.player == _CHANCE
+
+    def legal_actions(self, player: int | None = None) -> list[int]:
+        """The legal actions of ``player`` (by default the player to act), ascending.
+
+        OpenSpiel's own ``State.legal_actions`` gives the same list by way of C++;
+        answering in Python saves the round trips, which cost more than the rules.
+        """
         position = self._position
-        match = position.match
-        if match.core.outcome is not None:
-            return True
-        return (
-            match.deal is None
-            and len(match.core.history) - match.core.counted >= position.settings.max_extra_deals
-        )
+        current = position.player
+        if current >= 0 and (player is None or player == current):
+            # The body of _legal_actions, repeated: a method call costs a lookup through C++.
+            match = position.match
+            deal = match.deal
+            if deal.core.leader is None:  # type: ignore[union-attr]
+                return list(_BID_INDICES[deal.core.setup.hand_size])  # type: ignore[union-attr]
+            return [FIRST_CARD_INDEX + action.card for action in legal_actions(match)]  # type: ignore[union-attr]
+        if current == _TERMINAL:
+            return []
+        if current == _CHANCE:
+            return [action for action, _ in self.chance_outcomes()]
+        if player is not None and player < 0:
+            raise ValueError(f"no legal actions for pseudo-player {player}")
+        return []
 
     def _legal_actions(self, player: int) -> list[int]:
         """The legal action indices, ascending (bids; or the cards that may be played)."""
@@ -256,7 +299,7 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
         deal = match.deal
         assert deal is not None  # OpenSpiel asks only at a player's turn
         if deal.core.leader is None:
-            return _BID_INDICES[deal.core.setup.hand_size]
+            return list(_BID_INDICES[deal.core.setup.hand_size])
         return [FIRST_CARD_INDEX + action.card for action in legal_actions(match)]  # type: ignore[union-attr]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -269,14 +312,15 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
 
     def _apply_action(self, action: int) -> None:
         position = self._position
-        match = position.match
-        deal = match.deal
-        if deal is not None:
-            self._position = attrs.evolve(
-                position, match=apply(match, _ACTIONS[deal.to_move][action])
+        player = position.player
+        if player >= 0:
+            self._position = _Position(
+                position.settings, apply(position.match, _ACTIONS[player][action])
             )
-            return
-        self._position = _draw(position, action)
+        elif player == _CHANCE:
+            self._position = _draw(position, action)
+        else:
+            raise ValueError("the game is over: no more actions")
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE or action >= CHANCE_OFFSET:
@@ -416,6 +460,39 @@ def state_from_match(game: BackAlleyGame, match: MatchState) -> BackAlleyState:
     for action in _trajectory(match):
         state.apply_action(action)
     return state
+
+
+class PlayerBot(pyspiel.Bot):  # type: ignore[misc]
+    """A backalley :class:`~backalley.players.Player` as an OpenSpiel bot.
+
+    The player sees only its seat's view and the legal actions, as in
+    :func:`backalley.players.play_match`; a seeded player is seated with
+    ``player.for_seat(seat, seed)``, so that its choices repeat.
+    """
+
+    def __init__(self, player: Player, seat: Seat | int, seed: int = 0) -> None:
+        pyspiel.Bot.__init__(self)
+        self.seat = SEATS[int(seat)]
+        self._player: Player = (
+            player.for_seat(self.seat, seed) if isinstance(player, SeatedPlayer) else player
+        )
+
+    def step(self, state: BackAlleyState) -> int:
+        """The index of the action the player chooses."""
+        position = state._position
+        if position.player != self.seat:
+            raise ValueError(f"it is not {self.seat.name.title()}'s turn")
+        legal: tuple[Bid | Play, ...] = legal_actions(position.match)  # type: ignore[assignment]
+        chosen = self._player(view(position.match, self.seat), legal)
+        if chosen not in legal:
+            raise ValueError(f"the player at {self.seat.name.title()} chose {chosen!r}: not legal")
+        return action_index(chosen)
+
+    def restart_at(self, state: BackAlleyState) -> None:
+        """Nothing to forget: the player reads each position afresh."""
+
+    def inform_action(self, state: BackAlleyState, player_id: int, action: int) -> None:
+        """Nothing to track: the player reads each position afresh."""
 
 
 Sampler = Callable[[SeatView, random.Random], MatchState]
