@@ -88,15 +88,15 @@ class Field:
 # The one table of the layout: (name, shape, meaning). Offsets follow from the order.
 _OBSERVATION_SPEC: Final[tuple[tuple[str, tuple[int, ...], str], ...]] = (
     ("seat", (4,), "the viewing seat, one-hot"),
-    ("to_move", (4,), "the seat to act, one-hot (all 0 at a chance step and after the match)"),
+    ("to_move", (4,), "the seat to act, one-hot (0 at a chance step and after the match)"),
     ("phase", (4,), "deal, bid, play, over: one-hot"),
     ("dealer", (4,), "the dealer of the current (or next) deal, one-hot"),
     ("hand_size", (MAX_HAND_SIZE,), "the current (or next) hand size, one-hot at size - 1"),
     ("tiebreak", (1,), "1 in a tiebreak deal (no bidding)"),
     ("hand", (PACK_SIZE,), "the cards the seat holds (while dealing: those dealt so far)"),
-    ("turned", (PACK_SIZE,), "the turned card, one-hot (all 0 between deals)"),
-    ("trump", (5,), "clubs, diamonds, hearts, spades, no trumps: one-hot (0 between deals)"),
-    ("swap", (PACK_SIZE,), "the card this seat took for a joker in a swap (only the swapper)"),
+    ("turned", (PACK_SIZE,), "the turned card, one-hot (0 between deals)"),
+    ("trump", (5,), "clubs, diamonds, hearts, spades or none: one-hot (0 between deals)"),
+    ("swap", (PACK_SIZE,), "the card this seat took for a joker (in the swapper's view only)"),
     ("bids", (4, _BID_SLOTS), "per seat, its bid: Pass, 1 … 12, Board, one-hot"),
     ("leader", (4,), "who leads the trick in progress, one-hot"),
     ("trick", (4, PACK_SIZE), "per seat, the card it played to the trick in progress"),
@@ -280,13 +280,18 @@ def _deal_head(deal: DealView) -> str:
     return text
 
 
-def _deal_play(deal: DealView) -> str:
-    bids = ", ".join(str(bid) for bid in deal.bids) or "-"
+def _tricks(deal: DealView) -> str:
+    """The deal's completed tricks in order, each card with its seat, and each winner."""
     tricks = "; ".join(
         " ".join(f"{seat}:{card.code}" for seat, card in trick.plays) + f" >{trick.winner}"
         for trick in deal.tricks
     )
-    return f"bids {bids} | tricks {tricks or '-'}"
+    return f"tricks {tricks or '-'}"
+
+
+def _deal_play(deal: DealView) -> str:
+    bids = ", ".join(str(bid) for bid in deal.bids) or "-"
+    return f"bids {bids} | {_tricks(deal)}"
 
 
 def _now(view: SeatView) -> list[str]:
@@ -343,5 +348,5 @@ def information_state_string(view: SeatView) -> str:
     lines.extend(_now(view))
     deal = view.deal
     if deal is not None:
-        lines.append(_deal_play(deal))
+        lines.append(_tricks(deal))
     return "\n".join(lines)
