@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import Rules, Seat, apply, legal_actions, new_match
+from backalley.adapters._views import seat_view
 from backalley.adapters.encoding import (
     FIELD_MEANINGS,
     INFORMATION_STATE,
@@ -134,3 +135,15 @@ def test_strings_say_what_the_seat_knows_and_no_more():
                     if other != seat:
                         assert not {card.code for card in state.deal.hand(other)} & known
         state = apply(state, rng.choice(legal_actions(state)))
+
+
+def test_the_adapters_kept_views_equal_the_engines_views():
+    rng = random.Random(2)
+    for seed in range(3):
+        state = new_match(Rules(schedule=[2, 1, 3], tie="tiebreak-deal"), seed=seed)
+        while not state.is_over:
+            for seat in Seat:
+                assert seat_view(state, seat) == view(state, seat)
+            state = apply(state, rng.choice(legal_actions(state)))
+        for seat in Seat:
+            assert seat_view(state, seat) == view(state, seat)

@@ -165,6 +165,28 @@ def _bid_slot(bid: Bid) -> int:
     return _BID_SLOTS - 1 if bid.board else bid.amount
 
 
+_KEPT_FACTS: Final = 16
+_past_facts: dict[int, tuple[tuple[DealView, ...], tuple[int, int], int]] = {}
+
+
+def _totals_and_count(view: SeatView) -> tuple[tuple[int, int], int]:
+    """The view's running totals and count of deals played, summed once per history.
+
+    Both sum over the finished deals. Views built by ``backalley.adapters._views``
+    share one history tuple per seat for a whole deal, so the sums are kept by
+    that tuple (held alongside, so that its id cannot be reused meanwhile).
+    """
+    history = view.history
+    found = _past_facts.get(id(history))
+    if found is not None and found[0] is history:
+        return found[1], found[2]
+    totals, counted = view.totals, view.counted_deals
+    if len(_past_facts) >= _KEPT_FACTS:
+        _past_facts.clear()
+    _past_facts[id(history)] = (history, totals, counted)
+    return totals, counted
+
+
 def _write(view: SeatView, out: Buffer, history: bool) -> None:
     """Set the fields of ``view`` in ``out`` (all zeros, at least the observation's size)."""
     o = _O
@@ -176,15 +198,17 @@ def _write(view: SeatView, out: Buffer, history: bool) -> None:
     if to_move is not None:
         out[o["to_move"] + to_move] = 1.0
     out[o["dealer"] + view.dealer] = 1.0
-    out[o["hand_size"] + view.hand_size - 1] = 1.0
+    totals, counted = _totals_and_count(view)
+    deal = view.deal
+    rules = view.rules
+    size = deal.hand_size if deal is not None else view.hand_size
+    out[o["hand_size"] + size - 1] = 1.0
     for card in view.hand:
         out[o["hand"] + card] = 1.0
-    totals = view.totals
     out[o["totals"]] = float(totals[0])
     out[o["totals"] + 1] = float(totals[1])
-    out[o["deals"]] = float(view.counted_deals)
-    out[o["deals"] + 1] = float(view.rules.deals)
-    deal = view.deal
+    out[o["deals"]] = float(counted)
+    out[o["deals"] + 1] = float(rules.deals)
     if deal is not None:
         _write_deal(deal, out, history)
 

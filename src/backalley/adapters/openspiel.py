@@ -58,6 +58,7 @@ from ..engine.view import SeatView, view
 from ..pictures.text import state_text
 from ..players.driver import Player, SeatedPlayer
 from . import encoding
+from ._views import seat_view
 
 __all__ = [
     "CHANCE_OFFSET",
@@ -377,7 +378,7 @@ def _draw(position: _Position, action: int) -> _Position:
 
 def _view(position: _Position, player: int) -> SeatView:
     seat = SEATS[player]
-    seen = view(position.match, seat)
+    seen = seat_view(position.match, seat)
     if not position.drawn:
         return seen
     match = position.match

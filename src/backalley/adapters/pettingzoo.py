@@ -41,7 +41,13 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..core.action_index import FIRST_CARD_INDEX, NUM_ACTION_INDICES, action_index, index_action
+from ..core.action_index import (
+    BOARD_INDEX,
+    FIRST_CARD_INDEX,
+    NUM_ACTION_INDICES,
+    action_index,
+    index_action,
+)
 from ..core.actions import Bid, Play
 from ..core.cards import SEATS, Seat
 from ..core.dealing import MAX_SEED
@@ -52,6 +58,7 @@ from ..engine.view import view
 from ..pictures.text import state_text
 from ..players.driver import Player, SeatedPlayer, player_seed
 from . import encoding
+from ._views import seat_view
 
 __all__ = ["AGENTS", "BackAlleyEnv", "SeatEnv", "env", "raw_env"]
 
@@ -62,6 +69,8 @@ _SEAT_OF: Final = {agent: SEATS[number] for number, agent in enumerate(AGENTS)}
 _ACTIONS: Final = tuple(
     tuple(index_action(index, seat) for index in range(NUM_ACTION_INDICES)) for seat in SEATS
 )
+_BID_INDICES: Final = tuple([*range(size), BOARD_INDEX] for size in range(14))
+"""The legal bids on each hand size: Pass, 1 .. size - 1, Board."""
 _MOST_POINTS_PER_CARD: Final = 40
 """A Board bid with multiplier 4 scores 40 points a card: no deal scores more."""
 
@@ -141,16 +150,18 @@ class _Table:
         seat = match.to_move
         if seat is None:
             raise ValueError("the match is over: no more actions")
-        if isinstance(index, np.integer):
-            index = int(index)
-        if not isinstance(index, int) or isinstance(index, bool):
-            raise TypeError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index!r}")
+        if type(index) is not int:
+            if isinstance(index, np.integer):
+                index = int(index)
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise TypeError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index!r}")
         if not 0 <= index < NUM_ACTION_INDICES:
             raise ValueError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index}")
         deals = len(match.history)
         match = apply(match, _ACTIONS[seat][index])
         self.match = match
-        self._deal()
+        if match.deal is None:
+            self._deal()
         if self.rewards == "deal":
             if len(match.history) == deals:
                 return (0.0, 0.0)
@@ -173,17 +184,15 @@ class _Table:
             return mask
         deal = match.deal
         assert deal is not None
-        if deal.leader is None:
-            mask[: deal.hand_size] = 1
-            mask[13] = 1
+        if deal.core.leader is None:
+            mask[_BID_INDICES[deal.core.setup.hand_size]] = 1
         else:
-            for action in legal_actions(match):
-                mask[FIRST_CARD_INDEX + action.card] = 1  # type: ignore[union-attr]
+            mask[[FIRST_CARD_INDEX + play.card for play in legal_actions(match)]] = 1  # type: ignore[union-attr]
         return mask
 
     def observe(self, seat: Seat) -> dict[str, np.ndarray[Any, Any]]:
         tensor = np.zeros(self.layout.size, np.float32)
-        self.write(view(self.match, seat), tensor)
+        self.write(seat_view(self.match, seat), tensor)
         return {"observation": tensor, "action_mask": self.mask(seat)}
 
 
@@ -226,6 +235,7 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self.agent_selection = AGENTS[0]
+        self._rewarded = False
 
     @property
     def match(self) -> MatchState:
@@ -270,6 +280,10 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
         """``agent``'s observation and its action mask."""
         return self._table.observe(_SEAT_OF[agent])
 
+    def action_mask(self, agent: str) -> np.ndarray[Any, np.dtype[np.int8]]:
+        """``agent``'s action mask alone, without building the observation."""
+        return self._table.mask(_SEAT_OF[agent])
+
     def step(self, action: Any) -> None:
         """Act for the selected agent (None for an agent whose match has ended)."""
         agent = self.agent_selection
@@ -278,9 +292,15 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
             return
         self._cumulative_rewards[agent] = 0.0
         ns, ew = self._table.play(action)
-        for seat, name in enumerate(AGENTS):
-            self.rewards[name] = ns if seat % 2 == 0 else ew
-        self._accumulate_rewards()
+        rewards = self.rewards
+        if ns or ew or self._rewarded:
+            # Only a step that ends a deal (or follows one) touches the reward dicts.
+            self._rewarded = bool(ns or ew)
+            cumulative = self._cumulative_rewards
+            for seat, name in enumerate(AGENTS):
+                reward = ns if seat % 2 == 0 else ew
+                rewards[name] = reward
+                cumulative[name] += reward
         self._select()
 
     def render(self) -> str | None:
