@@ -152,6 +152,8 @@ def test_bad_parameters_are_named():
         ({"returns": "points"}, "returns"),
         ({"schedule": "3/0"}, "hand size 0"),
         ({"tie": "coin"}, "tie policy"),
+        ({"max_extra_deals": 0}, "max_extra_deals"),
+        ({"colour": "red"}, "(?i)unknown parameter .colour"),
     ):
         with pytest.raises(Exception, match=words):
             load(**params)

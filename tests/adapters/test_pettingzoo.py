@@ -136,3 +136,18 @@ def test_the_seat_environment_is_reproducible_from_its_seed():
         return game.match
 
     assert run() == run()
+
+
+@pytest.mark.parametrize(
+    ("settings", "words"),
+    [
+        ({"rewards": "points"}, "rewards"),
+        ({"observation": "cards"}, "observation"),
+        ({"max_extra_deals": 0}, "max_extra_deals"),
+        ({"render_mode": "human"}, "render_mode"),
+        ({"rules": Rules(), "schedule": "short"}, "not both"),
+    ],
+)
+def test_bad_settings_are_named(settings, words):
+    with pytest.raises(ValueError, match=words):
+        bp.raw_env(**settings)

@@ -156,8 +156,8 @@ def _settings(params: Mapping[str, Any]) -> _Settings:
     if values["returns"] not in RETURNS_MODES:
         raise ValueError(f"returns is 'win' or 'margin', not {values['returns']!r}")
     cap = values["max_extra_deals"]
-    if not isinstance(cap, int) or cap < 0:
-        raise ValueError(f"max_extra_deals is a whole number, not {cap!r}")
+    if not isinstance(cap, int) or isinstance(cap, bool) or cap < 1:
+        raise ValueError(f"max_extra_deals is a whole number from 1, not {cap!r}")
     return _Settings(rules, values["returns"], cap)
 
 

@@ -91,8 +91,8 @@ class _Table:
             raise ValueError(f"rewards is 'deal' or 'match', not {rewards!r}")
         if layout not in ("observation", "information_state"):
             raise ValueError(f"observation is 'observation' or 'information_state', not {layout!r}")
-        if not isinstance(max_extra_deals, int) or max_extra_deals < 0:
-            raise ValueError(f"max_extra_deals is a whole number, not {max_extra_deals!r}")
+        if not isinstance(max_extra_deals, int) or max_extra_deals < 1:
+            raise ValueError(f"max_extra_deals is a whole number from 1, not {max_extra_deals!r}")
         self.rules = rules
         self.rewards = rewards
         self.max_extra_deals = max_extra_deals
