@@ -245,3 +245,74 @@ def test_player_bots_play_the_match_play_match_plays():
             state.apply_action(bots[state.current_player()].step(state))
         assert state.match.totals == expected.totals
         assert state.match.outcome == expected.outcome
+
+
+def _advance(game, rng, steps):
+    state = game.new_initial_state()
+    while steps and not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+            continue
+        state.apply_action(rng.choice(state.legal_actions()))
+        steps -= 1
+    while state.is_chance_node():
+        state.apply_action(rng.choice(state.chance_outcomes())[0])
+    return state
+
+
+def _public(state):
+    """The players' actions of a state's history, in order (every one is public)."""
+    return [(step.player, step.action) for step in state.full_history() if step.player >= 0]
+
+
+@pytest.mark.parametrize("steps", [0, 5, 13, 30])
+def test_the_resampler_keeps_what_the_player_knows(steps):
+    sampling = pytest.importorskip("backalley.engine.sampling")
+    game = load(schedule="4/3", tie="tiebreak-deal")
+    state = _advance(game, random.Random(steps), steps)
+    if state.is_terminal():
+        pytest.skip("the match ended first")
+    player = state.current_player()
+    resample = bo.resampler(sampling.sample_state, random.Random(1))
+    hands = set()
+    for _ in range(30):
+        sample = resample(state, player)
+        assert sample.information_state_string(player) == state.information_state_string(player)
+        assert sample.information_state_tensor(player) == state.information_state_tensor(player)
+        assert sample.legal_actions() == state.legal_actions()
+        assert _public(sample) == _public(state)
+        hands.add(tuple(sample.match.deal.hands))
+    # The other seats' cards are drawn afresh: the samples are not all the true deal.
+    assert len(hands) > 1
+
+
+def test_ismcts_plays_against_the_heuristic_player():
+    sampling = pytest.importorskip("backalley.engine.sampling")
+    from open_spiel.python.algorithms import ismcts  # noqa: PLC0415
+
+    game = load(schedule="3/2")
+
+    def searcher(seat):
+        evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seat))
+        bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 25, random_state=np.random.RandomState(seat))
+        bot.set_resampler(bo.resampler(sampling.sample_state, random.Random(seat)))
+        return bot
+
+    bots = [
+        searcher(0),
+        bo.PlayerBot(HeuristicPlayer(), 1),
+        searcher(2),
+        bo.PlayerBot(RandomPlayer(), 3),
+    ]
+    state = game.new_initial_state()
+    rng = np.random.RandomState(4)
+    while not state.is_terminal():
+        if state.is_chance_node():
+            actions, chances = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(actions, p=chances)))
+        else:
+            action = bots[state.current_player()].step(state)
+            assert action in state.legal_actions()
+            state.apply_action(action)
+    returns = state.returns()
+    assert returns[0] == returns[2] == -returns[1] == -returns[3]
