@@ -24,6 +24,7 @@ from .core.rules import SCHEDULES, Rules, TiePolicy
 from .core.scoring import score
 from .core.tricks import Trick
 from .engine.match import apply, legal_actions, new_match, seeded_deal
+from .engine.sampling import sample_state
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
 
 __all__ = [
@@ -55,6 +56,7 @@ __all__ = [
     "apply",
     "legal_actions",
     "new_match",
+    "sample_state",
     "score",
     "seeded_deal",
     "seeded_deck",
