@@ -14,6 +14,7 @@ from backalley import Card, Deal, Rules, Seat, apply, legal_actions, new_match, 
 from backalley.adapters import encoding  # noqa: E402
 from backalley.core.action_index import action_index  # noqa: E402
 from backalley.core.cards import CARDS  # noqa: E402
+from backalley.engine.sampling import sample_state  # noqa: E402
 from backalley.engine.view import view  # noqa: E402
 from backalley.players import HeuristicPlayer, RandomPlayer, play_match, player_seed  # noqa: E402
 
@@ -267,16 +268,19 @@ def _public(state):
 
 @pytest.mark.parametrize("steps", [0, 5, 13, 30])
 def test_the_resampler_keeps_what_the_player_knows(steps):
-    sampling = pytest.importorskip("backalley.engine.sampling")
     game = load(schedule="4/3", tie="tiebreak-deal")
     state = _advance(game, random.Random(steps), steps)
     if state.is_terminal():
         pytest.skip("the match ended first")
     player = state.current_player()
-    resample = bo.resampler(sampling.sample_state, random.Random(1))
+    resamplers = [
+        bo.resampler(random.Random(1)),
+        bo.resampler(random.Random(2), sample=sample_state),
+        lambda state, player: state.resample_from_infostate(player, random.Random(3).random),
+    ]
     hands = set()
-    for _ in range(30):
-        sample = resample(state, player)
+    for attempt in range(30):
+        sample = resamplers[attempt % 3](state, player)
         assert sample.information_state_string(player) == state.information_state_string(player)
         assert sample.information_state_tensor(player) == state.information_state_tensor(player)
         assert sample.legal_actions() == state.legal_actions()
@@ -286,8 +290,18 @@ def test_the_resampler_keeps_what_the_player_knows(steps):
     assert len(hands) > 1
 
 
+def test_resampling_needs_a_players_turn():
+    game = load(one_deal=2)
+    state = game.new_initial_state()
+    state.apply_action(bo.CHANCE_OFFSET)
+    with pytest.raises(ValueError, match="player's turn"):
+        bo.resample(state, 0, random.Random(0))
+    state = _advance(game, random.Random(0), 0)
+    with pytest.raises(ValueError, match="player 0-3"):
+        bo.resample(state, 4, random.Random(0))
+
+
 def test_ismcts_plays_against_the_heuristic_player():
-    sampling = pytest.importorskip("backalley.engine.sampling")
     from open_spiel.python.algorithms import ismcts  # noqa: PLC0415
 
     game = load(schedule="3/2")
@@ -295,7 +309,8 @@ def test_ismcts_plays_against_the_heuristic_player():
     def searcher(seat):
         evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seat))
         bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 25, random_state=np.random.RandomState(seat))
-        bot.set_resampler(bo.resampler(sampling.sample_state, random.Random(seat)))
+        if seat == 0:  # South relies on the state's own resample_from_infostate
+            bot.set_resampler(bo.resampler(random.Random(seat)))
         return bot
 
     bots = [

@@ -53,6 +53,7 @@ from ..core.actions import Bid, Play, deal_of_permutation
 from ..core.cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat
 from ..core.rules import Rules
 from ..engine.match import apply, legal_actions, new_match
+from ..engine.sampling import InformationSet
 from ..engine.state import MatchState
 from ..engine.view import SeatView, view
 from ..pictures.text import state_text
@@ -69,6 +70,7 @@ __all__ = [
     "BackAlleyState",
     "PlayerBot",
     "chance_action",
+    "resample",
     "resampler",
     "state_from_match",
 ]
@@ -352,6 +354,14 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
 
     # --- for resamplers -------------------------------------------------------------
 
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> BackAlleyState:
+        """OpenSpiel's resampling entry point (ISMCTS uses it when given no resampler).
+
+        ``probability_sampler()`` gives numbers in [0, 1); the first one seeds the draw.
+        """
+        seed = int(float(probability_sampler()) * 2**53)
+        return resample(self, player_id, random.Random(seed))
+
     def view(self, player: int) -> SeatView:
         """What ``player`` knows (while dealing, the cards it was dealt so far)."""
         return _view(self._position, player)
@@ -500,24 +510,64 @@ Sampler = Callable[[SeatView, random.Random], MatchState]
 """Draws a full match consistent with a seat's view."""
 
 
-def resampler(
-    sample: Sampler, rng: random.Random | None = None
-) -> Callable[[BackAlleyState, int], BackAlleyState]:
-    """A resampler for ``ISMCTSBot.set_resampler``: a state ``player`` cannot tell apart.
+class _Sets:
+    """The information set of the last (match, seat) asked about, built once for many samples.
 
-    ``sample(view, rng)`` draws a full match consistent with what ``player`` knows;
-    the resampler turns it into a game state with the same information state.
+    A search resamples one root position many times; reading the view into an
+    :class:`~backalley.engine.sampling.InformationSet` is the costly part, so it is kept
+    while the same match object is asked about (the object is held, so its id stays its own).
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[MatchState, int] | None = None
+        self._set: InformationSet | None = None
+
+    def sample(self, match: MatchState, player: int, rng: random.Random) -> MatchState:
+        key = self._key
+        if key is None or key[0] is not match or key[1] != player or self._set is None:
+            self._set = InformationSet(view(match, SEATS[player]))
+            self._key = (match, player)
+        return self._set.sample(rng)
+
+
+def resample(
+    state: BackAlleyState, player: int, rng: random.Random, sample: Sampler | None = None
+) -> BackAlleyState:
+    """A state drawn uniformly among those ``player`` cannot tell apart from ``state``.
+
+    The hidden cards are drawn by ``sample(view, rng)``, by default the core's exact
+    sampler (:func:`backalley.engine.sampling.sample_state`), and the match is
+    replayed into a new game state: same information state for ``player``, same
+    public history.
+    """
+    position = state._position
+    if position.drawn:
+        raise ValueError("resampling needs a player's turn, not a deal being dealt")
+    if not 0 <= player < 4:
+        raise ValueError(f"resampling is for a player 0-3, not {player}")
+    if sample is None:
+        match = _SETS.sample(position.match, player, rng)
+    else:
+        match = sample(view(position.match, SEATS[player]), rng)
+    return state_from_match(state.get_game(), match)
+
+
+_SETS: Final = _Sets()
+
+
+def resampler(
+    rng: random.Random | None = None, *, sample: Sampler | None = None
+) -> Callable[[BackAlleyState, int], BackAlleyState]:
+    """A resampler for ``ISMCTSBot.set_resampler``: see :func:`resample`.
+
+    ``rng`` (a ``random.Random``) draws the samples, so a seeded search repeats.
     """
     draw = rng if rng is not None else random.Random()
 
-    def resample(state: BackAlleyState, player: int) -> BackAlleyState:
-        position = state._position
-        if position.drawn:
-            raise ValueError("resampling needs a player's turn, not a deal being dealt")
-        match = sample(view(position.match, SEATS[player]), draw)
-        return state_from_match(state.get_game(), match)
+    def resample_for(state: BackAlleyState, player: int) -> BackAlleyState:
+        return resample(state, player, draw, sample)
 
-    return resample
+    return resample_for
 
 
 pyspiel.register_game(GAME_TYPE, BackAlleyGame)
