@@ -203,6 +203,12 @@ class BackAlleyGame(pyspiel.Game):  # type: ignore[misc]
         )
 
 
+_ALL_CARDS: Final = tuple(range(PACK_SIZE))
+_OUTCOMES: Final = tuple(
+    tuple((CHANCE_OFFSET + card, 1.0 / left if left else 0.0) for card in range(PACK_SIZE))
+    for left in range(PACK_SIZE + 1)
+)
+"""``_OUTCOMES[n][c]``: the chance outcome dealing card ``c`` when ``n`` cards are left."""
 _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
 
@@ -215,15 +221,22 @@ class _Position:
     once here, since OpenSpiel asks for them several times for every action.
     """
 
-    __slots__ = ("drawn", "drawn_mask", "match", "player", "settings", "terminal")
+    __slots__ = ("drawn", "drawn_mask", "left", "match", "player", "settings", "terminal")
 
     def __init__(
-        self, settings: _Settings, match: MatchState, drawn: tuple[Card, ...] = (), mask: int = 0
+        self,
+        settings: _Settings,
+        match: MatchState,
+        drawn: tuple[Card, ...] = (),
+        mask: int = 0,
+        left: tuple[int, ...] = _ALL_CARDS,
     ) -> None:
         self.settings = settings
         self.match = match
         self.drawn = drawn
         self.drawn_mask = mask
+        # The card numbers not drawn yet, ascending: the chance outcomes while dealing.
+        self.left = left
         deal = match.deal
         core = match.core
         self.terminal = core.outcome is not None or (
@@ -238,7 +251,7 @@ class _Position:
         return self
 
     def __reduce__(self) -> tuple[type[_Position], tuple[Any, ...]]:
-        return (_Position, (self.settings, self.match, self.drawn, self.drawn_mask))
+        return (_Position, (self.settings, self.match, self.drawn, self.drawn_mask, self.left))
 
 
 class BackAlleyState(pyspiel.State):  # type: ignore[misc]
@@ -307,11 +320,9 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """Each card not yet drawn, equally likely."""
-        mask = self._position.drawn_mask
-        probability = 1.0 / (PACK_SIZE - len(self._position.drawn))
-        return [
-            (CHANCE_OFFSET + card, probability) for card in range(PACK_SIZE) if not mask >> card & 1
-        ]
+        left = self._position.left
+        row = _OUTCOMES[len(left)]
+        return [row[card] for card in left]
 
     def _apply_action(self, action: int) -> None:
         position = self._position
@@ -374,15 +385,17 @@ def _draw(position: _Position, action: int) -> _Position:
         raise ValueError(f"chance action {action} deals no card that is left to deal")
     drawn = (*position.drawn, CARDS[card])
     mask = position.drawn_mask | 1 << card
+    at = position.left.index(card)
+    left = position.left[:at] + position.left[at + 1 :]
     dealt = 4 * position.match.hand_size
     if len(drawn) <= dealt:
-        return _Position(position.settings, position.match, drawn, mask)
+        return _Position(position.settings, position.match, drawn, mask, left)
     turned = drawn[dealt]
     # A turned joker calls for one more card when the other joker lies in a hand.
     other = JOKERS_MASK & ~(1 << turned) if turned.is_joker else 0
     if len(drawn) == dealt + 1 and any((1 << held) & other for held in drawn[:dealt]):
-        return _Position(position.settings, position.match, drawn, mask)
-    deck = drawn + tuple(left for left in CARDS if not mask >> left & 1)
+        return _Position(position.settings, position.match, drawn, mask, left)
+    deck = drawn + tuple(CARDS[card] for card in left)
     return _Position(position.settings, apply(position.match, deal_of_permutation(deck)))
 
 
