@@ -3,6 +3,8 @@
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 np = pytest.importorskip("numpy")
@@ -107,6 +109,19 @@ def test_every_step_agrees_with_apply(seed):
     else:
         sign = 0 if outcome.winner is None else (1 if outcome.winner == 0 else -1)
     assert state.returns() == [sign, -sign, sign, -sign]
+
+
+@settings(max_examples=15)
+@given(
+    schedule=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    tie=st.sampled_from(["draw", "tiebreak-deal"]),
+    dealer=st.sampled_from("NESW"),
+    seed=st.integers(0, 2**32),
+)
+def test_every_setting_agrees_with_apply(schedule, tie, dealer, seed):
+    game = load(schedule="/".join(map(str, schedule)), tie=tie, first_dealer=dealer)
+    assert game.settings.rules == Rules(schedule=schedule, tie=tie, first_dealer=dealer)
+    _replay_differential(game, random.Random(seed))
 
 
 def test_margin_returns_are_the_difference_of_totals():
