@@ -20,10 +20,27 @@ from backalley.engine.view import view  # noqa: E402
 from backalley.players import HeuristicPlayer, RandomPlayer  # noqa: E402
 
 
+# api_test's advice that does not apply here: observations are dicts with an action mask
+# (as in PettingZoo's own card games), and the agents are named by seat, as players know them.
+API_ADVICE = (
+    "ignore:Observation is not a NumPy array",
+    "ignore:Observation space for each agent probably should be",
+    "ignore:We recommend agents to be named",
+)
+
+
+def quiet_advice(test):
+    for advice in API_ADVICE:
+        test = pytest.mark.filterwarnings(advice)(test)
+    return test
+
+
+@quiet_advice
 def test_api_test():
     api_test(bp.env(schedule=[3, 2, 1]), num_cycles=300)
 
 
+@quiet_advice
 def test_api_test_with_the_information_state_and_match_rewards():
     api_test(bp.env(schedule=[2, 2], rewards="match", observation="information_state"), 200)
 
