@@ -19,7 +19,6 @@ from backalley.engine.state import Phase  # noqa: E402
 from backalley.engine.view import view  # noqa: E402
 from backalley.players import HeuristicPlayer, RandomPlayer  # noqa: E402
 
-
 # api_test's advice that does not apply here: observations are dicts with an action mask
 # (as in PettingZoo's own card games), and the agents are named by seat, as players know them.
 API_ADVICE = (
