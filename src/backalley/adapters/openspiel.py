@@ -18,8 +18,9 @@ the undrawn ones in card order, are the deck of the :class:`~backalley.Deal`
 applied to the match.
 
 **Parameters** (all optional): ``schedule`` (a name, ``standard``,
-``twenty-five`` or ``short``, or hand sizes such as ``"3,2,1"``), ``tie``
-(``draw`` or ``tiebreak-deal``), ``first_dealer`` (``N``, ``E``, ``S``, ``W``),
+``twenty-five`` or ``short``, or hand sizes such as ``"3/2/1"``, since a comma
+would split OpenSpiel's game string), ``tie`` (``draw`` or ``tiebreak-deal``),
+``first_dealer`` (``N``, ``E``, ``S``, ``W``),
 ``one_deal`` (0 plays the schedule; 1-13 plays a single deal of that many
 cards), ``returns`` (``win``: +1 for each seat of the winning pair, -1 for the
 losers, 0 for a draw; ``margin``: North-South's total minus East-West's, and
