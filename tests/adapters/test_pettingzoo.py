@@ -96,12 +96,22 @@ def test_a_match_that_cannot_end_is_truncated():
 
 
 def test_an_illegal_action_is_refused_with_its_reason():
-    game = bp.raw_env(schedule=[2])
+    game = bp.raw_env(schedule=[2, 2])
     game.reset(seed=3)
     with pytest.raises(ValueError, match="bid"):
         game.step(7)
     with pytest.raises(ValueError, match="0-67"):
         game.step(68)
+    with pytest.raises(TypeError, match="index"):
+        game.step("pass")
+    # Play the first deal out, then refuse an action: nothing changes, rewards included.
+    while len(game.match.history) < 1:
+        game.step(int(np.flatnonzero(game.action_mask(game.agent_selection))[-1]))
+    before = (game.match, game.agent_selection, dict(game._cumulative_rewards))
+    assert before[2][game.agent_selection] != 0  # the deal's reward, not yet collected
+    with pytest.raises(ValueError):
+        game.step(13 if game.match.deal.leader is not None else 14)
+    assert (game.match, game.agent_selection, dict(game._cumulative_rewards)) == before
 
 
 def test_render_is_the_text_layer():

@@ -294,8 +294,9 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
+        # A refused action raises here and leaves the environment as it was.
         ns, ew = self._table.play(action)
+        self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
         if ns or ew or self._rewarded:
             # Only a step that ends a deal (or follows one) touches the reward dicts.
