@@ -12,7 +12,17 @@ np = pytest.importorskip("numpy")
 from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
 
 import backalley.openspiel as bo  # noqa: E402
-from backalley import Card, Deal, Rules, Seat, apply, legal_actions, new_match, seeded_deck  # noqa: E402
+from backalley import (
+    Card,
+    Deal,
+    IllegalAction,
+    Rules,
+    Seat,
+    apply,
+    legal_actions,
+    new_match,
+    seeded_deck,
+)  # noqa: E402
 from backalley.adapters import encoding  # noqa: E402
 from backalley.core.action_index import action_index  # noqa: E402
 from backalley.core.cards import CARDS  # noqa: E402
@@ -158,8 +168,12 @@ def test_an_illegal_action_is_refused():
         state.apply_action(3)  # a bid number is no card to deal
     for card in range(9):
         state.apply_action(bo.CHANCE_OFFSET + card)
-    with pytest.raises(Exception, match="2"):
+    history = state.history()
+    with pytest.raises(IllegalAction, match="2 cards"):
         state.apply_action(5)  # a bid of 5 on two cards
+    # Refused before OpenSpiel records it: the history and the position are unchanged.
+    assert state.history() == history
+    assert state.legal_actions() == [0, 1, 13]
 
 
 def test_bad_parameters_are_named():
