@@ -1,4 +1,5 @@
 """The OpenSpiel game against the reference ``apply``, OpenSpiel's own checks and its bots."""
+# ruff: noqa: E402 -- the framework is imported only after importorskip has found it
 
 import random
 
@@ -9,9 +10,9 @@ from hypothesis import strategies as st
 pyspiel = pytest.importorskip("pyspiel")
 np = pytest.importorskip("numpy")
 
-from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
+from open_spiel.python.algorithms import evaluate_bots, mcts
 
-import backalley.openspiel as bo  # noqa: E402
+import backalley.openspiel as bo
 from backalley import (
     Card,
     Deal,
@@ -22,13 +23,13 @@ from backalley import (
     legal_actions,
     new_match,
     seeded_deck,
-)  # noqa: E402
-from backalley.adapters import encoding  # noqa: E402
-from backalley.core.action_index import action_index  # noqa: E402
-from backalley.core.cards import CARDS  # noqa: E402
-from backalley.engine.sampling import sample_state  # noqa: E402
-from backalley.engine.view import view  # noqa: E402
-from backalley.players import HeuristicPlayer, RandomPlayer, play_match, player_seed  # noqa: E402
+)
+from backalley.adapters import encoding
+from backalley.core.action_index import action_index
+from backalley.core.cards import CARDS
+from backalley.engine.sampling import sample_state
+from backalley.engine.view import view
+from backalley.players import HeuristicPlayer, RandomPlayer, play_match, player_seed
 
 GAME = "python_back_alley"
 

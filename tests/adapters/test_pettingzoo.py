@@ -1,4 +1,5 @@
 """The PettingZoo and Gymnasium environments: their frameworks' checks; ``apply`` at every step."""
+# ruff: noqa: E402 -- the framework is imported only after importorskip has found it
 
 import random
 
@@ -8,16 +9,16 @@ pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
 np = pytest.importorskip("numpy")
 
-from gymnasium.utils import env_checker  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from gymnasium.utils import env_checker
+from pettingzoo.test import api_test, seed_test
 
-import backalley.pettingzoo as bp  # noqa: E402
-from backalley import Rules, Seat, apply, legal_actions, new_match, seeded_deal  # noqa: E402
-from backalley.adapters import encoding  # noqa: E402
-from backalley.core.action_index import action_index  # noqa: E402
-from backalley.engine.state import Phase  # noqa: E402
-from backalley.engine.view import view  # noqa: E402
-from backalley.players import HeuristicPlayer, RandomPlayer  # noqa: E402
+import backalley.pettingzoo as bp
+from backalley import Rules, Seat, apply, legal_actions, new_match, seeded_deal
+from backalley.adapters import encoding
+from backalley.core.action_index import action_index
+from backalley.engine.state import Phase
+from backalley.engine.view import view
+from backalley.players import HeuristicPlayer, RandomPlayer
 
 # api_test's advice that does not apply here: observations are dicts with an action mask
 # (as in PettingZoo's own card games), and the agents are named by seat, as players know them.
