@@ -15,11 +15,12 @@ ask for the legal actions, pick one with a seeded ``random.Random``, apply it.
 - ``oh_hell``: OpenSpiel's C++ Oh Hell (``compare_openspiel.py``), the peer.
 
 Chance actions are timed apart: our card-by-card OpenSpiel deal on its own
-line, the core's seeded deal left out of its figure; PettingZoo deals inside the
-``step`` that ends a deal, so its figure includes them (one deal in some 35
-actions). The loops take turns match by match, so that a noisy moment hurts
-all alike; each figure is the median of the repeats, and each ratio the median
-of the per-repeat ratios to the core.
+line, the core's seeded deal left out of its figure. PettingZoo deals inside the
+``step`` that ends a deal, so its figures include the deals (one in some 35
+actions) and are set beside the core's with its deals counted in. The loops
+take turns match by match, so that a noisy moment hurts all alike; each figure
+is the median of the repeats, and each ratio the median of the per-repeat
+ratios to the core.
 """
 
 from __future__ import annotations
@@ -38,10 +39,10 @@ from playout import playout
 from backalley import Rules
 
 
-def core(seed: int, rng: random.Random) -> tuple[float, int]:
-    """One match of the core's loop: seconds and count of player actions."""
-    player_time, players, _, _ = playout(Rules(), seed, rng)
-    return player_time, players
+def core(seed: int, rng: random.Random) -> tuple[float, int, float]:
+    """One match of the core's loop: seconds and count of player actions, seconds dealing."""
+    player_time, players, chance_time, _ = playout(Rules(), seed, rng)
+    return player_time, players, chance_time
 
 
 def openspiel(game: Any, rng: random.Random) -> tuple[float, int, float, int]:
@@ -100,15 +101,25 @@ def main() -> None:
     ours = pyspiel.load_game("python_back_alley")
     theirs = pyspiel.load_game(OPENSPIEL_GAME)
     env = bp.raw_env()
-    names = ("core", "openspiel", "openspiel chance (a card)", "pettingzoo", "pettingzoo+obs")
+    names = (
+        "core",
+        "core, deals included",
+        "openspiel",
+        "openspiel chance (a card)",
+        "pettingzoo",
+        "pettingzoo+obs",
+    )
     rows: dict[str, list[float]] = {name: [] for name in (*names, "oh_hell (C++)")}
     for repeat in range(args.repeats):
         sums = {name: [0.0, 0] for name in rows}
         for index in range(args.matches):
             # Match by match, every loop in turn, so that a noisy moment hurts all alike.
             seed = args.seed + 1000 * repeat + index
+            player_time, players, chance_time = core(seed, random.Random(seed))
             timed = {
-                "core": core(seed, random.Random(seed)),
+                "core": (player_time, players),
+                # PettingZoo deals inside step: compare it with the core's deals counted in.
+                "core, deals included": (player_time + chance_time, players),
                 "pettingzoo": pettingzoo(env, seed, random.Random(seed), observe=False),
                 "pettingzoo+obs": pettingzoo(env, seed, random.Random(seed), observe=True),
             }
@@ -127,17 +138,20 @@ def main() -> None:
         for name, (spent, count) in sums.items():
             rows[name].append(spent / count * 1e6)
     median = statistics.median
-    base = rows["core"]
+
+    def ratios(name: str) -> list[float]:
+        # PettingZoo's figures include its deals, so they are set beside the core's with deals.
+        base = rows["core, deals included" if name.startswith("pettingzoo") else "core"]
+        return [value / core_value for value, core_value in zip(rows[name], base, strict=True)]
+
     print(f"python {platform.python_version()} on {platform.machine()}, {sys.platform}")
     print(f"{'us per action (median of repeats)':34}{'us':>10}{'x core':>10}")
     for name, values in rows.items():
-        ratios = [value / core_value for value, core_value in zip(values, base, strict=True)]
         # A chance step is not a player action: no ratio to the core's player actions.
-        ratio = "" if "chance" in name else f"{median(ratios):10.2f}"
+        ratio = "" if "chance" in name else f"{median(ratios(name)):10.2f}"
         print(f"{name:34}{median(values):10.2f}{ratio}")
     for name in ("openspiel", "pettingzoo"):
-        ratios = [value / core_value for value, core_value in zip(rows[name], base, strict=True)]
-        print(f"ratio {name}/core, repeats: {', '.join(f'{r:.2f}' for r in ratios)}")
+        print(f"ratio {name}/core, repeats: {', '.join(f'{r:.2f}' for r in ratios(name))}")
 
 
 if __name__ == "__main__":
