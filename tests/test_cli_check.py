@@ -263,3 +263,22 @@ def test_replay_of_a_partial_record(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     assert "(unfinished)" in out
     assert out.strip().splitlines()[-1].startswith("The record stops here")
+
+
+def test_check_jobs_gives_the_reports_of_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--jobs 2 checks files in two processes: the same reports, in the order given."""
+    damaged, _, _ = _corrupt(json.loads(RECORD_FILES[0].read_text(encoding="utf-8")))
+    names = [str(path) for path in RECORD_FILES[:3]]
+    names += [_write(tmp_path, "bad.json", damaged), _write(tmp_path, "junk.json", "[1]"), "-"]
+    data = (ROOT / "conformance/records/short.json").read_bytes()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    alone = main(["check", "--json", *names])
+    one = json.loads(capsys.readouterr().out)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["check", "--json", "--jobs", "2", *names]) == alone == 2
+    assert json.loads(capsys.readouterr().out) == one
+    assert [report["file"] for report in one] == names
+    assert main(["check", "--jobs", "0", names[0]]) == 2
+    assert "--jobs must be at least 1" in capsys.readouterr().err

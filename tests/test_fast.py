@@ -36,7 +36,7 @@ from backalley.engine._fast import (
     plays_of,
     slot_builder,
 )
-from backalley.engine.match import turn
+from backalley.engine.match import seat_to_act, turn
 from backalley.engine.state import DealCore, DealState, MatchState
 from backalley.engine.view import DealView, SeatView, view
 
@@ -180,6 +180,7 @@ def test_turn_and_lazy_views_equal_the_plain_construction(seed, first):
     state = new_match(Rules(schedule=[3, 1], tie="tiebreak-deal"), seed=seed)
     while not state.is_over:
         asked = turn(state)
+        assert seat_to_act(state) is state.to_move
         if state.to_move is None:
             assert asked is None
         else:

@@ -138,6 +138,18 @@ def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
     return seat, plays_of(seat, _allowed(current, seat)[0])
 
 
+def seat_to_act(state: MatchState) -> Seat | None:
+    """``state.to_move`` from the turn tables: for a replay that asks it before every action."""
+    current = state.deal
+    if current is None:
+        return None
+    core = current.core
+    leader = core.leader
+    if leader is None:
+        return TO_BID[core.setup.dealer][len(core.bids)]
+    return TO_PLAY[leader][len(current.trick)]
+
+
 def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
     """The state after ``action``; raises ``IllegalAction`` if the rules forbid it.
 

@@ -30,7 +30,7 @@ from ..core.actions import Bid, Deal, Play, bid_of, play_of
 from ..core.cards import Seat
 from ..core.dealing import seeded_deck
 from ..core.errors import IllegalAction, Reason
-from ..engine.match import apply, new_match
+from ..engine.match import apply, new_match, seat_to_act
 from ..engine.state import MatchState, Phase
 from .codec._base import at as _at
 from .codec.values import claim_to_json
@@ -95,7 +95,7 @@ def replay_steps(
 
 def _seat(state: MatchState) -> Seat:
     """The seat to act; North where nobody may act (``apply`` then refuses the action)."""
-    seat = state.to_move
+    seat = seat_to_act(state)
     return Seat.NORTH if seat is None else seat
 
 

@@ -17,6 +17,7 @@ target when the opponents bid Board, since one trick beats a Board.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Final
@@ -102,6 +103,7 @@ def hand_tricks(hand: Sequence[Card], trump: Suit | None) -> float:
     return total
 
 
+@functools.cache
 def card_cost(card: Card, trump: Suit | None) -> int:
     """How dear a card is to give up: plain cards by rank, then trumps, BIG dearest."""
     if (1 << card) & trump_mask(trump):
@@ -152,27 +154,31 @@ class HeuristicPlayer:
         """Lead a side ace, let a winning partner have the trick, else win as cheaply as can be."""
         trump = view.trump
         trumps = trump_mask(trump)
-        cards = [play.card for play in legal]
         trick = view.current_trick
         assert trick is not None  # asked to play, so a trick is in progress
 
-        def cheapest(choice: Sequence[Card]) -> Play:
-            card = min(choice, key=lambda card: (card_cost(card, trump), card))
-            return Play(view.seat, card)
+        def cheapest(choice: Sequence[Play]) -> Play:
+            # The legal Play itself, not a new one: the driver knows it at a glance.
+            return min(choice, key=lambda play: (card_cost(play.card, trump), play.card))
 
         if not trick.cards:
-            aces = [card for card in cards if card.rank is Rank.ACE and not (1 << card) & trumps]
-            return cheapest(aces) if aces else cheapest(cards)
+            aces = [play for play in legal if _RANKS[play.card] is Rank.ACE]
+            aces = [play for play in aces if not (1 << play.card) & trumps]
+            return cheapest(aces) if aces else cheapest(legal)
         if trick_winner(trick.leader, trick.cards, trump) == view.partner:
-            return cheapest(cards)
+            return cheapest(legal)
         winning = [
-            card
-            for card in cards
-            if trick_winner(trick.leader, (*trick.cards, card), trump) == view.seat
+            play
+            for play in legal
+            if trick_winner(trick.leader, (*trick.cards, play.card), trump) == view.seat
         ]
         if _target_made(view):
-            winning = [card for card in winning if not (1 << card) & trumps]
-        return cheapest(winning or cards)
+            winning = [play for play in winning if not (1 << play.card) & trumps]
+        return cheapest(winning or legal)
+
+
+_RANKS: Final = tuple(card.rank for card in Card)
+"""Each card's rank, by card number (``Card.rank``, looked up rather than derived)."""
 
 
 def _target_made(view: SeatView) -> bool:
@@ -189,6 +195,7 @@ def _target_made(view: SeatView) -> bool:
 def _pick(legal: Sequence[Bid | Play], wanted: Bid) -> Bid:
     """``wanted`` if it is legal, else the legal bid nearest to it."""
     bids = [action for action in legal if isinstance(action, Bid)]
-    if wanted in bids:
-        return wanted
+    for bid in bids:
+        if bid == wanted:
+            return bid  # the legal Bid itself, which the driver knows at a glance
     return min(bids, key=lambda bid: abs(bid.amount - wanted.amount) + 100 * bid.board)

@@ -160,33 +160,40 @@ class Summary:
 
 
 def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summary:
-    """Add up match figures, in the order given."""
-    done = list(results)
-    n = len(done)
+    """Add up match figures, in the order given, in one pass (memory does not grow with them)."""
+    n = draws = throw_ins = 0
+    # Per pair: wins, score, Boards bid, Boards made, numeric deals, targets, tricks.
+    sums = [[0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]]
+    for result in results:
+        n += 1
+        draws += result.winner is None
+        throw_ins += result.throw_ins
+        for pair, stats in zip(PAIRS, result.pairs, strict=True):
+            total = sums[pair]
+            total[0] += result.winner == pair
+            total[1] += stats.score
+            total[2] += stats.boards_bid
+            total[3] += stats.boards_made
+            total[4] += stats.numeric_deals
+            total[5] += stats.targets
+            total[6] += stats.tricks
     pairs = []
     for pair in PAIRS:
-        wins = sum(result.winner == pair for result in done)
-        mine = [result.pairs[pair] for result in done]
-        numeric = sum(stats.numeric_deals for stats in mine)
+        wins, score, boards, made, numeric, targets, tricks = sums[pair]
         pairs.append(
             PairSummary(
                 pair=pair,
                 player=players[pair],
                 wins=wins,
                 win_interval=wilson_interval(wins, n),
-                average_score=sum(stats.score for stats in mine) / n if n else 0.0,
-                boards_bid=sum(stats.boards_bid for stats in mine),
-                boards_made=sum(stats.boards_made for stats in mine),
-                average_target=sum(stats.targets for stats in mine) / numeric if numeric else 0.0,
-                average_tricks=sum(stats.tricks for stats in mine) / numeric if numeric else 0.0,
+                average_score=score / n if n else 0.0,
+                boards_bid=boards,
+                boards_made=made,
+                average_target=targets / numeric if numeric else 0.0,
+                average_tricks=tricks / numeric if numeric else 0.0,
             )
         )
-    return Summary(
-        matches=n,
-        draws=sum(result.winner is None for result in done),
-        throw_ins=sum(result.throw_ins for result in done),
-        pairs=(pairs[0], pairs[1]),
-    )
+    return Summary(matches=n, draws=draws, throw_ins=throw_ins, pairs=(pairs[0], pairs[1]))
 
 
 _Job = tuple[str, str, Rules, int, int, str | None]
@@ -238,21 +245,27 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
         raise ValueError(f"use at least one process, not {jobs}")
     if records is not None and not Path(records).is_dir():
         raise ValueError(f"no folder {records!r} to write the records in")
-    work = [(ns, ew, rules, match_seed(seed, index), index, records) for index in range(matches)]
-    results: list[MatchStats] = []
-    for stats in _run(work, jobs):
-        results.append(stats)
+    # The matches are described as they are played and their figures added up as they
+    # come, so a run's memory does not grow with its length.
+    work = ((ns, ew, rules, match_seed(seed, index), index, records) for index in range(matches))
+    return summarize(_counted(_run(work, matches, jobs), progress), (ns, ew))
+
+
+def _counted(
+    results: Iterator[MatchStats], progress: Callable[[int], None] | None
+) -> Iterator[MatchStats]:
+    for done, stats in enumerate(results, 1):
+        yield stats
         if progress is not None:
-            progress(len(results))
-    return summarize(results, (ns, ew))
+            progress(done)
 
 
-def _run(work: list[_Job], jobs: int) -> Iterator[MatchStats]:
+def _run(work: Iterator[_Job], matches: int, jobs: int) -> Iterator[MatchStats]:
     if jobs == 1:
         yield from map(_play_one, work)
         return
     # map() yields in submission order whatever order the workers finish in.
-    chunk = max(1, len(work) // (jobs * 8))
+    chunk = max(1, matches // (jobs * 8))
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_interrupts_to_parent)
     try:
         yield from pool.map(_play_one, work, chunksize=chunk)
