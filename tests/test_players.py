@@ -302,3 +302,17 @@ def test_rounding_point_can_be_set() -> None:
     legal = legal_actions(state)
     assert cautious(view(state, Seat.WEST), legal) == Bid(Seat.WEST, int(count))
     assert bold(view(state, Seat.WEST), legal) == Bid(Seat.WEST, int(count) + 1)
+
+
+@pytest.mark.parametrize("returned", ["E 1", None, Play(Seat.NORTH, Card.BIG)])
+def test_a_choice_that_is_no_legal_action_is_refused(returned: object) -> None:
+    """Something that is not a bid or play, or a card its seat does not hold, stops the match."""
+
+    def odd(seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        if isinstance(legal[0], Play):
+            return returned  # type: ignore[return-value]
+        return legal[-1] if seen.seat is Seat.EAST else legal[0]
+
+    with pytest.raises(PlayerError, match="which is not legal: ") as error:
+        play_match([odd] * 4, SHORT, seed=1)
+    assert error.value.action == returned

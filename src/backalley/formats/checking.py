@@ -88,8 +88,20 @@ def replay_steps(
             amount, board = parse_call(call)
             action = bid_of(_seat(state), amount, board)
             state = _apply(state, action, visit, (index, "bids", number))
+        if visit is not None:
+            for number, card in enumerate(item.plays):
+                state = _apply(state, play_of(_seat(state), card), visit, (index, "plays", number))
+            continue
+        # The cards of a deal, most of a record, without the per-action call of
+        # ``_apply``: the same ``apply`` judges each, and a refusal is located alike.
         for number, card in enumerate(item.plays):
-            state = _apply(state, play_of(_seat(state), card), visit, (index, "plays", number))
+            seat = seat_to_act(state)
+            play = play_of(Seat.NORTH if seat is None else seat, card)
+            try:
+                state = apply(state, play)
+            except IllegalAction:
+                _apply(state, play, None, (index, "plays", number))  # raises IllegalRecord
+                raise
     return state
 
 

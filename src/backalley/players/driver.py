@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
-from itertools import repeat
-from operator import is_
 from typing import Final, Protocol, TypeAlias, runtime_checkable
 
 from ..core.actions import Action, Bid, Play
@@ -126,8 +124,8 @@ def play_step(state: MatchState, seated: Sequence[Player]) -> tuple[Action, Matc
     asked = turn(state)
     assert asked is not None  # a deal is in progress, so somebody acts
     seat, legal = asked
-    action = _one_of(legal, seated[seat](view(state, seat), legal), state, seat)
-    return action, apply(state, action)
+    action = seated[seat](view(state, seat), legal)
+    return action, _judged(state, seat, action)
 
 
 def play_match(
@@ -166,35 +164,34 @@ def play_match(
                     "always pass, so the match would never end.",
                 )
             action: Action = seeded_deal(state)
+            following = apply(state, action)
         else:
             seat, legal = asked
             action = seated[seat](view(state, seat), legal)
-            action = _one_of(legal, action, state, seat)
-        following = apply(state, action)
+            following = _judged(state, seat, action)
         if watch is not None:
             watch(state, action, following)
         state = following
     return state
 
 
-def _one_of(
-    legal: tuple[Bid | Play, ...], action: object, state: MatchState, seat: Seat
-) -> Bid | Play:
-    """``action`` if it is one of ``legal``; else PlayerError saying why not."""
-    # The legal actions are the shared instances, and a player usually returns one of
-    # them: compare by identity first (in C), by equality only when that fails.
-    if any(map(is_, legal, repeat(action))):
-        return action  # type: ignore[return-value]
-    if action in legal:
-        return legal[legal.index(action)]
-    raise PlayerError(seat, action, _refusal(state, seat, action))
+def _judged(state: MatchState, seat: Seat, action: object) -> MatchState:
+    """The state after the action a player chose; PlayerError if the rules refuse it.
 
-
-def _refusal(state: MatchState, seat: Seat, action: object) -> str:
-    who = f"The player at {seat.name.title()} returned {action!r}, which is not legal"
-    if isinstance(action, Bid | Play):
+    ``apply`` is the judge, as for any action: it accepts exactly the actions that
+    ``legal_actions`` lists for the player to move, so no second look through the
+    legal actions is needed, and a refusal carries the rules' own reason.
+    """
+    kind = type(action)
+    if kind is Bid or kind is Play:
         try:
-            apply(state, action)
+            return apply(state, action)  # type: ignore[arg-type]
         except IllegalAction as refusal:
-            return f"{who}: {refusal.message}"
-    return f"{who}: it must return one of the legal actions it was given."
+            raise PlayerError(seat, action, f"{_who(seat, action)}: {refusal.message}") from None
+    raise PlayerError(
+        seat, action, f"{_who(seat, action)}: it must return one of the legal actions it was given."
+    )
+
+
+def _who(seat: Seat, action: object) -> str:
+    return f"The player at {seat.name.title()} returned {action!r}, which is not legal"

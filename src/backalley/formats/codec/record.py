@@ -21,6 +21,7 @@ from ...engine.state import Termination
 from ._base import RecordError, array, at, found, integer, obj, two_ints
 from .values import (
     card_from_json,
+    cards_of_codes,
     cards_to_json,
     claim_to_json,
     rules_from_json,
@@ -165,10 +166,7 @@ def _deal(value: Any, path: str) -> RecordDeal:
             )
         calls.append(item)
     plays_path = at(path, "plays")
-    plays = tuple(
-        card_from_json(item, at(plays_path, index))
-        for index, item in enumerate(array(value["plays"], plays_path, "cards", _MAX_PLAYS))
-    )
+    plays = cards_of_codes(array(value["plays"], plays_path, "cards", _MAX_PLAYS), plays_path)
     scores = two_ints(value["scores"], at(path, "scores")) if "scores" in value else None
     return RecordDeal(deck, tuple(calls), plays, scores)
 

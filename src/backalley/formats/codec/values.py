@@ -66,6 +66,20 @@ def _spelled(parse: Callable[[Any], _T], value: Any, path: str, error: Error) ->
         raise error(path, str(problem)) from None
 
 
+def cards_of_codes(items: list[Any], path: str, error: Error = RecordError) -> tuple[Card, ...]:
+    """Cards from their codes (``items`` the JSON array at ``path``), in order.
+
+    The same as ``card_from_json`` of each item at ``path[index]``; a record holds
+    hundreds of cards, so the item paths are made only when an item is no card code.
+    """
+    try:
+        return tuple(map(_CODES.__getitem__, items))
+    except (KeyError, TypeError):
+        return tuple(
+            card_from_json(item, at(path, index), error) for index, item in enumerate(items)
+        )
+
+
 def card_from_json(
     value: Any, path: str, error: Error = RecordError, *, any_spelling: bool = False
 ) -> Card:
@@ -98,6 +112,8 @@ def cards_from_json(
 ) -> tuple[Card, ...]:
     """An array of card codes."""
     items = array(value, path, "card codes", error=error)
+    if not any_spelling:
+        return cards_of_codes(items, path, error)
     return tuple(
         card_from_json(item, at(path, index), error, any_spelling=any_spelling)
         for index, item in enumerate(items)
