@@ -1,7 +1,7 @@
 """One workload per run, for counting its instructions under valgrind (load-independent).
 
 Run: ``valgrind --tool=callgrind --callgrind-out-file=/dev/null python
-benchmarks/instructions.py WORK N`` for WORK in ``none`` (imports and set-up only,
+benchmarks/workloads.py WORK N`` for WORK in ``none`` (imports and set-up only,
 to subtract), ``raw`` (N random standard playouts), ``simulate-random``,
 ``simulate-heuristic`` (``simulate`` of N matches) and ``check`` (N records, made
 before the count starts are subtracted through ``make-records``). Compare the
