@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEFAULT_FILE_CHUNK", "add_parser", "check_chunk", "check_file", "check_files", "run"]
 
-DEFAULT_FILE_CHUNK = 20
+DEFAULT_FILE_CHUNK = 50
 """Record files per cluster task (docs/cluster.md)."""
 
 
