@@ -12,7 +12,9 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -239,11 +241,14 @@ def test_a_killed_worker_loses_and_duplicates_nothing(tmp_path):
             progress=kill_a_busy_worker,
             records=str(there),
         )
+        # The worker started in place of the killed one leaves Ctrl-C to the client too.
+        assert set(dask_client.run(_sigint_ignored).values()) == {True}
     assert killed, "no worker was killed"
     with pytest.raises(ProcessLookupError):
         os.kill(killed[0], 0)
     one = simulate("heuristic", "random", rules, seed=21, matches=60, records=str(here))
     assert many == one
+    assert not _sigint_ignored()  # this process still takes Ctrl-C
     assert sorted(p.name for p in there.iterdir()) == sorted(p.name for p in here.iterdir())
     for path in here.iterdir():
         assert (there / path.name).read_bytes() == path.read_bytes()
@@ -310,3 +315,52 @@ def test_unreachable_scheduler_is_one_line(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.startswith("backalley check: cannot reach a Dask scheduler at 'tcp://127.0.0.1:9'")
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def _sigint_ignored() -> bool:
+    return signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+
+
+def test_local_workers_leave_ctrl_c_to_the_client(client):
+    """The workers of a local cluster ignore Ctrl-C: only the command reports it."""
+    assert set(client.run(_sigint_ignored).values()) == {True}
+
+
+_WITH_CTRL_C = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[1:]])"
+)
+
+
+def test_ctrl_c_stops_a_cluster_run_with_one_line(tmp_path):
+    """Ctrl-C to the whole process group: status 130, one line saying how far, no traceback."""
+    folder = tmp_path / "records"
+    folder.mkdir()
+    # Through exec with Ctrl-C back to its default: a job started in the background
+    # (as CI may start this suite) inherits SIGINT ignored.
+    command = [sys.executable, "-c", _WITH_CTRL_C, "-m", "backalley", "simulate"]
+    command += ["--schedule", "short"]
+    command += ["--matches", "100000", "--cluster", "local", "--records", str(folder)]
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not any(folder.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert any(folder.iterdir()), "no match was played within a minute"
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.communicate()
+    assert process.returncode == 130
+    assert out == ""
+    assert re.fullmatch(
+        r"backalley simulate: interrupted after \d+ of 100000 matches; no summary printed\n", err
+    ), err

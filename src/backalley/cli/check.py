@@ -16,10 +16,11 @@ reports in the same order (docs/cluster.md).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..cluster import ItemFailure, batches, run_chunks
@@ -180,7 +181,7 @@ def check_files(  # noqa: PLR0913 - the run's settings, keyword-only after the f
     chunk_size: int = DEFAULT_FILE_CHUNK,
     ship: bool = False,
     progress: Callable[[int], None] | None = None,
-) -> Iterator[FileReport]:
+) -> Generator[FileReport, None, None]:
     """:func:`check_file` for each file, in order, as the results come in.
 
     With a Dask ``client`` the files are checked on its cluster, ``chunk_size``
@@ -197,11 +198,13 @@ def check_files(  # noqa: PLR0913 - the run's settings, keyword-only after the f
         return
     work = functools.partial(check_chunk, complete=complete)
     items = ((name, fetch(name) if ship or name == "-" else _absolute(name)) for name in names)
-    for result in run_chunks(client, work, batches(items, chunk_size), progress=progress):
-        if isinstance(result, ItemFailure):
-            yield _failed(result.item[0], result.reason)
-        else:
-            yield result
+    stream = run_chunks(client, work, batches(items, chunk_size), progress=progress)
+    with contextlib.closing(stream):
+        for result in stream:
+            if isinstance(result, ItemFailure):
+                yield _failed(result.item[0], result.reason)
+            else:
+                yield result
 
 
 def _absolute(name: str) -> str:
@@ -241,12 +244,14 @@ def run(args: argparse.Namespace) -> int:
                 chunk_size=args.chunk_size,
                 ship=args.ship,
             )
-            for status, report, text in results:
-                done += 1
-                worst = max(worst, status)
-                reports.append(report)
-                if not args.json:
-                    write_lines([text])
+            # Closed before the client, even on Ctrl-C, so the chunks in flight are cancelled.
+            with contextlib.closing(results):
+                for status, report, text in results:
+                    done += 1
+                    worst = max(worst, status)
+                    reports.append(report)
+                    if not args.json:
+                        write_lines([text])
     except KeyboardInterrupt:
         # The lines printed so far are whole reports; say that they are not all of them.
         raise CommandError(

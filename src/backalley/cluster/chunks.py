@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 import attrs
@@ -162,7 +162,7 @@ def run_chunks(
     *,
     window: int | None = None,
     progress: Callable[[int], None] | None = None,
-) -> Iterator[R | ItemFailure[T]]:
+) -> Generator[R | ItemFailure[T], None, None]:
     """``function(chunk)`` for each chunk on the cluster; its items' results, in order.
 
     ``function`` takes a chunk's items and returns one result per item; it must
@@ -191,7 +191,8 @@ def run_chunks(
                 yield from run.ready()
                 run.top_up(source)
     finally:
-        if run.meta:
+        # Only an open client has anything to cancel (a closed one took its tasks with it).
+        if run.meta and dask.status == "running":
             dask.cancel(list(run.meta))
     if run.flying:
         # as_completed ran dry with chunks unfinished: a lost connection, never silence.

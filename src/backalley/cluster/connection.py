@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     from distributed import Client
@@ -54,6 +56,23 @@ def local_workers() -> int:
         return os.cpu_count() or 1
 
 
+def _leave_interrupts_to_client(distributed: ModuleType) -> Any:
+    """A plugin making the workers of our own LocalCluster ignore Ctrl-C.
+
+    Ctrl-C reaches every process of the terminal's group: the client stops the
+    run and says how far it got, once; a worker would print a traceback. Given
+    as a plugin, so that a worker started again after a crash ignores it too.
+    """
+    plugin: Any = distributed.WorkerPlugin
+
+    class LeaveInterruptsToClient(plugin):  # type: ignore[misc]
+        def setup(self, worker: object) -> None:
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    return LeaveInterruptsToClient()
+
+
 @contextmanager
 def connect(address: str, *, workers: int | None = None) -> Iterator[Client]:
     """A Dask client for ``address`` (``tcp://host:8786``), or for a new local cluster.
@@ -76,6 +95,7 @@ def connect(address: str, *, workers: int | None = None) -> Iterator[Client]:
         )
         try:
             with distributed.Client(cluster) as client:
+                client.register_plugin(_leave_interrupts_to_client(distributed))
                 yield client
         finally:
             cluster.close()

@@ -11,6 +11,7 @@ folder, and a worker killed mid-write leaves no half file.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
@@ -92,14 +93,16 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     results: list[MatchStats] = []
     failures: list[ItemFailure[int]] = []
     stream = run_chunks(client, play, index_chunks(matches, chunk_size), progress=progress)
-    for index, result in enumerate(stream):
-        if isinstance(result, ItemFailure):
-            failures.append(result)
-            continue
-        stats, text = result
-        if records is not None and text is not None:
-            write_record(records, index, text)
-        results.append(stats)
+    # Closed here, even on Ctrl-C, so its chunks are cancelled while the client is still open.
+    with contextlib.closing(stream):
+        for index, result in enumerate(stream):
+            if isinstance(result, ItemFailure):
+                failures.append(result)
+                continue
+            stats, text = result
+            if records is not None and text is not None:
+                write_record(records, index, text)
+            results.append(stats)
     summary = summarize(results, (ns, ew))
     if failures:
         raise IncompleteRun(summary, failures, matches)
