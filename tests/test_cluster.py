@@ -241,11 +241,10 @@ def test_a_killed_worker_loses_and_duplicates_nothing(tmp_path):
             progress=kill_a_busy_worker,
             records=str(there),
         )
+        assert killed, "no worker was killed"
+        assert killed[0] not in dask_client.run(os.getpid).values()
         # The worker started in place of the killed one leaves Ctrl-C to the client too.
         assert set(dask_client.run(_sigint_ignored).values()) == {True}
-    assert killed, "no worker was killed"
-    with pytest.raises(ProcessLookupError):
-        os.kill(killed[0], 0)
     one = simulate("heuristic", "random", rules, seed=21, matches=60, records=str(here))
     assert many == one
     assert not _sigint_ignored()  # this process still takes Ctrl-C

@@ -78,6 +78,7 @@ def test_without_the_extra_cluster_names_it_in_one_line(argv, monkeypatch, capsy
         (["simulate", "--matches", "2", "--chunk-size", "0"], "--chunk-size must be at least 1"),
         (["check", RECORDS[0], "--chunk-size", "-1"], "--chunk-size must be at least 1"),
         (["simulate", "--jobs", "2", "--cluster", "local"], "use --jobs or --cluster, not both"),
+        (["check", RECORDS[0], "--ship"], "--ship sends the files to a cluster"),
     ],
 )
 def test_bad_cluster_options_are_refused(argv, message, capsys):

@@ -39,6 +39,8 @@ def cluster_client(args: argparse.Namespace) -> Iterator[Client | None]:
     if args.chunk_size < 1:
         raise CommandError(f"--chunk-size must be at least 1, not {args.chunk_size}")
     if args.cluster is None:
+        if getattr(args, "ship", False):
+            raise CommandError("--ship sends the files to a cluster: it goes with --cluster")
         yield None
         return
     if getattr(args, "jobs", 1) != 1:
