@@ -363,3 +363,12 @@ def test_ctrl_c_stops_a_cluster_run_with_one_line(tmp_path):
     assert re.fullmatch(
         r"backalley simulate: interrupted after \d+ of 100000 matches; no summary printed\n", err
     ), err
+
+
+def test_workers_read_shared_files_at_their_absolute_paths(client, capsys, monkeypatch, tmp_path):
+    """Names relative to this process's folder reach the workers as absolute paths."""
+    name = "copy.json"
+    (tmp_path / name).write_bytes(Path(RECORDS[0]).read_bytes())
+    monkeypatch.chdir(tmp_path)  # the workers stay in the folder they started in
+    assert main(["check", name, "--cluster", client.scheduler.address]) == 0
+    assert capsys.readouterr().out.startswith("copy.json: valid: a complete match")

@@ -251,6 +251,7 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     processes play them; the summary does not depend on it. ``progress`` is told
     how many matches are done, as they finish in order. With ``records`` (a
     folder, which must exist) each match is also written there as a game record.
+    :func:`backalley.cluster.simulate` plays the same run on a Dask cluster.
     """
     check_run(ns, ew, matches, records)
     if jobs < 1:
