@@ -87,6 +87,21 @@ def test_results_come_in_order_whatever_order_chunks_finish(client):
     assert finished != sorted(finished)
 
 
+def _late_last(items: Sequence[int]) -> list[float]:
+    """When each item was done; the later chunks take longer."""
+    time.sleep(0.1 * items[0])
+    return [time.monotonic() for _ in items]
+
+
+def test_results_stream_before_the_run_ends(client):
+    """The first chunk's results are given back while later chunks are still running."""
+    stream = run_chunks(client, _late_last, index_chunks(6, 1), window=6)
+    next(stream)
+    first_given = time.monotonic()
+    finished = [next(stream) for _ in range(5)]
+    assert first_given < finished[-1]
+
+
 def test_a_failing_chunk_names_its_item_and_the_rest_completes(client):
     """A chunk that raises is retried item by item: the bad item is named, the others give."""
     results = list(run_chunks(client, _fail_on_five, index_chunks(9, 4)))
