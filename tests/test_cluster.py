@@ -60,7 +60,7 @@ def client() -> Iterator[distributed.Client]:
 
 def _late_first(items: Sequence[int]) -> list[tuple[int, float]]:
     """Each item's square and when it was done; the first chunks take the longest."""
-    time.sleep(0.05 * max(0, 6 - items[0]))
+    time.sleep(0.1 * max(0, 8 - items[0]))
     return [(item * item, time.monotonic()) for item in items]
 
 
