@@ -24,11 +24,22 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..cluster import ItemFailure, batches, run_chunks
-from ..engine.state import MatchState, Termination
+from ..engine.state import MatchState
 from ..formats.checking import IllegalRecord, check
+from ..formats.codec.report import check_report_to_json, error_to_json
 from ..formats.records import RecordError
+from ..pictures.prose import result_sentence
 from ._cluster import add_cluster_options, cluster_client
-from ._common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, CommandError, Commands, write_lines
+from ._common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    Commands,
+    add_command,
+    add_json_option,
+    write_lines,
+)
 from ._recordfile import Unreadable, fetch, read_record
 
 if TYPE_CHECKING:
@@ -40,22 +51,21 @@ DEFAULT_FILE_CHUNK = 50
 """Record files per cluster task (docs/cluster.md)."""
 
 
+HELP = "replay game records, report the first illegal action and any wrong score"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Replay each game record through the rules engine. Report the first illegal action with
+its position and reason, and every claimed score that differs from the recomputed one.
+Exit 0 if all are valid, 1 if one is not, 2 if an input is not a record."""
+
+
 def add_parser(commands: Commands) -> None:
     """Register ``backalley check``."""
-    parser = commands.add_parser(
-        "check",
-        help="replay game records, report the first illegal action and any wrong score",
-        description=(
-            "Replay each game record through the rules engine. Report the first illegal "
-            "action with its position and reason, and every claimed score that differs from "
-            "the recomputed one. Exit 0 if all are valid, 1 if one is not, 2 if an input "
-            "is not a record."
-        ),
-    )
+    parser = add_command(commands, "check", run, HELP, DESCRIPTION)
     parser.add_argument(
         "records", nargs="+", metavar="RECORD", help="record files ('-' reads stdin)"
     )
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_json_option(parser)
     parser.add_argument(
         "--complete", action="store_true", help="also fail a record that does not finish the match"
     )
@@ -66,7 +76,6 @@ def add_parser(commands: Commands) -> None:
         help="with --cluster: read the files here and send them to the workers, "
         "for workers that do not share this machine's files",
     )
-    parser.set_defaults(run=run)
 
 
 def _position(state: MatchState) -> str:
@@ -87,17 +96,6 @@ def _position(state: MatchState) -> str:
     return f"{head}, trick {trick} card {card}, {mover} to play"
 
 
-def _result_words(state: MatchState) -> str:
-    outcome = state.outcome
-    assert outcome is not None
-    ns, ew = outcome.totals
-    if outcome.winner is None:
-        return f"a draw, {ns} all"
-    name = "North-South" if outcome.winner.label == "NS" else "East-West"
-    how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
-    return f"{name} win{how}, NS {ns} to EW {ew}"
-
-
 FileReport = tuple[int, dict[str, Any], str]
 """What checking one file gives: the exit status, the JSON report and the text line."""
 
@@ -114,44 +112,18 @@ def check_file(
         record = read_record(name, content)
         result = check(record)
     except IllegalRecord as error:
-        report |= {
-            "status": "illegal",
-            "error": {
-                "path": error.path,
-                "where": error.where,
-                "action": error.action,
-                "reason": error.reason.value,
-                "message": error.refusal.message,
-            },
-        }
+        report |= {"status": "illegal", "error": error_to_json(error)}
         text = (
             f"{name}: illegal: {error.path} ({error.where}): {error.action} "
             f"[{error.reason.value}] {error.refusal.message}"
         )
         return EXIT_INVALID, report, text
     except RecordError as error:
-        report |= {
-            "status": "not_a_record",
-            "error": {"path": error.path, "message": error.message},
-        }
+        report |= {"status": "not_a_record", "error": error_to_json(error)}
         where = f"{error.path}: " if error.path else ""
         return EXIT_USAGE, report, f"{name}: not a record: {where}{error.message}"
     state = result.state
-    report |= {
-        "complete": result.complete,
-        "deals": len(record.deals),
-        "totals": list(state.totals),
-        "outcome": None
-        if state.outcome is None
-        else {
-            "termination": state.outcome.termination.value,
-            "winner": None if state.outcome.winner is None else state.outcome.winner.label,
-        },
-        "discrepancies": [
-            {"path": d.path, "claimed": d.claimed, "computed": d.computed, "message": d.message}
-            for d in result.discrepancies
-        ],
-    }
+    report |= check_report_to_json(result, len(record.deals))
     if result.discrepancies:
         report["status"] = "inconsistent"
         lines = [f"{name}: inconsistent: {d.path}: {d.message}" for d in result.discrepancies]
@@ -159,10 +131,11 @@ def check_file(
     if result.complete:
         report["status"] = "valid"
         deals = len(state.history)
+        assert state.outcome is not None  # the match is complete
         return (
             EXIT_OK,
             report,
-            f"{name}: valid: a complete match, {deals} deals; {_result_words(state)}",
+            f"{name}: valid: a complete match, {deals} deals; {result_sentence(state.outcome)}",
         )
     report["status"] = "incomplete" if complete else "valid"
     ns, ew = state.totals
