@@ -199,7 +199,7 @@ def check_chunk(
 
 def _failed(name: str, reason: str) -> FileReport:
     """The report of a file whose check raised on the cluster."""
-    report = {"file": name, "status": "error", "error": {"message": reason}}
+    report = {"file": name, "status": "error", "error": {"path": "", "message": reason}}
     return EXIT_USAGE, report, f"{name}: error: the check failed: {reason}"
 
 
