@@ -387,3 +387,20 @@ def test_workers_read_shared_files_at_their_absolute_paths(client, capsys, monke
     monkeypatch.chdir(tmp_path)  # the workers stay in the folder they started in
     assert main(["check", name, "--cluster", client.scheduler.address]) == 0
     assert capsys.readouterr().out.startswith("copy.json: valid: a complete match")
+
+
+def test_no_summary_when_every_match_failed(client, monkeypatch, capsys):
+    """With every match failed there is nothing to sum: one line, status 1, no table."""
+
+    def fails(*args: object, **kwargs: object) -> None:
+        empty = summarize([], ("random", "random"))
+        raise IncompleteRun(empty, [ItemFailure(0, "RuntimeError: boom")], 1)
+
+    monkeypatch.setattr("backalley.cli.simulate.simulate_on_cluster", fails)
+    assert main(["simulate", "--matches", "1", "--cluster", client.scheduler.address]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        "backalley simulate: no match could be played: 1 of 1 matches failed "
+        "(match 1: RuntimeError: boom); no other\n"
+    )

@@ -47,9 +47,10 @@ class IncompleteRun(ClusterError):
 
     def __init__(self, summary: Summary, failures: list[ItemFailure[int]], matches: int) -> None:
         first = failures[0]
+        rest = f"the summary covers the other {summary.matches}" if summary.matches else "no other"
         super().__init__(
             f"{len(failures)} of {matches} matches failed (match {first.item + 1}: "
-            f"{first.reason}); the summary covers the other {summary.matches}"
+            f"{first.reason}); {rest}"
         )
         self.summary = summary
         self.failures = failures
