@@ -12,6 +12,7 @@ happens that the rules do not say. The rules are stated, with their sources, in
 (7, 'bid')
 """
 
+from importlib.machinery import EXTENSION_SUFFIXES
 from types import ModuleType
 
 from . import _paths
@@ -23,6 +24,7 @@ from .core.errors import IllegalAction, Reason
 from .core.rules import SCHEDULES, Rules, TiePolicy
 from .core.scoring import score
 from .core.tricks import Trick
+from .engine import match as _match
 from .engine.match import apply, legal_actions, new_match, seeded_deal
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
 
@@ -61,6 +63,13 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+__compiled__: bool = (_match.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
+"""True when the rules core and the engine run compiled by mypyc (``BACKALLEY_COMPILE=1``).
+
+The compiled build and the pure-Python one are built from the same source and
+pass the same tests; ``backalley --version`` names the build that is running.
+"""
 
 _paths.install()
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from operator import itemgetter
-from typing import Final
+from typing import Final, cast, overload
 
 from ..core.actions import PLAYS, Bid, Deal, Play, bid_of, deal_of_permutation
 from ..core.bidding import bid_in_range, is_throw_in, opening_leader
@@ -73,7 +73,19 @@ _BIDS: Final = tuple(
 """``_BIDS[seat][hand_size]``: Pass, 1 .. hand_size - 1, Board: the legal bids."""
 
 
-def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchState:
+@overload
+def new_match(rules: Rules | None = None) -> MatchState: ...
+
+
+@overload
+def new_match(rules: Rules | None = None, *, seed: int | None) -> MatchState: ...
+
+
+# The implementation takes ``object`` because it checks its arguments itself: compiled
+# by mypyc, an ``int`` parameter would refuse a text with mypyc's own message and take
+# a bool for an int before the check below could refuse it (the overloads keep the
+# types that callers see).
+def new_match(rules: object = None, *, seed: object = None) -> MatchState:
     """A match about to be dealt its first deal.
 
     The seed (0 to 2**64 - 1) fixes every seeded deal, so the same rules, seed
@@ -85,10 +97,9 @@ def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchSt
     elif not isinstance(rules, Rules):
         raise TypeError(f"rules must be a backalley.Rules, not {type(rules).__name__}")
     if seed is None:
-        seed = secrets.randbits(64)
-    else:
-        check_whole(seed, MAX_SEED, "a seed")
-    return MatchState(MatchCore(rules, seed))
+        return MatchState(MatchCore(rules, secrets.randbits(64)))
+    check_whole(seed, MAX_SEED, "a seed")
+    return MatchState(MatchCore(rules, cast(int, seed)))  # a whole number: checked above
 
 
 def seeded_deal(state: MatchState) -> Deal:
