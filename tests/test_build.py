@@ -8,11 +8,15 @@ tests check that the flag tells the truth, that exactly the configured modules a
 compiled, and that the compiled engine agrees with the source, step by step.
 """
 
+import ast
 import base64
+import doctest
 import fnmatch
+import importlib
 import json
 import os
 import pickle
+import pkgutil
 import random
 import subprocess
 import sys
@@ -200,3 +204,55 @@ def test_states_and_actions_pickle_to_equal_values():
         assert pickle.loads(pickle.dumps(action)) == action
         state = apply(state, action)
     assert pickle.loads(pickle.dumps(state)) == state
+
+
+def _docstring_examples(name: str) -> list[doctest.DocTest]:
+    """The ``>>>`` examples of every docstring in a module's source, run in its namespace."""
+    module = importlib.import_module(name)
+    # A compiled module keeps its source beside it, as ``<name>.py``.
+    file = Path(module.__file__ or "")
+    is_package = file.stem == "__init__" or hasattr(module, "__path__")
+    path = file if is_package else file.parent / f"{name.rpartition('.')[2]}.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    parser = doctest.DocTestParser()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            text = ast.get_docstring(node, clean=False)
+            if text and ">>>" in text:
+                where = getattr(node, "name", name)
+                test = parser.get_doctest(
+                    text,
+                    dict(vars(module)),
+                    f"{name}.{where}",
+                    str(path),
+                    getattr(node, "lineno", 0),
+                )
+                found.append(test)
+    return found
+
+
+@COMPILED_ONLY
+def test_docstring_examples_against_the_compiled_build():
+    """Every module's docstring examples pass on the compiled build.
+
+    The default run collects them from ``src/`` (pytest's ``--doctest-modules``); this
+    run tests the installed package instead, and pytest reads a module's docstrings
+    from the module object, which a compiled module does not keep: so they are read
+    here from the source that the wheel keeps beside each module.
+    """
+    names = [
+        info.name
+        for info in pkgutil.walk_packages(backalley.__path__, "backalley.")
+        if not info.name.endswith("__main__")
+    ]
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    examples = {}
+    for name in ["backalley", *names]:
+        for test in _docstring_examples(name):
+            result = runner.run(test)
+            examples[name] = examples.get(name, 0) + result.attempted
+            assert result.failed == 0, test.name
+    # The compiled modules' examples ran too, not only the interpreted ones'.
+    assert examples.get("backalley.engine.match", 0) > 0
+    assert examples.get("backalley.core.tricks", 0) > 0
