@@ -46,6 +46,18 @@ def ours(matches: int, passes: int) -> int:
     return len(positions)
 
 
+def deals(matches: int, passes: int) -> int:
+    """Apply the seeded first deal of ``matches`` seeds ``passes`` times (no shuffle counted)."""
+    from backalley import Rules, apply, new_match, seeded_deal  # noqa: PLC0415
+
+    starts = [new_match(Rules(), seed=seed) for seed in range(matches)]
+    chosen = [seeded_deal(state) for state in starts]
+    for _ in range(passes):
+        for state, deal in zip(starts, chosen, strict=True):
+            apply(state, deal)
+    return len(starts)
+
+
 def theirs(games: int, passes: int) -> int:
     """The same on OpenSpiel's Oh Hell: replay each game's player actions from clones."""
     import pyspiel  # noqa: PLC0415 -- optional: only this comparison needs it
@@ -110,13 +122,16 @@ def main() -> None:
         help="a source tree to count (with any extension modules built in place beside it)",
     )
     parser.add_argument("--openspiel", action="store_true", help="also count OpenSpiel")
+    parser.add_argument(
+        "--deals", action="store_true", help="count an apply of a Deal instead of a player action"
+    )
     parser.add_argument("--matches", type=int, default=3)
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         which, size, passes = args.worker
-        run = ours if which == "ours" else theirs
+        run = {"ours": ours, "deals": deals, "theirs": theirs}[which]
         print(run(int(size), int(passes)))
         return
     base = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
@@ -131,6 +146,12 @@ def main() -> None:
     runs.extend((python, python, "ours", args.matches, base) for python in args.python)
     if args.openspiel:
         runs.append(("OpenSpiel oh_hell", sys.executable, "theirs", args.games, base))
+    if args.deals:
+        runs = [
+            (label, python, "deals", 200, env)
+            for label, python, which, _, env in runs
+            if which == "ours"
+        ]
     for label, python, which, size, env in runs:
         done = subprocess.run(
             [python, __file__, "--worker", which, str(size), "0"],
@@ -143,7 +164,8 @@ def main() -> None:
         actions = int(done.stdout)
         twice = counted(python, which, size, 2, env)
         once = counted(python, which, size, 1, env)
-        print(f"{label:48} {(twice - once) / actions:10.0f} instructions per player action")
+        what = "apply of a Deal" if args.deals else "player action"
+        print(f"{label:48} {(twice - once) / actions:10.0f} instructions per {what}")
 
 
 if __name__ == "__main__":
