@@ -58,9 +58,9 @@ def _configured_modules() -> set[str]:
 
 
 def test_the_configuration_names_the_hot_path():
-    """The trick rules, the bidding rules, apply and the seat views are compiled."""
+    """The trick rules, the bidding rules, the match flow and apply are compiled."""
     configured = _configured_modules()
-    for name in ("core.tricks", "core.bidding", "engine.match", "engine.view"):
+    for name in ("core.tricks", "core.bidding", "core.flow", "engine.match", "engine._fast"):
         assert f"backalley.{name}" in configured
 
 
