@@ -9,24 +9,30 @@ A record that stops early is valid as a position and reported as partial
 Exit status: 0 when every record is valid and consistent, 1 when one breaks
 the rules or claims a wrong score, 2 when an input is not a record at all.
 ``--json`` prints one JSON object per record, in a list, instead of text.
-``--jobs N`` checks the files in N processes; the reports come in the order given.
+``--jobs N`` checks the files in N processes of this machine, and
+``--cluster ADDRESS|local`` on a Dask cluster, with the same reports in the same
+order (docs/cluster.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
+import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ..cluster import ItemFailure, batches, run_chunks
 from ..engine.state import MatchState
 from ..formats.checking import IllegalRecord, check
 from ..formats.codec.report import check_report_to_json, error_to_json
 from ..formats.records import RecordError
 from ..pictures.prose import result_sentence
+from ._cluster import add_cluster_options, cluster_client
 from ._common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -37,9 +43,15 @@ from ._common import (
     add_json_option,
     write_lines,
 )
-from ._recordfile import read_record
+from ._recordfile import Unreadable, fetch, read_record
 
-__all__ = ["add_parser", "check_file", "run"]
+if TYPE_CHECKING:
+    from distributed import Client
+
+__all__ = ["DEFAULT_FILE_CHUNK", "add_parser", "check_chunk", "check_file", "check_files", "run"]
+
+DEFAULT_FILE_CHUNK = 50
+"""Record files per cluster task (docs/cluster.md)."""
 
 
 HELP = "replay game records, report the first illegal action and any wrong score"
@@ -63,6 +75,13 @@ def add_parser(commands: Commands) -> None:
     parser.add_argument(
         "--jobs", type=int, default=1, help="processes to check in; reports keep the order given"
     )
+    add_cluster_options(parser, "files", DEFAULT_FILE_CHUNK)
+    parser.add_argument(
+        "--ship",
+        action="store_true",
+        help="with --cluster: read the files here and send them to the workers, "
+        "for workers that do not share this machine's files",
+    )
 
 
 def _position(state: MatchState) -> str:
@@ -83,11 +102,20 @@ def _position(state: MatchState) -> str:
     return f"{head}, trick {trick} card {card}, {mover} to play"
 
 
-def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any], str]:
-    """Check one record file: the exit status, the JSON report and the text line."""
+FileReport = tuple[int, dict[str, Any], str]
+"""What checking one file gives: the exit status, the JSON report and the text line."""
+
+
+def check_file(
+    name: str, *, complete: bool = False, content: bytes | Unreadable | None = None
+) -> FileReport:
+    """Check one record file: the exit status, the JSON report and the text line.
+
+    ``content`` is the file's bytes when they were read already (elsewhere).
+    """
     report: dict[str, Any] = {"file": name}
     try:
-        record = read_record(name)
+        record = read_record(name, content)
         result = check(record)
     except IllegalRecord as error:
         report |= {"status": "illegal", "error": error_to_json(error)}
@@ -124,29 +152,46 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
     return (EXIT_INVALID if complete else EXIT_OK), report, text
 
 
-def run(args: argparse.Namespace) -> int:
-    """Check every record; the worst status."""
-    if args.jobs < 1:
-        raise CommandError(f"--jobs must be at least 1, not {args.jobs}")
-    worst = EXIT_OK
-    reports = []
-    lines = []
-    for status, report, text in _check_files(args.records, args.complete, args.jobs):
-        worst = max(worst, status)
-        reports.append(report)
-        lines.append(text)
-    if args.json:
-        write_lines([json.dumps(reports, indent=2)])
-    else:
-        write_lines(lines)
-    return worst
+def check_files(  # noqa: PLR0913 - the run's settings, keyword-only after the files
+    names: Iterable[str],
+    *,
+    complete: bool = False,
+    client: Client | None = None,
+    chunk_size: int = DEFAULT_FILE_CHUNK,
+    ship: bool = False,
+    progress: Callable[[int], None] | None = None,
+    jobs: int = 1,
+) -> Generator[FileReport, None, None]:
+    """:func:`check_file` for each file, in order, as the results come in.
+
+    With a Dask ``client`` the files are checked on its cluster, ``chunk_size``
+    files per task, with the same reports in the same order. The workers read
+    the files at their absolute paths (a shared folder), or, with ``ship``, are
+    sent the bytes this process reads (always so for ``-``). A file whose check
+    raises is reported as an ``error``, and the others are checked. Without a
+    client, ``jobs`` processes of this machine check the files.
+    """
+    if client is None:
+        checked = _checked_here(list(names), complete, jobs)
+        for count, found in enumerate(checked, 1):
+            yield found
+            if progress is not None:
+                progress(count)
+        return
+    work = functools.partial(check_chunk, complete=complete)
+    items = ((name, fetch(name) if ship or name == "-" else _absolute(name)) for name in names)
+    stream = run_chunks(client, work, batches(items, chunk_size), progress=progress)
+    with contextlib.closing(stream):
+        for result in stream:
+            if isinstance(result, ItemFailure):
+                yield _failed(result.item[0], result.reason)
+            else:
+                yield result
 
 
-def _check_files(
-    names: list[str], complete: bool, jobs: int
-) -> Iterator[tuple[int, dict[str, Any], str]]:
+def _checked_here(names: list[str], complete: bool, jobs: int) -> Iterator[FileReport]:
     """``check_file`` of each name, in order; the files spread over ``jobs`` processes."""
-    one = partial(check_file, complete=complete)
+    one = functools.partial(check_file, complete=complete)
     # Standard input belongs to this process: '-' is read here, files by the workers.
     files = [name for name in names if name != "-"]
     if jobs == 1 or len(files) < 2:
@@ -166,3 +211,63 @@ def _check_files(
 def _leave_interrupts_to_parent() -> None:
     """In a worker, ignore Ctrl-C: the parent stops the run and reports it once."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _absolute(name: str) -> str:
+    """Where a worker finds file ``name``: its absolute path here."""
+    return os.path.abspath(name)
+
+
+def check_chunk(
+    items: Sequence[tuple[str, str | bytes | Unreadable]], *, complete: bool
+) -> list[FileReport]:
+    """Check a chunk of files on a worker: each one's name and its path or its bytes."""
+    return [
+        check_file(
+            name, complete=complete, content=fetch(source) if isinstance(source, str) else source
+        )
+        for name, source in items
+    ]
+
+
+def _failed(name: str, reason: str) -> FileReport:
+    """The report of a file whose check raised on the cluster."""
+    report = {"file": name, "status": "error", "error": {"path": "", "message": reason}}
+    return EXIT_USAGE, report, f"{name}: error: the check failed: {reason}"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check every record, printing each report as it comes; the worst status."""
+    if args.jobs < 1:
+        raise CommandError(f"--jobs must be at least 1, not {args.jobs}")
+    worst = EXIT_OK
+    reports = []
+    done = 0
+    try:
+        with cluster_client(args) as client:
+            results = check_files(
+                args.records,
+                complete=args.complete,
+                client=client,
+                chunk_size=args.chunk_size,
+                ship=args.ship,
+                jobs=args.jobs,
+            )
+            # Closed before the client, even on Ctrl-C, so the chunks in flight are cancelled.
+            with contextlib.closing(results):
+                for status, report, text in results:
+                    done += 1
+                    worst = max(worst, status)
+                    reports.append(report)
+                    if not args.json:
+                        write_lines([text])
+    except KeyboardInterrupt:
+        # The lines printed so far are whole reports; say that they are not all of them.
+        raise CommandError(
+            f"interrupted after {done} of {len(args.records)} files"
+            + ("" if args.json else "; each line above is a whole report"),
+            130,
+        ) from None
+    if args.json:
+        write_lines([json.dumps(reports, indent=2)])
+    return worst
