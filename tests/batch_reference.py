@@ -77,9 +77,7 @@ class Twin:
                 )
                 continue
             assert refused[lane] == 0, (lane, action, refused[lane])
-            points = tuple(
-                b - a for a, b in zip(state.totals, after.totals, strict=True)
-            )
+            points = tuple(b - a for a, b in zip(state.totals, after.totals, strict=True))
             assert tuple(result.rewards[lane].tolist()) == points
             self.rewards[lane] += points
             if after.outcome is not None:
@@ -171,5 +169,3 @@ def same_lane_states(batch: Batch, twin: Twin) -> None:
     """``lane_state`` of every lane equals the reference state (==)."""
     for lane in range(batch.n):
         assert batch.lane_state(lane) == twin.states[lane]
-
-

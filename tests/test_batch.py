@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 
 np = pytest.importorskip("numpy")
 
-from batch_reference import Twin, biased, same_lane_states  # noqa: E402
+# After the skip: these need numpy.
+from hypothesis import given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
-from backalley import Rules, Seat  # noqa: E402
-from backalley.batch import Batch  # noqa: E402
+from backalley import Reason, Rules, Seat, apply, new_match, seeded_deal  # noqa: E402
+from backalley.batch import REASON_CODES, Batch, reason_code, reasons  # noqa: E402
+from batch_reference import Twin, biased, same_lane_states  # noqa: E402
 
 
 def play(batch: Batch, twin: Twin, rng, steps: int, policy: str) -> None:
@@ -87,3 +92,116 @@ def test_without_auto_deal_lanes_wait_at_the_chance_step():
             twin.deal()
     twin.step(np.array([0, 1, 14]))  # refused: the match is over
     same_lane_states(batch, twin)
+
+
+# --- arbitrary actions, legal or not --------------------------------------------
+
+SMALL_RULES = [
+    Rules(schedule=[1]),
+    Rules(schedule=[2], tie="tiebreak-deal"),
+    Rules(schedule=[3, 2], first_dealer="W"),
+]
+
+# An action is either any index at all (mostly illegal) or the k-th legal one.
+MOVES = st.one_of(
+    st.integers(-1, 67),
+    st.integers(0, 67).map(lambda k: ("legal", k)),
+)
+
+
+@st.composite
+def scripts(draw):
+    rules = draw(st.sampled_from(SMALL_RULES))
+    n = draw(st.integers(1, 4))
+    seeds = draw(st.lists(st.integers(0, 2**64 - 1), min_size=n, max_size=n))
+    auto_deal = draw(st.booleans())
+    steps = draw(
+        st.lists(
+            st.tuples(
+                st.lists(MOVES, min_size=n, max_size=n),
+                st.none() | st.lists(st.integers(0, 3), min_size=n, max_size=n),
+                st.booleans(),
+            ),
+            max_size=40,
+        )
+    )
+    return rules, seeds, auto_deal, steps
+
+
+@given(scripts())
+def test_illegal_actions_are_refused_per_lane_with_the_reference_reason(script):
+    rules, seeds, auto_deal, steps = script
+    batch = Batch(rules, seeds=seeds, auto_deal=auto_deal)
+    twin = Twin(batch)
+    for moves, seats, deal_now in steps:
+        mask = batch.legal_mask()
+        actions = []
+        for lane, move in enumerate(moves):
+            if isinstance(move, tuple):
+                legal = np.flatnonzero(mask[lane])
+                actions.append(int(legal[move[1] % legal.size]) if legal.size else -1)
+            else:
+                actions.append(move)
+        twin.step(np.array(actions), None if seats is None else np.array(seats))
+        if deal_now and not auto_deal:
+            twin.deal()
+    same_lane_states(batch, twin)
+
+
+def test_bad_input_is_refused_whole_and_changes_nothing():
+    batch = Batch(Rules(schedule=[2]), seeds=[1, 2])
+    hands = batch.hands.copy()
+    for actions, words in (
+        (np.array([0]), "one per lane"),
+        (np.array([0, 68]), "68 is out of range"),
+        (np.array([-2, 0]), "-2 is out of range"),
+        (np.array([0.0, 1.0]), "whole numbers"),
+    ):
+        with pytest.raises(ValueError, match=words):
+            batch.step(actions)
+    with pytest.raises(ValueError, match="seats run from 0 to 3"):
+        batch.step(np.array([0, 0]), seats=np.array([0, 4]))
+    assert (batch.hands == hands).all()
+    assert batch.phase.tolist() == [1, 1]
+    assert batch.actions_of(0) == [] and batch.actions_of(1) == []
+    with pytest.raises(ValueError, match="lanes run from 0 to 1"):
+        batch.lane_state(2)
+    with pytest.raises(TypeError, match="rules must be"):
+        Batch("standard", seeds=[1])
+    with pytest.raises(ValueError, match="a seed"):
+        Batch(seeds=[-1])
+    with pytest.raises(ValueError, match="at least one lane"):
+        Batch(seeds=[])
+
+
+def test_refusal_codes_name_the_reasons():
+    assert reasons([0, *range(1, len(REASON_CODES) + 1)]) == [None, *Reason]
+    assert all(reasons([reason_code(reason)]) == [reason] for reason in Reason)
+    assert reason_code(None) == 0
+
+
+def test_a_lane_is_the_reference_match_of_its_seed():
+    """Lane i of a batch with base seed s deals exactly new_match(rules, seed=s + i)."""
+    batch = Batch(Rules(), seeds=41, n=3)
+    for lane in range(3):
+        start = new_match(Rules(), seed=41 + lane)
+        state = apply(start, seeded_deal(start))
+        assert tuple(batch.hands[lane].tolist()) == state.deal.hands
+        assert batch.lane_state(lane) == state
+    assert batch.to_move.tolist() == [int(Seat.EAST)] * 3
+
+
+# --- the long profile: millions of lane-steps (pytest -m long) ---------------------
+
+
+@pytest.mark.long
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("policy", ["uniform", "biased"])
+@pytest.mark.parametrize("rules", [Rules(), *CORNERS], ids=lambda rules: repr(rules.schedule))
+def test_long_differential_run(rules, policy):
+    batch = Batch(rules, seeds=7_000_000, n=256, auto_reset=True)
+    twin = Twin(batch)
+    rng = np.random.default_rng(zlib.crc32(repr((rules, policy)).encode()))
+    play(batch, twin, rng, 1_000, policy)
+    same_lane_states(batch, twin)
+    assert twin.lane_steps >= 200_000

@@ -152,7 +152,8 @@ def bid_legal_table() -> BOOL:
     table = np.zeros((MAX_HAND_SIZE + 1, NUM_ACTION_INDICES), dtype=np.bool_)
     for size in range(1, MAX_HAND_SIZE + 1):
         for index in range(FIRST_CARD_INDEX):
-            bid = bid_of(SEATS[0], 0, board=True) if index == BOARD_INDEX else bid_of(SEATS[0], index)
+            board = index == BOARD_INDEX
+            bid = bid_of(SEATS[0], 0 if board else index, board=board)
             table[size, index] = bid_in_range(bid, size)
     return table
 

@@ -30,7 +30,7 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..core.action_index import FIRST_CARD_INDEX, NUM_ACTION_INDICES, index_action
+from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX, NUM_ACTION_INDICES, index_action
 from ..core.cards import PACK_SIZE, SEATS
 from ..core.dealing import MAX_SEED, check_whole, deal, seeded_deck
 from ..core.errors import Reason
@@ -81,7 +81,7 @@ _NOT_BROKEN: Final = REASON_CODES.index(Reason.TRUMPS_NOT_BROKEN) + 1
 _BIG_FORCES: Final = REASON_CODES.index(Reason.BIG_JOKER_FORCES_HIGHEST) + 1
 _LITTLE_FORCES: Final = REASON_CODES.index(Reason.LITTLE_JOKER_FORCES_LOWEST) + 1
 
-_BOARD: Final = T.BOARD_INDEX
+_BOARD: Final = BOARD_INDEX
 _LITTLE: Final = 52
 _BIG: Final = 53
 _LOG_START: Final = 64
@@ -114,7 +114,9 @@ class StepResult(NamedTuple):
 
 
 def _seeds(value: Sequence[int] | npt.NDArray[np.integer] | int, n: int | None) -> list[int]:
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, bool):
+        raise TypeError(f"seeds are whole numbers, not {value!r}")
+    if isinstance(value, int):
         if n is None:
             raise TypeError("give the number of lanes n with a single base seed")
         check_whole(value, MAX_SEED, "a seed")
@@ -163,6 +165,9 @@ class Batch:
         self._bid_legal = T.bid_legal_table()
         self._schedule = np.array([*rules.schedule, rules.largest_hand], dtype=np.int8)
         self._lanes = np.arange(n)
+        self._lanes4 = 4 * self._lanes
+        self._lanes5 = 5 * self._lanes
+        self._bid_legal_flat = self._bid_legal.reshape(-1)
         self.seeds: U64 = np.array(seeds_, dtype=np.uint64)
         # The match: which deal is next or in play, how many of the schedule are done.
         self.deals: I32 = np.zeros(n, dtype=np.int32)
@@ -183,7 +188,9 @@ class Batch:
         self.target: I8 = np.zeros((n, 2), dtype=np.int8)
         self.multiplier: I8 = np.zeros((n, 2), dtype=np.int8)
         self.leader: I8 = np.full(n, -1, dtype=np.int8)
-        self.trick: I8 = np.full((n, 4), -1, dtype=np.int8)
+        # The trick's cards in play order; a fifth, spare slot takes writes to ignore.
+        self._trick5: I8 = np.full((n, 5), -1, dtype=np.int8)
+        self.trick: I8 = self._trick5[:, :4]
         self.ntrick: I8 = np.zeros(n, dtype=np.int8)
         self.ntricks: I8 = np.zeros(n, dtype=np.int8)
         self.won: I8 = np.zeros((n, 2), dtype=np.int8)
@@ -193,18 +200,21 @@ class Batch:
         self._allowed: U64 = np.zeros(n, dtype=np.uint64)
         self._why: npt.NDArray[np.uint8] = np.zeros(n, dtype=np.uint8)
         # Every action applied in the current match of each lane, for lane_state.
-        self._log: I8 = np.zeros((n, _LOG_START), dtype=np.int8)
+        self._log_spare: I8 = np.zeros((n, _LOG_START + 1), dtype=np.int8)
+        self._log: I8 = self._log_spare[:, :_LOG_START]
         self._logged: I32 = np.zeros(n, dtype=np.int32)
         self._refresh(self._lanes)
         if auto_deal:
             self.deal()
+        self._update_allowed()
 
     # --- reading the batch -------------------------------------------------------
 
     @property
     def terminated(self) -> BOOL:
         """The lanes whose match is over (phase ``OVER``)."""
-        return self.phase == OVER
+        over: BOOL = self.phase == OVER
+        return over
 
     def legal_mask(self) -> BOOL:
         """A bool array (N, 68): the action indices the rules allow now in each lane.
@@ -228,31 +238,31 @@ class Batch:
     def sample_legal(self, rng: np.random.Generator) -> npt.NDArray[np.int16]:
         """One legal action index per lane, uniformly at random (-1 where none).
 
-        For random playouts: equivalent to choosing uniformly among the True
-        entries of :meth:`legal_mask`, without building it.
+        For random playouts: the same distribution as choosing uniformly among the
+        True entries of :meth:`legal_mask`, without building it.
         """
-        n = self.n
-        out = np.full(n, NO_ACTION, dtype=np.int16)
-        draw = rng.random(n)
-        # Bids: Pass, 1 .. size - 1, Board are hand size choices (BID-2).
+        draw = rng.random(self.n)
+        # Bids: Pass, 1 .. size - 1 and Board are size + 1 choices (BID-2).
         size = self.hand_size.astype(np.int16)
         pick = np.minimum((draw * (size + 1)).astype(np.int16), size)
-        bids = np.where(pick == size, _BOARD, pick)
-        bidding = self.phase == BID
-        out[bidding] = bids[bidding]
-        playing = self.phase == PLAY
+        bid = np.where(pick == size, _BOARD, pick)
+        # Cards: the k-th allowed card, k uniform below their number.
         allowed = self._allowed
-        octets = allowed.astype("<u8").view(np.uint8).reshape(n, 8)
-        counts = _POPCOUNT[octets]
-        running = counts.cumsum(axis=1, dtype=np.int16)
-        total = running[:, -1]
-        k = (draw * total).astype(np.int16)
-        octet = (running <= k[:, None]).sum(axis=1)
-        octet = np.minimum(octet, 7)
-        before = np.where(octet > 0, running[self._lanes, octet - 1], 0)
-        within = _SELECT[octets[self._lanes, octet], (k - before).clip(0, 7)]
-        cards = octet * 8 + within
-        out[playing] = (FIRST_CARD_INDEX + cards[playing]).astype(np.int16)
+        k = (draw * _popcount(allowed)).astype(np.int8)
+        rest = allowed.copy()
+        cleared = np.empty_like(rest)
+        for skip in range(int(k.max(initial=0))):
+            # Drop the lowest card of the lanes that still have cards to skip.
+            np.subtract(rest, _ONE, out=cleared)
+            np.bitwise_and(rest, cleared, out=cleared)
+            np.copyto(rest, cleared, where=k > skip)
+        lowest = rest & (~rest + _ONE)
+        card = np.frexp(lowest.astype(np.float64))[1] - 1
+        out: npt.NDArray[np.int16] = np.where(
+            self.phase == BID,
+            bid,
+            np.where(self.phase == PLAY, FIRST_CARD_INDEX + card, NO_ACTION),
+        ).astype(np.int16)
         return out
 
     # --- stepping ----------------------------------------------------------------
@@ -275,39 +285,41 @@ class Batch:
         """
         action = self._check_actions(actions, "actions", NO_ACTION, NUM_ACTION_INDICES - 1)
         n = self.n
-        refused = np.zeros(n, dtype=np.uint8)
         rewards = np.zeros((n, 2), dtype=np.int32)
         terminated = np.zeros(n, dtype=np.bool_)
-        acting = action >= 0
         phase = self.phase
-        # Framework refusals first, in the reference's order: phase, then turn.
-        refused[acting & (phase == OVER)] = _MATCH_OVER
+        acting = action >= 0
         is_card = action >= FIRST_CARD_INDEX
-        wrong = (phase == DEAL) | ((phase == BID) & is_card) | ((phase == PLAY) & ~is_card)
-        refused[acting & wrong] = _WRONG_PHASE
+        bidding = phase == BID
+        playing = phase == PLAY
+        # Framework refusals first, in the reference's order: the phase, then the turn.
+        in_phase = (bidding & ~is_card) | (playing & is_card)
+        refused = np.where(
+            acting,
+            np.where(in_phase, ACCEPTED, np.where(phase == OVER, _MATCH_OVER, _WRONG_PHASE)),
+            ACCEPTED,
+        ).astype(np.uint8)
         if seats is not None:
             seat_of = self._check_actions(seats, "seats", 0, 3)
-            refused[acting & (refused == 0) & (seat_of != self.to_move)] = _NOT_YOUR_TURN
-        live = acting & (refused == 0)
-        bidding = np.flatnonzero(live & (phase == BID))
-        playing = np.flatnonzero(live & (phase == PLAY))
-        if bidding.size:
-            self._bid(bidding, action[bidding], refused)
-        if playing.size:
-            self._play(playing, action[playing], refused, rewards, terminated)
+            turn = acting & in_phase & (seat_of != self.to_move)
+            refused[turn] = _NOT_YOUR_TURN
+        live = acting & (refused == ACCEPTED)
+        bids = np.flatnonzero(live & bidding)
+        if bids.size:
+            self._bid(bids, action[bids], refused)
+        plays = live & playing
+        if plays.any():
+            self._play(plays, action, refused, rewards, terminated)
+        self._log_actions(live & (refused == ACCEPTED), action)
+        winner = self.winner.copy()
         if self.auto_reset:
             done = np.flatnonzero(terminated)
             if done.size:
-                winner = self.winner[done].copy()
                 self._reset(done)
-                result_winner = np.full(n, -1, dtype=np.int8)
-                result_winner[done] = winner
-                if self.auto_deal:
-                    self.deal()
-                return StepResult(rewards, terminated, result_winner, refused)
         if self.auto_deal:
             self.deal()
-        return StepResult(rewards, terminated, self.winner.copy(), refused)
+        self._update_allowed()
+        return StepResult(rewards, terminated, winner, refused)
 
     def _check_actions(
         self, values: Sequence[int] | npt.NDArray[np.integer], what: str, low: int, high: int
@@ -317,50 +329,60 @@ class Batch:
             raise ValueError(f"{what} must be one per lane: shape ({self.n},), not {array.shape}")
         if array.dtype.kind not in "iu":
             raise ValueError(f"{what} must be whole numbers, not {array.dtype}")
-        if array.size and (array.min() < low or array.max() > high):
+        if array.min() < low or array.max() > high:
             bad = array[(array < low) | (array > high)][0]
             raise ValueError(f"{what} run from {low} to {high}; {bad} is out of range")
         return array.astype(np.int16)
 
-    def _log_actions(self, lanes: npt.NDArray[np.intp], action: npt.NDArray[np.int16]) -> None:
-        at = self._logged[lanes]
-        if at.max() >= self._log.shape[1]:
-            grown = np.zeros((self.n, 2 * self._log.shape[1]), dtype=np.int8)
-            grown[:, : self._log.shape[1]] = self._log
-            self._log = grown
-        self._log[lanes, at] = action
-        self._logged[lanes] = at + 1
+    def _log_actions(self, applied: BOOL, action: npt.NDArray[np.int16]) -> None:
+        """Append each applied action to its lane's log (for ``lane_state``)."""
+        width = self._log.shape[1]
+        if self._logged.max() >= width:
+            grown = np.zeros((self.n, 2 * width + 1), dtype=np.int8)
+            grown[:, :width] = self._log
+            self._log_spare = grown
+            self._log = grown[:, : 2 * width]
+            width *= 2
+        # Lanes that applied nothing write to a spare last column.
+        at = self._lanes * (width + 1) + np.where(applied, self._logged, width)
+        self._log_spare.reshape(-1)[at] = action
+        self._logged += applied
 
     def _bid(
-        self, lanes: npt.NDArray[np.intp], action: npt.NDArray[np.int16], refused: npt.NDArray[np.uint8]
+        self,
+        lanes: npt.NDArray[np.intp],
+        action: npt.NDArray[np.int16],
+        refused: npt.NDArray[np.uint8],
     ) -> None:
         # BID-2: Pass, 1 .. hand size - 1, or Board.
-        ok = self._bid_legal[self.hand_size[lanes], action]
-        refused[lanes[~ok]] = _OUT_OF_RANGE
-        lanes, action = lanes[ok], action[ok]
-        if not lanes.size:
-            return
-        self._log_actions(lanes, action)
+        ok = self._bid_legal_flat[
+            self.hand_size[lanes].astype(np.intp) * NUM_ACTION_INDICES + action
+        ]
+        if not ok.all():
+            refused[lanes[~ok]] = _OUT_OF_RANGE
+            lanes, action = lanes[ok], action[ok]
+            if not lanes.size:
+                return
         seat = self.to_move[lanes]
-        self.bids[lanes, seat] = action
+        self.bids.reshape(-1)[lanes * 4 + seat] = action
         count = self.nbids[lanes] + 1
         self.nbids[lanes] = count
         # BID-1: one circuit clockwise from the dealer's left; the dealer bids last.
-        self.to_move[lanes] = (seat + 1) % 4
+        self.to_move[lanes] = (seat + 1) & 3
         done = lanes[count == 4]
         if done.size:
             self._close_bidding(done)
 
     def _close_bidding(self, lanes: npt.NDArray[np.intp]) -> None:
-        first = (self.dealer[lanes].astype(np.intp) + 1) % 4
-        circuit = self.bids[lanes[:, None], (first[:, None] + np.arange(4)) % 4].astype(np.intp)
+        first = (self.dealer[lanes].astype(np.intp) + 1) & 3
+        seats = (first[:, None] + np.arange(4)) & 3
+        circuit = self.bids.reshape(-1)[lanes[:, None] * 4 + seats].astype(np.intp)
         code = ((circuit[:, 0] * 14 + circuit[:, 1]) * 14 + circuit[:, 2]) * 14 + circuit[:, 3]
         table = self._circuit
         # BID-4, BID-5, BID-6: contracts; the table's pair 0 is the first bidder's pair.
-        swap = first % 2
-        pairs = np.stack([swap, 1 - swap], axis=1)
-        self.target[lanes[:, None], pairs] = table.target[code]
-        self.multiplier[lanes[:, None], pairs] = table.multiplier[code]
+        pairs = lanes[:, None] * 2 + ((first[:, None] + np.arange(2)) & 1)
+        self.target.reshape(-1)[pairs] = table.target[code]
+        self.multiplier.reshape(-1)[pairs] = table.multiplier[code]
         lead = table.lead[code]
         # MATCH-3: four passes throw the deal in; the next dealer deals the same size.
         thrown = lead < 0
@@ -371,47 +393,41 @@ class Batch:
         # BID-8: the opening leader leads the first trick.
         on = lanes[~thrown]
         if on.size:
-            leader = (first[~thrown] + lead[~thrown]) % 4
+            leader = (first[~thrown] + lead[~thrown]) & 3
             self.leader[on] = leader
             self.to_move[on] = leader
             self.phase[on] = PLAY
-            self._update_allowed(on)
 
     def _play(
         self,
-        lanes: npt.NDArray[np.intp],
+        plays: BOOL,
         action: npt.NDArray[np.int16],
         refused: npt.NDArray[np.uint8],
         rewards: I32,
         terminated: BOOL,
     ) -> None:
-        card = action - FIRST_CARD_INDEX
-        bit = T.CARD_BIT[card]
-        seat = self.to_move[lanes]
-        hand = self.hands[lanes, seat]
+        """Play the card of every lane in ``plays`` that may play it; refuse the rest."""
+        seat = self.to_move & 3
+        at = self._lanes4 + seat
+        hands = self.hands.reshape(-1)
+        hand = hands[at]
+        card = (action - FIRST_CARD_INDEX) & 63
+        bit = _CARD_BIT64[card]
         held = (hand & bit) != 0
-        ok = held & ((self._allowed[lanes] & bit) != 0)
-        refused[lanes[~held]] = _NOT_IN_HAND
-        bad = held & ~ok
-        refused[lanes[bad]] = self._why[lanes[bad]]
-        if not ok.all():
-            lanes, card, bit, seat, hand = lanes[ok], card[ok], bit[ok], seat[ok], hand[ok]
-        if not lanes.size:
-            return
-        self._log_actions(lanes, action[ok])
-        self.hands[lanes, seat] = hand ^ bit
-        self.played[lanes] |= bit
-        at = self.ntrick[lanes]
-        self.trick[lanes, at] = card
-        count = at + 1
-        self.ntrick[lanes] = count
+        ok = plays & ((self._allowed & bit) != 0)
+        refused[:] = np.where(
+            plays & ~held, _NOT_IN_HAND, np.where(plays & held & ~ok, self._why, refused)
+        )
+        played = np.where(ok, bit, _ZERO)
+        hands[at] = hand ^ played
+        self.played |= played
+        # Lanes that play nothing write to the spare fifth slot of their trick row.
+        slot = self._lanes5 + np.where(ok, self.ntrick, 4)
+        self._trick5.reshape(-1)[slot] = card
+        self.ntrick += ok
         # PLAY-1: the others play clockwise after the leader.
-        self.to_move[lanes] = (seat + 1) % 4
-        full = count == 4
-        going = lanes[~full]
-        if going.size:
-            self._update_allowed(going)
-        done = lanes[full]
+        self.to_move[:] = np.where(ok, (self.to_move + 1) & 3, self.to_move)
+        done = np.flatnonzero(ok & (self.ntrick == 4))
         if done.size:
             self._close_trick(done, rewards, terminated)
 
@@ -420,10 +436,10 @@ class Batch:
         trump = self.trump[lanes].astype(np.intp)
         led = T.SUIT_OF_CARD[cards[:, 0]].astype(np.intp)
         # PLAY-7: the highest trump wins, else the highest card of the led suit.
-        keys = T.TRICK_KEYS[trump[:, None], led[:, None], cards]
+        keys = _TRICK_KEYS_FLAT[((trump * 5 + led) * PACK_SIZE)[:, None] + cards]
         leader = self.leader[lanes]
-        winner = ((leader + keys.argmax(axis=1)) % 4).astype(np.int8)
-        self.won[lanes, winner % 2] += 1
+        winner = ((leader + keys.argmax(axis=1)) & 3).astype(np.int8)
+        self.won.reshape(-1)[lanes * 2 + (winner & 1)] += 1
         # PLAY-4: a trump or joker in a completed trick breaks trumps.
         in_trick = np.bitwise_or.reduce(T.CARD_BIT[cards], axis=1)
         self.broken[lanes] |= (in_trick & self.trumps[lanes]) != 0
@@ -434,11 +450,7 @@ class Batch:
         self.ntrick[lanes] = 0
         count = self.ntricks[lanes] + 1
         self.ntricks[lanes] = count
-        last = count == self.hand_size[lanes]
-        going = lanes[~last]
-        if going.size:
-            self._update_allowed(going)
-        done = lanes[last]
+        done = lanes[count == self.hand_size[lanes]]
         if done.size:
             self._close_deal(done, rewards, terminated)
 
@@ -527,6 +539,7 @@ class Batch:
         self._reset(chosen)
         if self.auto_deal:
             self.deal()
+        self._update_allowed()
 
     # --- dealing -----------------------------------------------------------------
 
@@ -566,65 +579,67 @@ class Batch:
         tiebreak = self.tiebreak[lanes]
         self.phase[lanes] = np.where(tiebreak, PLAY, BID)
         self.leader[lanes] = np.where(tiebreak, first, -1)
-        leading = lanes[tiebreak]
-        if leading.size:
-            self._update_allowed(leading)
+        if tiebreak.any():
+            self._update_allowed()
         return int(lanes.size)
 
     # --- what may be played ----------------------------------------------------------
 
-    def _update_allowed(self, lanes: npt.NDArray[np.intp]) -> None:
-        """The cards the seat to move may play in these lanes, and the reason for the rest.
+    def _update_allowed(self) -> None:
+        """The cards the seat to move may play in each lane, and the reason for the rest.
 
-        The vectorized form of the core's ``tricks.allowed_plays``, rule by rule.
+        The vectorized form of the core's ``tricks.allowed_plays``, rule by rule, over
+        every lane at once (lanes not playing get no cards).
         """
-        seat = self.to_move[lanes]
-        hand = self.hands[lanes, seat]
-        trumps = self.trumps[lanes]
-        trick_started = self.ntrick[lanes] > 0
-        has_trump = (hand & trumps) != 0
-        has_other = (hand & ~trumps) != 0
+        seat = self.to_move & 3
+        at = self._lanes4 + seat
+        hand = self.hands.reshape(-1)[at]
+        trumps = self.trumps
+        started = self.ntrick > 0
+        held_trumps = hand & trumps
+        others = hand & ~trumps
+        has_trump = held_trumps != 0
         # PLAY-4: no trump lead until trumps are broken; PLAY-5: unless this player bid
         # Board; PLAY-6: or holds only trumps (a no-trump deal has no trumps to ban).
-        free_lead = self.broken[lanes] | (self.bids[lanes, seat] == _BOARD) | ~has_trump | ~has_other
-        lead_allowed = np.where(free_lead, hand, hand & ~trumps)
-        lead_why = np.where(free_lead, 0, _NOT_BROKEN)
-        led = np.maximum(self.trick[lanes, 0], 0)
-        led_trump = (T.CARD_BIT[led] & trumps) != 0
+        bid_board = self.bids.reshape(-1)[at] == _BOARD
+        free_lead = self.broken | bid_board | ~has_trump | (others == 0)
+        lead_allowed = np.where(free_lead, hand, others)
+        led = self.trick[:, 0] & 63
+        led_trump = (_CARD_BIT64[led] & trumps) != 0
         # PLAY-3: a trump or joker led must be followed by a trump or joker;
         # PLAY-2: otherwise the led suit must be followed.
-        follow = np.where(led_trump, hand & trumps, hand & T.SUIT_MASK[T.SUIT_OF_CARD[led]])
-        follow_why = np.where(led_trump, _FOLLOW_TRUMP, _FOLLOW_SUIT)
+        follow = np.where(led_trump, held_trumps, hand & _SUIT_MASK64[led])
         # A hand holding nothing else, or nothing of it, may play anything.
         constrained = (follow != 0) & (follow != hand)
         follow_allowed = np.where(constrained, follow, hand)
-        follow_why = np.where(constrained, follow_why, 0)
+        follow_why = np.where(
+            constrained, np.where(led_trump, _FOLLOW_TRUMP, _FOLLOW_SUIT), ACCEPTED
+        ).astype(np.uint8)
         # JOKER-1, JOKER-2: a joker lead forces the highest (BIG) or lowest (LITTLE)
         # trump; JOKER-3: a hand without trumps plays anything.
-        joker = np.flatnonzero(trick_started & (led >= _LITTLE) & has_trump)
+        joker = np.flatnonzero(started & (led >= _LITTLE) & (led <= _BIG) & has_trump)
         if joker.size:
-            suit = self.trump[lanes[joker]].astype(np.uint64)
-            shift = suit * np.uint64(13)
-            jhand = hand[joker]
-            pattern = ((jhand >> shift) & T.SUIT_BITS) | ((jhand >> np.uint64(52)) << np.uint64(13))
+            shift = self.trump[joker].astype(np.uint64) * np.uint64(13)
+            held = held_trumps[joker]
+            pattern = ((held >> shift) & T.SUIT_BITS) | ((held >> _FIFTY_TWO) << _THIRTEEN)
             big = led[joker] == _BIG
-            rel = np.where(
-                big,
-                self._forced_high[pattern.astype(np.intp)],
-                self._forced_low[pattern.astype(np.intp)],
-            )
-            forced = ((rel & T.SUIT_BITS) << shift) | ((rel >> np.uint64(13)) << np.uint64(52))
+            index = pattern.astype(np.intp)
+            rel = np.where(big, self._forced_high[index], self._forced_low[index])
+            forced = ((rel & T.SUIT_BITS) << shift) | ((rel >> _THIRTEEN) << _FIFTY_TWO)
             follow_allowed[joker] = forced
             follow_why[joker] = np.where(big, _BIG_FORCES, _LITTLE_FORCES)
-        self._allowed[lanes] = np.where(trick_started, follow_allowed, lead_allowed)
-        self._why[lanes] = np.where(trick_started, follow_why, lead_why)
+        playing = self.phase == PLAY
+        self._allowed = np.where(playing, np.where(started, follow_allowed, lead_allowed), _ZERO)
+        self._why = np.where(
+            started, follow_why, np.where(free_lead, ACCEPTED, _NOT_BROKEN)
+        ).astype(np.uint8)
 
     # --- the reference view of a lane ---------------------------------------------------
 
     def actions_of(self, lane: int) -> list[int]:
         """The action indices applied in the lane's current match, in order."""
         self._check_lane(lane)
-        return self._log[lane, : self._logged[lane]].astype(int).tolist()
+        return [int(index) for index in self._log[lane, : self._logged[lane]]]
 
     def lane_state(self, lane: int) -> MatchState:
         """The reference ``MatchState`` of a lane: its actions replayed through ``apply``.
@@ -659,15 +674,26 @@ def _popcount_table() -> npt.NDArray[np.int16]:
     return np.array([bin(octet).count("1") for octet in range(256)], dtype=np.int16)
 
 
-def _select_table() -> npt.NDArray[np.int64]:
-    """``[octet, k]``: the position of the k-th set bit of an octet (0 if none)."""
-    table = np.zeros((256, 8), dtype=np.int64)
-    for octet in range(256):
-        positions = [i for i in range(8) if octet >> i & 1]
-        for k, position in enumerate(positions):
-            table[octet, k] = position
-    return table
-
-
 _POPCOUNT: Final = _popcount_table()
-_SELECT: Final = _select_table()
+
+
+def _popcount(masks: U64) -> npt.NDArray[np.integer]:
+    """The number of cards in each mask."""
+    if hasattr(np, "bitwise_count"):  # numpy 2
+        counts: npt.NDArray[np.integer] = np.bitwise_count(masks)
+        return counts
+    octets = masks.astype("<u8").view(np.uint8).reshape(-1, 8)
+    total: npt.NDArray[np.integer] = _POPCOUNT[octets].sum(axis=1)
+    return total
+
+
+_ZERO: Final = np.uint64(0)
+_ONE: Final = np.uint64(1)
+_THIRTEEN: Final = np.uint64(13)
+_FIFTY_TWO: Final = np.uint64(52)
+# Card tables padded to 64 entries, so that "no card" (-1 & 63) reads as nothing.
+_CARD_BIT64: Final[U64] = np.concatenate([T.CARD_BIT, np.zeros(64 - PACK_SIZE, np.uint64)])
+_SUIT_MASK64: Final[U64] = T.SUIT_MASK[
+    np.concatenate([T.SUIT_OF_CARD, np.full(64 - PACK_SIZE, T.NO_TRUMP, np.int8)])
+]
+_TRICK_KEYS_FLAT: Final[I8] = T.TRICK_KEYS.reshape(-1)
