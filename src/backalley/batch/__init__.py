@@ -1,17 +1,15 @@
 """The batch engine: thousands of matches stepped together as numpy arrays.
 
-Needs the ``batch`` extra (numpy): ``pip install 'backalley[batch]'``. See
-``docs/batch.md`` and :mod:`backalley.batch.engine`.
+Needs the ``batch`` extra (numpy): ``pip install 'backalley[batch]'``; without it,
+importing this package raises :class:`~backalley._extras.MissingExtra`, whose one-line
+message names the extra. See ``docs/batch.md`` and :mod:`backalley.batch.engine`.
 """
 
-try:
-    import numpy  # noqa: F401 -- only to say which extra is missing
-except ModuleNotFoundError:  # pragma: no cover - the message is tested without numpy
-    raise ModuleNotFoundError(
-        "backalley.batch needs numpy: install the extra with pip install 'backalley[batch]'"
-    ) from None
+from .._extras import require_extra
 
-from .engine import (
+require_extra("backalley.batch", "batch", ["numpy"])
+
+from .engine import (  # noqa: E402 -- only once the extra is known to be there
     ACCEPTED,
     BID,
     DEAL,
