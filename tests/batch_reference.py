@@ -12,10 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from backalley import Phase, apply, legal_actions, new_match, seeded_deal
+from backalley.adapters.encoding import observation_tensor
 from backalley.batch import REASON_CODES, Batch
 from backalley.core.action_index import NUM_ACTION_INDICES, action_index, index_action
 from backalley.core.cards import trump_mask
 from backalley.engine.state import MatchState
+from backalley.engine.view import view
 
 PHASES = {Phase.DEAL: 0, Phase.BID: 1, Phase.PLAY: 2, Phase.OVER: 3}
 
@@ -32,8 +34,9 @@ def reference_mask(state: MatchState) -> list[bool]:
 class Twin:
     """Reference matches beside the lanes of a batch."""
 
-    def __init__(self, batch: Batch) -> None:
+    def __init__(self, batch: Batch, *, observe: bool = False) -> None:
         self.batch = batch
+        self.observe = observe
         self.states = [self._new(lane) for lane in range(batch.n)]
         self.lane_steps = 0
         self.rewards = np.zeros((batch.n, 2), dtype=np.int64)
@@ -113,9 +116,12 @@ class Twin:
         trumps = batch.trumps.tolist()
         leader = batch.leader.tolist()
         winner = batch.winner.tolist()
+        seen = [batch.observe(seat).tolist() for seat in range(4)] if self.observe else []
         for lane, state in enumerate(self.states):
             assert phase[lane] == PHASES[state.phase], (lane, state)
             assert to_move[lane] == (-1 if state.to_move is None else int(state.to_move))
+            for seat, rows in enumerate(seen):
+                assert rows[lane] == observation_tensor(view(state, seat)), (lane, seat, state)
             assert mask[lane] == reference_mask(state), (lane, state)
             assert tuple(totals[lane]) == state.totals
             assert batch.deals[lane] == len(state.history)

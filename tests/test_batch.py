@@ -78,6 +78,30 @@ def test_the_corners_are_reached():
     assert all(seen.values()), seen
 
 
+@pytest.mark.parametrize("rules", CORNERS[:4], ids=lambda rules: repr(rules.schedule))
+def test_observations_equal_the_adapters_encoding_of_each_seats_view(rules):
+    batch = Batch(rules, seeds=77, n=12, auto_reset=True)
+    twin = Twin(batch, observe=True)
+    play(batch, twin, np.random.default_rng(5), 120, "biased")
+    assert twin.lane_steps > 1_000
+
+
+def test_an_observation_hides_the_other_hands():
+    batch = Batch(Rules(), seeds=3, n=4)
+    for seat in range(4):
+        seen = batch.observe(seat)
+        hand = slice(30, 84)
+        for lane in range(4):
+            cards = np.flatnonzero(seen[lane, hand]).tolist()
+            assert cards == [int(card) for card in batch.lane_state(lane).hand(Seat(seat))]
+    # A seat per lane: each lane's row is the one of its own seat.
+    mixed = batch.observe(np.array([0, 1, 2, 3]))
+    for lane in range(4):
+        assert (mixed[lane] == batch.observe(lane)[lane]).all()
+    with pytest.raises(ValueError, match="seats run from 0 to 3"):
+        batch.observe(4)
+
+
 def test_without_auto_deal_lanes_wait_at_the_chance_step():
     batch = Batch(Rules(schedule=[1, 1]), seeds=[3, 4, 5], auto_deal=False)
     twin = Twin(batch)

@@ -39,6 +39,7 @@ from ..engine.match import apply, new_match, seeded_deal
 from ..engine.state import MatchState
 from . import _tables as T
 from ._tables import BOOL, I8, I16, I32, U64
+from .observe import observe
 
 __all__ = [
     "ACCEPTED",
@@ -168,6 +169,7 @@ class Batch:
         self._lanes4 = 4 * self._lanes
         self._lanes5 = 5 * self._lanes
         self._bid_legal_flat = self._bid_legal.reshape(-1)
+        self._bid_rows = np.ascontiguousarray(self._bid_legal[:, :FIRST_CARD_INDEX])
         self.seeds: U64 = np.array(seeds_, dtype=np.uint64)
         # The match: which deal is next or in play, how many of the schedule are done.
         self.deals: I32 = np.zeros(n, dtype=np.int32)
@@ -176,7 +178,22 @@ class Batch:
         self.winner: I8 = np.full(n, -1, dtype=np.int8)
         self.phase: I8 = np.zeros(n, dtype=np.int8)
         self.to_move: I8 = np.full(n, -1, dtype=np.int8)
-        # The deal in play.
+        self._deal_arrays(n)
+        # What the seat to move may play, and why any other card it holds is refused.
+        self._allowed: U64 = np.zeros(n, dtype=np.uint64)
+        self._why: npt.NDArray[np.uint8] = np.zeros(n, dtype=np.uint8)
+        # Every action applied in the current match of each lane, for lane_state; a
+        # spare last column takes the writes of lanes that applied nothing.
+        self._log_spare: I8 = np.zeros((n, _LOG_START + 1), dtype=np.int8)
+        self._log: I8 = self._log_spare[:, :_LOG_START]
+        self._logged: I32 = np.zeros(n, dtype=np.int32)
+        self._refresh(self._lanes)
+        if auto_deal:
+            self.deal()
+        self._update_allowed()
+
+    def _deal_arrays(self, n: int) -> None:
+        """The arrays of the deal in play (docs/batch.md lists them)."""
         self.dealer: I8 = np.zeros(n, dtype=np.int8)
         self.hand_size: I8 = np.zeros(n, dtype=np.int8)
         self.trump: I8 = np.full(n, T.NO_TRUMP, dtype=np.int8)
@@ -195,18 +212,12 @@ class Batch:
         self.ntricks: I8 = np.zeros(n, dtype=np.int8)
         self.won: I8 = np.zeros((n, 2), dtype=np.int8)
         self.broken: BOOL = np.zeros(n, dtype=np.bool_)
-        self.played: U64 = np.zeros(n, dtype=np.uint64)
-        # What the seat to move may play, and why any other card it holds is refused.
-        self._allowed: U64 = np.zeros(n, dtype=np.uint64)
-        self._why: npt.NDArray[np.uint8] = np.zeros(n, dtype=np.uint8)
-        # Every action applied in the current match of each lane, for lane_state.
-        self._log_spare: I8 = np.zeros((n, _LOG_START + 1), dtype=np.int8)
-        self._log: I8 = self._log_spare[:, :_LOG_START]
-        self._logged: I32 = np.zeros(n, dtype=np.int32)
-        self._refresh(self._lanes)
-        if auto_deal:
-            self.deal()
-        self._update_allowed()
+        # As dealt (after any joker swap): the cards each seat has played are the
+        # dealt ones it no longer holds.
+        self.dealt: U64 = np.zeros((n, 4), dtype=np.uint64)
+        self.turned: I8 = np.full(n, -1, dtype=np.int8)
+        self.swap_seat: I8 = np.full(n, -1, dtype=np.int8)
+        self.swap_card: I8 = np.full(n, -1, dtype=np.int8)
 
     # --- reading the batch -------------------------------------------------------
 
@@ -225,11 +236,19 @@ class Batch:
         n = self.n
         mask = np.empty((n, NUM_ACTION_INDICES), dtype=np.bool_)
         bidding = np.where(self.phase == BID, self.hand_size, 0)
-        mask[:, :FIRST_CARD_INDEX] = self._bid_legal[bidding, :FIRST_CARD_INDEX]
+        mask[:, :FIRST_CARD_INDEX] = self._bid_rows.take(bidding, axis=0)
         octets = self._allowed.astype("<u8").view(np.uint8).reshape(n, 8)
         bits = np.unpackbits(octets, axis=1, bitorder="little")
         mask[:, FIRST_CARD_INDEX:] = bits[:, :PACK_SIZE].view(np.bool_)
         return mask
+
+    def observe(self, seats: int | npt.NDArray[np.integer]) -> npt.NDArray[np.float32]:
+        """Each lane's observation tensor for ``seats`` (one seat, or one per lane): (N, 696).
+
+        The layout of the adapters (:data:`backalley.adapters.encoding.OBSERVATION`);
+        it shows a seat only what that seat may see.
+        """
+        return observe(self, seats)
 
     def allowed_cards(self) -> U64:
         """The mask of cards the seat to move may play, per lane (0 when not playing)."""
@@ -420,7 +439,6 @@ class Batch:
         )
         played = np.where(ok, bit, _ZERO)
         hands[at] = hand ^ played
-        self.played |= played
         # Lanes that play nothing write to the spare fifth slot of their trick row.
         slot = self._lanes5 + np.where(ok, self.ntrick, 4)
         self._trick5.reshape(-1)[slot] = card
@@ -517,7 +535,10 @@ class Batch:
         self.ntricks[lanes] = 0
         self.won[lanes] = 0
         self.broken[lanes] = False
-        self.played[lanes] = 0
+        self.dealt[lanes] = 0
+        self.turned[lanes] = -1
+        self.swap_seat[lanes] = -1
+        self.swap_card[lanes] = -1
         self.trumps[lanes] = 0
         self.trump[lanes] = T.NO_TRUMP
         self._allowed[lanes] = 0
@@ -560,6 +581,8 @@ class Batch:
         tiebreaks = self.tiebreak[lanes].tolist()
         hands = np.empty((lanes.size, 4), dtype=np.uint64)
         trump = np.empty(lanes.size, dtype=np.int8)
+        turned = np.empty(lanes.size, dtype=np.int8)
+        swap = np.full((lanes.size, 2), -1, dtype=np.int8)
         for k in range(lanes.size):
             setup = deal(
                 seeded_deck(seeds[k], numbers[k]),
@@ -570,7 +593,14 @@ class Batch:
             )
             hands[k] = setup.hands
             trump[k] = T.NO_TRUMP if setup.trump is None else int(setup.trump)
+            turned[k] = setup.turned
+            if setup.swap is not None:
+                swap[k] = (setup.swap.seat, setup.swap.received)
         self.hands[lanes] = hands
+        self.dealt[lanes] = hands
+        self.turned[lanes] = turned
+        self.swap_seat[lanes] = swap[:, 0]
+        self.swap_card[lanes] = swap[:, 1]
         self.trump[lanes] = trump
         self.trumps[lanes] = T.TRUMP_MASK[trump]
         first = ((self.dealer[lanes] + 1) % 4).astype(np.int8)
