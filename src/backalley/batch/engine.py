@@ -179,9 +179,8 @@ class Batch:
         self.phase: I8 = np.zeros(n, dtype=np.int8)
         self.to_move: I8 = np.full(n, -1, dtype=np.int8)
         self._deal_arrays(n)
-        # What the seat to move may play, and why any other card it holds is refused.
+        # What the seat to move may play.
         self._allowed: U64 = np.zeros(n, dtype=np.uint64)
-        self._why: npt.NDArray[np.uint8] = np.zeros(n, dtype=np.uint8)
         # Every action applied in the current match of each lane, for lane_state; a
         # spare last column takes the writes of lanes that applied nothing.
         self._log_spare: I8 = np.zeros((n, _LOG_START + 1), dtype=np.int8)
@@ -434,9 +433,10 @@ class Batch:
         bit = _CARD_BIT64[card]
         held = (hand & bit) != 0
         ok = plays & ((self._allowed & bit) != 0)
-        refused[:] = np.where(
-            plays & ~held, _NOT_IN_HAND, np.where(plays & held & ~ok, self._why, refused)
-        )
+        refused_now = plays & ~ok
+        if refused_now.any():
+            lanes = np.flatnonzero(refused_now)
+            refused[lanes] = np.where(held[lanes], self._why(lanes), _NOT_IN_HAND)
         played = np.where(ok, bit, _ZERO)
         hands[at] = hand ^ played
         # Lanes that play nothing write to the spare fifth slot of their trick row.
@@ -542,7 +542,6 @@ class Batch:
         self.trumps[lanes] = 0
         self.trump[lanes] = T.NO_TRUMP
         self._allowed[lanes] = 0
-        self._why[lanes] = 0
 
     def _reset(self, lanes: npt.NDArray[np.intp]) -> None:
         """Start a new match in these lanes, with the lane's seed plus N."""
@@ -616,7 +615,7 @@ class Batch:
     # --- what may be played ----------------------------------------------------------
 
     def _update_allowed(self) -> None:
-        """The cards the seat to move may play in each lane, and the reason for the rest.
+        """The cards the seat to move may play in each lane (``_why`` says why not others).
 
         The vectorized form of the core's ``tricks.allowed_plays``, rule by rule, over
         every lane at once (lanes not playing get no cards).
@@ -642,12 +641,9 @@ class Batch:
         # A hand holding nothing else, or nothing of it, may play anything.
         constrained = (follow != 0) & (follow != hand)
         follow_allowed = np.where(constrained, follow, hand)
-        follow_why = np.where(
-            constrained, np.where(led_trump, _FOLLOW_TRUMP, _FOLLOW_SUIT), ACCEPTED
-        ).astype(np.uint8)
         # JOKER-1, JOKER-2: a joker lead forces the highest (BIG) or lowest (LITTLE)
         # trump; JOKER-3: a hand without trumps plays anything.
-        joker = np.flatnonzero(started & (led >= _LITTLE) & (led <= _BIG) & has_trump)
+        joker = np.flatnonzero(started & (led >= _LITTLE) & has_trump)
         if joker.size:
             shift = self.trump[joker].astype(np.uint64) * np.uint64(13)
             held = held_trumps[joker]
@@ -657,12 +653,25 @@ class Batch:
             rel = np.where(big, self._forced_high[index], self._forced_low[index])
             forced = ((rel & T.SUIT_BITS) << shift) | ((rel >> _THIRTEEN) << _FIFTY_TWO)
             follow_allowed[joker] = forced
-            follow_why[joker] = np.where(big, _BIG_FORCES, _LITTLE_FORCES)
         playing = self.phase == PLAY
         self._allowed = np.where(playing, np.where(started, follow_allowed, lead_allowed), _ZERO)
-        self._why = np.where(
-            started, follow_why, np.where(free_lead, ACCEPTED, _NOT_BROKEN)
+
+    def _why(self, lanes: npt.NDArray[np.intp]) -> npt.NDArray[np.uint8]:
+        """Why a card held but not allowed is refused in these lanes, as ``allowed_plays`` says.
+
+        Each constraint of ``_update_allowed`` has exactly one reason.
+        """
+        led = self.trick[lanes, 0]
+        led_trump = (_CARD_BIT64[led & 63] & self.trumps[lanes]) != 0
+        following = np.where(
+            led >= _LITTLE,
+            np.where(led == _BIG, _BIG_FORCES, _LITTLE_FORCES),
+            np.where(led_trump, _FOLLOW_TRUMP, _FOLLOW_SUIT),
+        )
+        why: npt.NDArray[np.uint8] = np.where(
+            self.ntrick[lanes] == 0, _NOT_BROKEN, following
         ).astype(np.uint8)
+        return why
 
     # --- the reference view of a lane ---------------------------------------------------
 
