@@ -14,6 +14,9 @@ from hypothesis import strategies as st  # noqa: E402
 
 from backalley import Reason, Rules, Seat, apply, new_match, seeded_deal  # noqa: E402
 from backalley.batch import REASON_CODES, Batch, reason_code, reasons  # noqa: E402
+from backalley.batch import _dealing as batch_dealing  # noqa: E402
+from backalley.batch._dealing import deal_decks, seeded_decks  # noqa: E402
+from backalley.core.dealing import deal, seeded_deck  # noqa: E402
 from batch_reference import Twin, biased, same_lane_states  # noqa: E402
 
 
@@ -229,3 +232,44 @@ def test_long_differential_run(rules, policy):
     play(batch, twin, rng, 1_000, policy)
     same_lane_states(batch, twin)
     assert twin.lane_steps >= 200_000
+
+
+# --- dealing many lanes at once -------------------------------------------------------
+
+
+def test_vectorized_decks_and_deals_are_the_cores():
+    rng = np.random.default_rng(11)
+    seeds = [int(seed) for seed in rng.integers(0, 2**63, 600, dtype=np.int64)] + [0, 2**64 - 1]
+    numbers = [int(number) for number in rng.integers(0, 40, len(seeds))]
+    numbers[-1] = 2**32 - 1
+    decks = seeded_decks(seeds, numbers)
+    dealers = rng.integers(0, 4, len(seeds))
+    sizes = rng.integers(1, 14, len(seeds))
+    hands, turned, swap_seat, swap_card = deal_decks(decks, dealers, sizes)
+    swaps = 0
+    for row, (seed, number) in enumerate(zip(seeds, numbers, strict=True)):
+        deck = seeded_deck(seed, number)
+        assert decks[row].tolist() == [int(card) for card in deck]
+        setup = deal(deck, dealer=Seat(int(dealers[row])), hand_size=int(sizes[row]))
+        assert tuple(hands[row].tolist()) == setup.hands
+        assert turned[row] == setup.turned
+        expected = (-1, -1) if setup.swap is None else (setup.swap.seat, setup.swap.received)
+        assert (swap_seat[row], swap_card[row]) == expected
+        swaps += setup.swap is not None
+    assert swaps > 0  # the joker swap (DEAL-4) was among the deals
+
+
+def test_a_rejected_word_is_left_to_the_core(monkeypatch):
+    """A stream with a rejected word (too rare to meet by chance) is shuffled by the core."""
+    # With every limit at 0 every word is rejected: all decks come from seeded_deck.
+    monkeypatch.setattr(batch_dealing, "_LIMITS", np.zeros(53, dtype=np.uint64))
+    calls = []
+
+    def counted(seed, number):
+        calls.append((seed, number))
+        return seeded_deck(seed, number)
+
+    monkeypatch.setattr(batch_dealing, "seeded_deck", counted)
+    decks = batch_dealing.seeded_decks([5, 6], [0, 3])
+    assert calls == [(5, 0), (6, 3)]
+    assert decks[1].tolist() == [int(card) for card in seeded_deck(6, 3)]

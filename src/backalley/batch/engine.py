@@ -38,6 +38,7 @@ from ..core.rules import Rules, TiePolicy
 from ..engine.match import apply, new_match, seeded_deal
 from ..engine.state import MatchState
 from . import _tables as T
+from ._dealing import deal_decks, seeded_decks
 from ._tables import BOOL, I8, I16, I32, U64
 from .observe import observe
 
@@ -86,6 +87,8 @@ _BOARD: Final = BOARD_INDEX
 _LITTLE: Final = 52
 _BIG: Final = 53
 _LOG_START: Final = 64
+_VECTOR_DEALS: Final = 8
+"""From this many lanes at a chance step on, the deals are shuffled and dealt as arrays."""
 
 
 def reason_code(reason: Reason | None) -> int:
@@ -567,39 +570,27 @@ class Batch:
         """Deal every lane at a chance step its seeded deal; the number of lanes dealt.
 
         Each deck is the core's ``seeded_deck(seed, deal number)`` and each deal the
-        core's ``deal`` (DEAL-1 to DEAL-6), so the hands, the turned card, trumps and
-        any joker swap are exactly the reference's.
+        core's ``deal`` (DEAL-1 to DEAL-6): lane by lane through those functions for a
+        few lanes, as arrays (``_dealing``, tested against them) for many.
         """
         lanes = np.flatnonzero(self.phase == DEAL)
         if not lanes.size:
             return 0
         seeds = self.seeds[lanes].tolist()
         numbers = self.deals[lanes].tolist()
-        dealers = self.dealer[lanes].tolist()
-        sizes = self.hand_size[lanes].tolist()
-        tiebreaks = self.tiebreak[lanes].tolist()
-        hands = np.empty((lanes.size, 4), dtype=np.uint64)
-        trump = np.empty(lanes.size, dtype=np.int8)
-        turned = np.empty(lanes.size, dtype=np.int8)
-        swap = np.full((lanes.size, 2), -1, dtype=np.int8)
-        for k in range(lanes.size):
-            setup = deal(
-                seeded_deck(seeds[k], numbers[k]),
-                dealer=SEATS[dealers[k]],
-                hand_size=sizes[k],
-                number=numbers[k],
-                tiebreak=tiebreaks[k],
+        if lanes.size >= _VECTOR_DEALS:
+            decks = seeded_decks(seeds, numbers)
+            hands, turned, swap_seat, swap_card = deal_decks(
+                decks, self.dealer[lanes], self.hand_size[lanes]
             )
-            hands[k] = setup.hands
-            trump[k] = T.NO_TRUMP if setup.trump is None else int(setup.trump)
-            turned[k] = setup.turned
-            if setup.swap is not None:
-                swap[k] = (setup.swap.seat, setup.swap.received)
+        else:
+            hands, turned, swap_seat, swap_card = self._deal_each(lanes, seeds, numbers)
+        trump = T.SUIT_OF_CARD[turned.astype(np.intp)]
         self.hands[lanes] = hands
         self.dealt[lanes] = hands
         self.turned[lanes] = turned
-        self.swap_seat[lanes] = swap[:, 0]
-        self.swap_card[lanes] = swap[:, 1]
+        self.swap_seat[lanes] = swap_seat
+        self.swap_card[lanes] = swap_card
         self.trump[lanes] = trump
         self.trumps[lanes] = T.TRUMP_MASK[trump]
         first = ((self.dealer[lanes] + 1) % 4).astype(np.int8)
@@ -611,6 +602,25 @@ class Batch:
         if tiebreak.any():
             self._update_allowed()
         return int(lanes.size)
+
+    def _deal_each(
+        self, lanes: npt.NDArray[np.intp], seeds: list[int], numbers: list[int]
+    ) -> tuple[U64, I8, I8, I8]:
+        """The core's ``seeded_deck`` and ``deal``, lane by lane (cheaper for a few lanes)."""
+        dealers = self.dealer[lanes].tolist()
+        sizes = self.hand_size[lanes].tolist()
+        hands = np.empty((lanes.size, 4), dtype=np.uint64)
+        turned = np.empty(lanes.size, dtype=np.int8)
+        swap = np.full((2, lanes.size), -1, dtype=np.int8)
+        for k in range(lanes.size):
+            setup = deal(
+                seeded_deck(seeds[k], numbers[k]), dealer=SEATS[dealers[k]], hand_size=sizes[k]
+            )
+            hands[k] = setup.hands
+            turned[k] = setup.turned
+            if setup.swap is not None:
+                swap[:, k] = (setup.swap.seat, setup.swap.received)
+        return hands, turned, swap[0], swap[1]
 
     # --- what may be played ----------------------------------------------------------
 
