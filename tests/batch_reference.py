@@ -52,8 +52,8 @@ class Twin:
             state = apply(state, seeded_deal(state))
         return state
 
-    def step(self, actions: np.ndarray, seats: np.ndarray | None = None) -> None:
-        """Step the batch and the references alike and compare everything."""
+    def step(self, actions: np.ndarray, seats: np.ndarray | None = None) -> np.ndarray:
+        """Step the batch and the references alike and compare everything; the refusals."""
         batch = self.batch
         before = [state.to_move for state in self.states]
         result = batch.step(actions, seats)
@@ -95,6 +95,7 @@ class Twin:
                 assert not result.terminated[lane]
             self.states[lane] = self._dealt(lane, after)
         self.check()
+        return result.refused
 
     def deal(self) -> None:
         """Deal the waiting lanes of a batch without auto_deal, and the references."""

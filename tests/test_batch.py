@@ -25,7 +25,8 @@ def play(batch: Batch, twin: Twin, rng, steps: int, policy: str) -> None:
         if batch.terminated.all():
             break
         actions = batch.sample_legal(rng) if policy == "uniform" else biased(batch, rng)
-        twin.step(actions)
+        # Both policies choose legal actions only: nothing may be refused.
+        assert not twin.step(actions).any()
 
 
 def test_uniform_standard_matches_equal_the_reference():
@@ -103,6 +104,26 @@ def test_an_observation_hides_the_other_hands():
         assert (mixed[lane] == batch.observe(lane)[lane]).all()
     with pytest.raises(ValueError, match="seats run from 0 to 3"):
         batch.observe(4)
+
+
+def test_sample_legal_is_uniform_over_the_legal_actions():
+    """Many lanes in one position: every legal action is drawn about equally often."""
+    lanes = 8_000
+    batch = Batch(Rules(schedule=[5]), seeds=[9] * lanes)
+    rng = np.random.default_rng(2)
+    checked = 0
+    while not batch.terminated[0]:
+        mask = batch.legal_mask()[0]
+        legal = np.flatnonzero(mask)
+        counts = np.bincount(batch.sample_legal(rng), minlength=68)
+        assert counts[~mask].sum() == 0
+        expected = lanes / legal.size
+        # Within five standard deviations of a binomial count.
+        assert (abs(counts[legal] - expected) < 5 * np.sqrt(expected)).all(), counts[legal]
+        checked += legal.size > 1
+        # Everyone bids Board (so that the cards are played), then plays its lowest card.
+        batch.step(np.full(lanes, legal[-1] if batch.phase[0] == 1 else legal[0]))
+    assert checked >= 10
 
 
 def test_without_auto_deal_lanes_wait_at_the_chance_step():

@@ -177,3 +177,22 @@ def trick_keys() -> I8:
 
 
 TRICK_KEYS: Final[I8] = trick_keys()
+
+
+def follow_masks() -> U64:
+    """``[trump kind * 64 + led card]``: the cards that follow the led card (PLAY-2, PLAY-3).
+
+    A trump led (a joker included) is followed by trumps, the trump suit and both
+    jokers; any other card by its own suit. Entries 54-63 (no card led) are empty.
+    """
+    table = np.zeros(5 * 64, dtype=np.uint64)
+    for trump in range(5):
+        trumps = int(TRUMP_MASK[trump])
+        for card in CARDS:
+            led_trump = (1 << card) & trumps
+            suit = SUIT_MASKS[card.suit] if card.suit is not None else 0
+            table[trump * 64 + card] = trumps if led_trump else suit
+    return table
+
+
+FOLLOW_MASKS: Final[U64] = follow_masks()

@@ -172,6 +172,7 @@ class Batch:
         self._lanes4 = 4 * self._lanes
         self._lanes5 = 5 * self._lanes
         self._bid_legal_flat = self._bid_legal.reshape(-1)
+        self._follow_masks = T.FOLLOW_MASKS
         self._bid_rows = np.ascontiguousarray(self._bid_legal[:, :FIRST_CARD_INDEX])
         self.seeds: U64 = np.array(seeds_, dtype=np.uint64)
         # The match: which deal is next or in play, how many of the schedule are done.
@@ -200,6 +201,7 @@ class Batch:
         self.hand_size: I8 = np.zeros(n, dtype=np.int8)
         self.trump: I8 = np.full(n, T.NO_TRUMP, dtype=np.int8)
         self.trumps: U64 = np.zeros(n, dtype=np.uint64)
+        self._follow_base: npt.NDArray[np.intp] = np.full(n, 64 * T.NO_TRUMP, dtype=np.intp)
         self.tiebreak: BOOL = np.zeros(n, dtype=np.bool_)
         self.hands: U64 = np.zeros((n, 4), dtype=np.uint64)
         self.bids: I8 = np.full((n, 4), -1, dtype=np.int8)
@@ -267,22 +269,23 @@ class Batch:
         size = self.hand_size.astype(np.int16)
         pick = np.minimum((draw * (size + 1)).astype(np.int16), size)
         bid = np.where(pick == size, _BOARD, pick)
-        # Cards: the k-th allowed card, k uniform below their number.
-        allowed = self._allowed
-        k = (draw * _popcount(allowed)).astype(np.int8)
-        rest = allowed.copy()
-        cleared = np.empty_like(rest)
-        for skip in range(int(k.max(initial=0))):
-            # Drop the lowest card of the lanes that still have cards to skip.
-            np.subtract(rest, _ONE, out=cleared)
-            np.bitwise_and(rest, cleared, out=cleared)
-            np.copyto(rest, cleared, where=k > skip)
-        lowest = rest & (~rest + _ONE)
-        card = np.frexp(lowest.astype(np.float64))[1] - 1
+        # Cards: the k-th allowed card, k uniform below their number, found by
+        # halving: is it in the low 32 bits, then 16, then 8; then a table.
+        rest = self._allowed
+        k = (draw * _popcount(rest)).astype(np.uint8)
+        card = np.zeros(self.n, dtype=np.uint8)
+        for width, low_bits in _HALVES:
+            low = rest & low_bits
+            count = _popcount(low).astype(np.uint8)
+            high = k >= count
+            k -= np.where(high, count, 0).astype(np.uint8)
+            rest = np.where(high, rest >> np.uint64(width), low)
+            card += np.where(high, width, 0).astype(np.uint8)
+        card += _KTH_BIT[rest.astype(np.intp) * 8 + np.minimum(k, 7)]
         out: npt.NDArray[np.int16] = np.where(
             self.phase == BID,
             bid,
-            np.where(self.phase == PLAY, FIRST_CARD_INDEX + card, NO_ACTION),
+            np.where(self.phase == PLAY, FIRST_CARD_INDEX + card.astype(np.int16), NO_ACTION),
         ).astype(np.int16)
         return out
 
@@ -314,17 +317,20 @@ class Batch:
         bidding = phase == BID
         playing = phase == PLAY
         # Framework refusals first, in the reference's order: the phase, then the turn.
-        in_phase = (bidding & ~is_card) | (playing & is_card)
-        refused = np.where(
-            acting,
-            np.where(in_phase, ACCEPTED, np.where(phase == OVER, _MATCH_OVER, _WRONG_PHASE)),
-            ACCEPTED,
-        ).astype(np.uint8)
+        in_phase = np.where(is_card, playing, bidding)
+        live = acting & in_phase
+        out_of_phase = acting & ~in_phase
+        if out_of_phase.any():
+            refused = np.where(
+                out_of_phase, np.where(phase == OVER, _MATCH_OVER, _WRONG_PHASE), ACCEPTED
+            ).astype(np.uint8)
+        else:
+            refused = np.zeros(n, dtype=np.uint8)
         if seats is not None:
             seat_of = self._check_actions(seats, "seats", 0, 3)
-            turn = acting & in_phase & (seat_of != self.to_move)
+            turn = live & (seat_of != self.to_move)
             refused[turn] = _NOT_YOUR_TURN
-        live = acting & (refused == ACCEPTED)
+            live &= ~turn
         bids = np.flatnonzero(live & bidding)
         if bids.size:
             self._bid(bids, action[bids], refused)
@@ -434,12 +440,12 @@ class Batch:
         hand = hands[at]
         card = (action - FIRST_CARD_INDEX) & 63
         bit = _CARD_BIT64[card]
-        held = (hand & bit) != 0
         ok = plays & ((self._allowed & bit) != 0)
         refused_now = plays & ~ok
         if refused_now.any():
             lanes = np.flatnonzero(refused_now)
-            refused[lanes] = np.where(held[lanes], self._why(lanes), _NOT_IN_HAND)
+            held = (hand[lanes] & bit[lanes]) != 0
+            refused[lanes] = np.where(held, self._why(lanes), _NOT_IN_HAND)
         played = np.where(ok, bit, _ZERO)
         hands[at] = hand ^ played
         # Lanes that play nothing write to the spare fifth slot of their trick row.
@@ -543,6 +549,7 @@ class Batch:
         self.swap_seat[lanes] = -1
         self.swap_card[lanes] = -1
         self.trumps[lanes] = 0
+        self._follow_base[lanes] = 64 * T.NO_TRUMP
         self.trump[lanes] = T.NO_TRUMP
         self._allowed[lanes] = 0
 
@@ -593,6 +600,7 @@ class Batch:
         self.swap_card[lanes] = swap_card
         self.trump[lanes] = trump
         self.trumps[lanes] = T.TRUMP_MASK[trump]
+        self._follow_base[lanes] = 64 * trump.astype(np.intp)
         first = ((self.dealer[lanes] + 1) % 4).astype(np.int8)
         self.to_move[lanes] = first
         # END-3: a tiebreak deal has no bidding; the player left of the dealer leads.
@@ -634,26 +642,24 @@ class Batch:
         at = self._lanes4 + seat
         hand = self.hands.reshape(-1)[at]
         trumps = self.trumps
-        started = self.ntrick > 0
         held_trumps = hand & trumps
         others = hand & ~trumps
-        has_trump = held_trumps != 0
         # PLAY-4: no trump lead until trumps are broken; PLAY-5: unless this player bid
-        # Board; PLAY-6: or holds only trumps (a no-trump deal has no trumps to ban).
+        # Board; PLAY-6: or holds only trumps. (A hand without trumps, or a no-trump
+        # deal, has others == hand: nothing is banned.)
         bid_board = self.bids.reshape(-1)[at] == _BOARD
-        free_lead = self.broken | bid_board | ~has_trump | (others == 0)
+        free_lead = self.broken | bid_board | (others == 0)
         lead_allowed = np.where(free_lead, hand, others)
         led = self.trick[:, 0] & 63
-        led_trump = (_CARD_BIT64[led] & trumps) != 0
         # PLAY-3: a trump or joker led must be followed by a trump or joker;
-        # PLAY-2: otherwise the led suit must be followed.
-        follow = np.where(led_trump, held_trumps, hand & _SUIT_MASK64[led])
-        # A hand holding nothing else, or nothing of it, may play anything.
-        constrained = (follow != 0) & (follow != hand)
-        follow_allowed = np.where(constrained, follow, hand)
+        # PLAY-2: otherwise the led suit must be followed; a hand holding none of it
+        # may play anything.
+        follow = hand & self._follow_masks[self._follow_base + led]
+        follow_allowed = np.where(follow != 0, follow, hand)
         # JOKER-1, JOKER-2: a joker lead forces the highest (BIG) or lowest (LITTLE)
         # trump; JOKER-3: a hand without trumps plays anything.
-        joker = np.flatnonzero(started & (led >= _LITTLE) & has_trump)
+        started = self.ntrick > 0
+        joker = np.flatnonzero(started & (led >= _LITTLE) & (held_trumps != 0))
         if joker.size:
             shift = self.trump[joker].astype(np.uint64) * np.uint64(13)
             held = held_trumps[joker]
@@ -736,6 +742,17 @@ def _popcount(masks: U64) -> npt.NDArray[np.integer]:
     return total
 
 
+def _kth_bit_table() -> npt.NDArray[np.uint8]:
+    """``[octet * 8 + k]``: the position of the k-th set bit of an octet (0 if none)."""
+    table = np.zeros(256 * 8, dtype=np.uint8)
+    for octet in range(256):
+        for k, position in enumerate(i for i in range(8) if octet >> i & 1):
+            table[octet * 8 + k] = position
+    return table
+
+
+_KTH_BIT: Final = _kth_bit_table()
+_HALVES: Final = tuple((width, np.uint64((1 << width) - 1)) for width in (32, 16, 8))
 _ZERO: Final = np.uint64(0)
 _ONE: Final = np.uint64(1)
 _THIRTEEN: Final = np.uint64(13)
