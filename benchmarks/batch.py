@@ -48,10 +48,10 @@ SIZES = (1, 64, 1024, 8192)
 def openspiel_rates(games: int, seed: int) -> tuple[float, float]:
     """OpenSpiel's player actions a second: by the wall clock, and in CPU time.
 
-    The loop of ``compare_openspiel.py``, each action timed by the wall clock. Reading
-    the CPU clock costs microseconds here, more than an action, so CPU time is read
-    once a game; the player actions' share of it is their share of the timed wall
-    intervals.
+    The loop of ``compare_openspiel.py``, each player action timed by the wall clock.
+    Reading the CPU clock costs microseconds here, more than an action, so CPU time
+    is read once a game; the player actions' share of it is the share of the game's
+    wall-clock time that their timed intervals take.
     """
     import random  # noqa: PLC0415
 
@@ -60,22 +60,22 @@ def openspiel_rates(games: int, seed: int) -> tuple[float, float]:
     game = pyspiel.load_game(OPENSPIEL_GAME)
     choice = random.Random(seed).choice
     wall, cpu = time.perf_counter, time.process_time
-    player = chance = cpu_total = 0.0
+    player = cpu_total = loop_total = 0.0
     players = 0
     for _ in range(games):
         state = game.new_initial_state()
-        cpu_start = cpu()
+        cpu_start, loop_start = cpu(), wall()
         while not state.is_terminal():
             start = wall()
             if state.is_chance_node():
                 state.apply_action(choice(state.chance_outcomes())[0])
-                chance += wall() - start
             else:
                 state.apply_action(choice(state.legal_actions()))
                 player += wall() - start
                 players += 1
         cpu_total += cpu() - cpu_start
-    return players / player, players / (cpu_total * player / (player + chance))
+        loop_total += wall() - loop_start
+    return players / player, players / (cpu_total * player / loop_total)
 
 
 def batch_rate(n: int, lane_steps: int, seed: int) -> dict[str, float]:
