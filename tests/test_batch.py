@@ -220,6 +220,12 @@ def test_bad_input_is_refused_whole_and_changes_nothing():
         Batch(seeds=[-1])
     with pytest.raises(ValueError, match="at least one lane"):
         Batch(seeds=[])
+    with pytest.raises(ValueError, match="whole number from 1"):
+        Batch(seeds=5, n=0)
+    with pytest.raises(TypeError, match="give the number of lanes"):
+        Batch(seeds=5)
+    with pytest.raises(ValueError, match="n is 3 but 2 seeds"):
+        Batch(seeds=[1, 2], n=3)
 
 
 def test_refusal_codes_name_the_reasons():

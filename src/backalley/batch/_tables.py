@@ -23,7 +23,7 @@ import numpy.typing as npt
 from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX, NUM_ACTION_INDICES
 from ..core.actions import bid_of
 from ..core.bidding import Contract, bid_in_range, contracts, is_throw_in, opening_leader
-from ..core.cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, SUIT_MASKS, Card, Suit
+from ..core.cards import CARDS, PACK_SIZE, SEATS, SUIT_MASKS, Card, Suit
 from ..core.cards import trump_mask as core_trump_mask
 from ..core.jokers import forced_by_joker_lead
 from ..core.rules import MAX_HAND_SIZE
@@ -63,13 +63,14 @@ TRUMP_MASK: Final[U64] = np.array(
 )
 """``TRUMP_MASK[k]``: the trumps when suit ``k`` is turned (the core's ``trump_mask``); 0 for 4."""
 
-JOKERS: Final = np.uint64(JOKERS_MASK)
-ALL_CARDS: Final = np.uint64((1 << PACK_SIZE) - 1)
 SUIT_BITS: Final = np.uint64((1 << 13) - 1)
 
 
 class CircuitTable(NamedTuple):
-    """What a complete circuit of four bids decides, indexed by :func:`circuit_code`.
+    """What a complete circuit of four bids decides, indexed by its bids in base 14.
+
+    The index of bids ``b0 b1 b2 b3`` (action indices, in circuit order) is
+    ``((b0 * 14 + b1) * 14 + b2) * 14 + b3``.
 
     Pair 0 here is the pair of the first bidder (circuit positions 0 and 2), pair 1
     the dealer's pair. ``lead`` is the circuit position of the opening leader, -1 for
@@ -97,7 +98,8 @@ def circuit_table() -> CircuitTable:
         for seat in SEATS
     ]
     for code in range(size):
-        digits = (code // 2744, code // 196 % 14, code // 14 % 14, code % 14)
+        # The code's base-14 digits are the four bids in circuit order.
+        digits = (code // 14**3, code // 14**2 % 14, code // 14 % 14, code % 14)
         bids = tuple(options[k][digits[k]] for k in range(4))
         for pair, contract in enumerate(contracts(bids)):
             target[code, pair] = contract.target

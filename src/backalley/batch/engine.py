@@ -120,11 +120,13 @@ class StepResult(NamedTuple):
 def _seeds(value: Sequence[int] | npt.NDArray[np.integer] | int, n: int | None) -> list[int]:
     if isinstance(value, bool):
         raise TypeError(f"seeds are whole numbers, not {value!r}")
-    if isinstance(value, int):
+    if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
+        raise ValueError(f"the number of lanes n is a whole number from 1, not {n!r}")
+    if isinstance(value, int | np.integer):
         if n is None:
             raise TypeError("give the number of lanes n with a single base seed")
-        check_whole(value, MAX_SEED, "a seed")
-        return [(value + lane) % (MAX_SEED + 1) for lane in range(n)]
+        check_whole(int(value), MAX_SEED, "a seed")
+        return [(int(value) + lane) % (MAX_SEED + 1) for lane in range(n)]
     seeds = [int(seed) if isinstance(seed, np.integer) else seed for seed in value]
     for seed in seeds:
         check_whole(seed, MAX_SEED, "a seed")
@@ -149,7 +151,7 @@ class Batch:
         self,
         rules: Rules | None = None,
         *,
-        seeds: Sequence[int] | npt.NDArray[np.integer] | int = 0,
+        seeds: Sequence[int] | npt.NDArray[np.integer] | int,
         n: int | None = None,
         auto_deal: bool = True,
         auto_reset: bool = False,
@@ -404,7 +406,10 @@ class Batch:
         first = (self.dealer[lanes].astype(np.intp) + 1) & 3
         seats = (first[:, None] + np.arange(4)) & 3
         circuit = self.bids.reshape(-1)[lanes[:, None] * 4 + seats].astype(np.intp)
-        code = ((circuit[:, 0] * 14 + circuit[:, 1]) * 14 + circuit[:, 2]) * 14 + circuit[:, 3]
+        base = T.BIDS_PER_SEAT
+        code = ((circuit[:, 0] * base + circuit[:, 1]) * base + circuit[:, 2]) * base + circuit[
+            :, 3
+        ]
         table = self._circuit
         # BID-4, BID-5, BID-6: contracts; the table's pair 0 is the first bidder's pair.
         pairs = lanes[:, None] * 2 + ((first[:, None] + np.arange(2)) & 1)
