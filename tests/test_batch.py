@@ -300,3 +300,24 @@ def test_a_rejected_word_is_left_to_the_core(monkeypatch):
     decks = batch_dealing.seeded_decks([5, 6], [0, 3])
     assert calls == [(5, 0), (6, 3)]
     assert decks[1].tolist() == [int(card) for card in seeded_deck(6, 3)]
+
+
+def test_reset_starts_new_matches_with_the_seed_plus_n():
+    batch = Batch(Rules(schedule="short"), seeds=[10, 20, 30])
+    rng = np.random.default_rng(4)
+    for _ in range(12):
+        batch.step(batch.sample_legal(rng))
+    played = batch.actions_of(1)
+    assert len(played) == 12
+    batch.reset([1])
+    assert batch.seeds.tolist() == [10, 23, 30]
+    assert batch.actions_of(1) == [] and len(batch.actions_of(0)) == 12
+    start = new_match(Rules(schedule="short"), seed=23)
+    assert batch.lane_state(1) == apply(start, seeded_deal(start))
+    assert batch.totals[1].tolist() == [0, 0] and batch.phase[1] == 1
+    # The allowed cards are what the legal mask shows, lane by lane.
+    mask = batch.legal_mask()
+    allowed = batch.allowed_cards().tolist()
+    for lane in range(3):
+        cards = [c for c in range(54) if allowed[lane] >> c & 1]
+        assert cards == [index - 14 for index in np.flatnonzero(mask[lane]) if index >= 14]
