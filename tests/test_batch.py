@@ -16,7 +16,7 @@ from backalley import Reason, Rules, Seat, apply, new_match, seeded_deal  # noqa
 from backalley.batch import REASON_CODES, Batch, reason_code, reasons  # noqa: E402
 from backalley.batch import _dealing as batch_dealing  # noqa: E402
 from backalley.batch._dealing import deal_decks, seeded_decks  # noqa: E402
-from backalley.core.dealing import deal, seeded_deck  # noqa: E402
+from backalley.core.dealing import deal_hands, seeded_deck  # noqa: E402
 from batch_reference import Twin, biased, same_lane_states  # noqa: E402
 
 
@@ -277,7 +277,7 @@ def test_vectorized_decks_and_deals_are_the_cores():
     for row, (seed, number) in enumerate(zip(seeds, numbers, strict=True)):
         deck = seeded_deck(seed, number)
         assert decks[row].tolist() == [int(card) for card in deck]
-        setup = deal(deck, dealer=Seat(int(dealers[row])), hand_size=int(sizes[row]))
+        setup = deal_hands(deck, dealer=Seat(int(dealers[row])), hand_size=int(sizes[row]))
         assert tuple(hands[row].tolist()) == setup.hands
         assert turned[row] == setup.turned
         expected = (-1, -1) if setup.swap is None else (setup.swap.seat, setup.swap.received)

@@ -12,7 +12,9 @@ happens that the rules do not say. The rules are stated, with their sources, in
 (7, 'bid')
 """
 
+from collections.abc import Mapping
 from types import ModuleType
+from typing import Any
 
 from . import _paths
 from .core.actions import Action, Bid, Deal, Play
@@ -23,8 +25,11 @@ from .core.errors import IllegalAction, Reason
 from .core.rules import SCHEDULES, Rules, TiePolicy
 from .core.scoring import score
 from .core.tricks import Trick
+from .engine import view as _view
+from .engine.display import register_svg
 from .engine.match import apply, legal_actions, new_match, seeded_deal
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
+from .engine.view import SeatView
 
 __all__ = [
     "SCHEDULES",
@@ -65,6 +70,42 @@ __version__ = "0.1.0"
 _paths.install()
 
 
+# The states draw themselves in notebooks through the engine's display hook; the
+# pictures sit above the engine, so they are registered from here and imported only
+# when a picture is asked for (importing the package stays light).
+def _deal_svg(deal: DealState) -> str:
+    from .pictures.svg import deal_svg  # noqa: PLC0415 -- imported when first drawn
+
+    return deal_svg(deal)
+
+
+def _state_svg(state: MatchState) -> str:
+    from .pictures.svg import state_svg  # noqa: PLC0415 -- imported when first drawn
+
+    return state_svg(state)
+
+
+register_svg(DealState, _deal_svg)
+register_svg(MatchState, _state_svg)
+
+
 def __getattr__(name: str) -> ModuleType:
     """An old flat module path (``backalley.cards``) as an attribute; see ``_paths``."""
     return _paths.moved_module(name)
+
+
+# A seat view writes and reads its JSON through the engine's hook; the codec sits
+# above the engine, so it is registered from here and imported when first used.
+def _view_to_json(seen: SeatView) -> dict[str, Any]:
+    from .formats.codec.view import view_to_json  # noqa: PLC0415 -- imported when first used
+
+    return view_to_json(seen)
+
+
+def _view_from_json(data: Mapping[str, Any]) -> SeatView:
+    from .formats.codec.view import view_from_json  # noqa: PLC0415 -- imported when first used
+
+    return view_from_json(data)
+
+
+_view.register_json(_view_to_json, _view_from_json)

@@ -166,7 +166,7 @@ def _bid_slot(bid: Bid) -> int:
 
 
 _KEPT_FACTS: Final = 16
-_past_facts: dict[int, tuple[tuple[DealView, ...], tuple[int, int], int]] = {}
+_past_facts: dict[int, tuple[Sequence[DealView], tuple[int, int], int]] = {}
 
 
 def _totals_and_count(view: SeatView) -> tuple[tuple[int, int], int]:

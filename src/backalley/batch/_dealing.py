@@ -7,7 +7,7 @@ it); the 53 Fisher-Yates swaps and the dealing of the cards then run over all th
 lanes' decks together. A lane whose stream has a rejected word (a word at or above
 ``2**32 - 2**32 mod n``, about one deck in 10**8) is shuffled by ``seeded_deck``
 itself, so every deck is the core's. The tests compare both functions with the
-core's ``seeded_deck`` and ``deal``.
+core's ``seeded_deck`` and ``deal_hands``.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def seeded_decks(seeds: list[int], numbers: list[int]) -> I8:
 def deal_decks(
     decks: I8, dealers: npt.NDArray[np.integer], sizes: npt.NDArray[np.integer]
 ) -> tuple[U64, I8, I8, I8]:
-    """The core's ``deal`` of each deck: hands by seat, turned card, and any joker swap.
+    """The core's ``deal_hands`` of each deck: hands by seat, turned card, and any joker swap.
 
     Returns the hands (K, 4), the turned cards, and the seat that swapped a joker and
     the card it took (-1 where nobody swapped).

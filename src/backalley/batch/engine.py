@@ -30,9 +30,10 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from ..core import flow
 from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX, NUM_ACTION_INDICES, index_action
 from ..core.cards import PACK_SIZE, SEATS
-from ..core.dealing import MAX_SEED, check_whole, deal, seeded_deck
+from ..core.dealing import MAX_SEED, check_whole, deal_hands, seeded_deck
 from ..core.errors import Reason
 from ..core.rules import Rules, TiePolicy
 from ..engine.match import apply, new_match, seeded_deal
@@ -169,7 +170,13 @@ class Batch:
         self._scores = T.score_table()
         self._forced_high, self._forced_low = T.forced_tables()
         self._bid_legal = T.bid_legal_table()
-        self._schedule = np.array([*rules.schedule, rules.largest_hand], dtype=np.int8)
+        # The match flow's facts, from the core's own functions (core.flow): the hand
+        # size and tiebreak flag after k counted deals, the dealer of deal k (mod 4).
+        counts = range(rules.deals + 1)
+        self._sizes = np.array([flow.hand_size_of_deal(rules, k) for k in counts], np.int8)
+        self._tiebreaks = np.array([flow.in_tiebreak(rules, k) for k in counts], np.bool_)
+        self._dealers = np.array([flow.dealer_of_deal(rules, k) for k in range(4)], np.int8)
+        self._first_bidders = np.array([flow.first_bidder(d) for d in range(4)], np.int8)
         self._lanes = np.arange(n)
         self._lanes4 = 4 * self._lanes
         self._lanes5 = 5 * self._lanes
@@ -403,7 +410,7 @@ class Batch:
             self._close_bidding(done)
 
     def _close_bidding(self, lanes: npt.NDArray[np.intp]) -> None:
-        first = (self.dealer[lanes].astype(np.intp) + 1) & 3
+        first = self._first_bidders[self.dealer[lanes]].astype(np.intp)
         seats = (first[:, None] + np.arange(4)) & 3
         circuit = self.bids.reshape(-1)[lanes[:, None] * 4 + seats].astype(np.intp)
         base = T.BIDS_PER_SEAT
@@ -531,11 +538,11 @@ class Batch:
     def _refresh(self, lanes: npt.NDArray[np.intp]) -> None:
         """Lanes at a chance step: the next deal's dealer and hand size, nothing in play."""
         # MATCH-2: the deal passes clockwise after every deal, a thrown-in one included.
-        self.dealer[lanes] = (int(self.rules.first_dealer) + self.deals[lanes]) % 4
-        counted = self.counted[lanes]
+        self.dealer[lanes] = self._dealers[self.deals[lanes] % 4]
+        counted = np.minimum(self.counted[lanes], self.rules.deals)
         # MATCH-4, END-3: the schedule's next size; a tiebreak deal at the largest size.
-        self.hand_size[lanes] = self._schedule[np.minimum(counted, self.rules.deals)]
-        self.tiebreak[lanes] = counted >= self.rules.deals
+        self.hand_size[lanes] = self._sizes[counted]
+        self.tiebreak[lanes] = self._tiebreaks[counted]
         self.phase[lanes] = DEAL
         self.to_move[lanes] = -1
         self.hands[lanes] = 0
@@ -582,7 +589,7 @@ class Batch:
         """Deal every lane at a chance step its seeded deal; the number of lanes dealt.
 
         Each deck is the core's ``seeded_deck(seed, deal number)`` and each deal the
-        core's ``deal`` (DEAL-1 to DEAL-6): lane by lane through those functions for a
+        core's ``deal_hands`` (DEAL-1 to DEAL-6): lane by lane through those functions for a
         few lanes, as arrays (``_dealing``, tested against them) for many.
         """
         lanes = np.flatnonzero(self.phase == DEAL)
@@ -606,7 +613,7 @@ class Batch:
         self.trump[lanes] = trump
         self.trumps[lanes] = T.TRUMP_MASK[trump]
         self._follow_base[lanes] = 64 * trump.astype(np.intp)
-        first = ((self.dealer[lanes] + 1) % 4).astype(np.int8)
+        first = self._first_bidders[self.dealer[lanes]]
         self.to_move[lanes] = first
         # END-3: a tiebreak deal has no bidding; the player left of the dealer leads.
         tiebreak = self.tiebreak[lanes]
@@ -619,14 +626,14 @@ class Batch:
     def _deal_each(
         self, lanes: npt.NDArray[np.intp], seeds: list[int], numbers: list[int]
     ) -> tuple[U64, I8, I8, I8]:
-        """The core's ``seeded_deck`` and ``deal``, lane by lane (cheaper for a few lanes)."""
+        """The core's ``seeded_deck`` and ``deal_hands``, lane by lane (cheaper for a few lanes)."""
         dealers = self.dealer[lanes].tolist()
         sizes = self.hand_size[lanes].tolist()
         hands = np.empty((lanes.size, 4), dtype=np.uint64)
         turned = np.empty(lanes.size, dtype=np.int8)
         swap = np.full((2, lanes.size), -1, dtype=np.int8)
         for k in range(lanes.size):
-            setup = deal(
+            setup = deal_hands(
                 seeded_deck(seeds[k], numbers[k]), dealer=SEATS[dealers[k]], hand_size=sizes[k]
             )
             hands[k] = setup.hands
