@@ -4,13 +4,10 @@
 ``thorough`` is for long local runs: ``HYPOTHESIS_PROFILE=thorough pytest``;
 ``mutation`` is for mutation testing (``docs/testing.md``): few examples, no
 example database and a fixed seed, so every mutant meets the same examples.
-
-Tests marked ``long`` (millions of steps) run only when selected: ``pytest -m long``.
 """
 
 import os
 
-import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -36,13 +33,3 @@ settings.register_profile(
     suppress_health_check=list(HealthCheck),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip the ``long`` tests unless the marker expression asks for them."""
-    if "long" in (config.getoption("markexpr") or ""):
-        return
-    skip = pytest.mark.skip(reason="a long run: select it with -m long")
-    for item in items:
-        if "long" in item.keywords:
-            item.add_marker(skip)

@@ -245,10 +245,10 @@ def test_a_lane_is_the_reference_match_of_its_seed():
     assert batch.to_move.tolist() == [int(Seat.EAST)] * 3
 
 
-# --- the long profile: millions of lane-steps (pytest -m long) ---------------------
+# --- the long profile: millions of lane-steps (pytest -m slow) ---------------------
 
 
-@pytest.mark.long
+@pytest.mark.slow
 @pytest.mark.timeout(1800)
 @pytest.mark.parametrize("policy", ["uniform", "biased"])
 @pytest.mark.parametrize("rules", [Rules(), *CORNERS], ids=lambda rules: repr(rules.schedule))
