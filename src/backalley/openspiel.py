@@ -18,6 +18,7 @@ from .adapters.openspiel import (  # noqa: E402 -- only once the extra is known 
     BackAlleyState,
     PlayerBot,
     chance_action,
+    resample,
     resampler,
     state_from_match,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "BackAlleyState",
     "PlayerBot",
     "chance_action",
+    "resample",
     "resampler",
     "state_from_match",
 ]

@@ -1,21 +1,35 @@
 """The OpenSpiel game against the reference ``apply``, OpenSpiel's own checks and its bots."""
+# ruff: noqa: E402 -- the framework is imported only after importorskip has found it
 
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pyspiel = pytest.importorskip("pyspiel")
 np = pytest.importorskip("numpy")
 
-from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
+from open_spiel.python.algorithms import evaluate_bots, mcts
 
-import backalley.openspiel as bo  # noqa: E402
-from backalley import Card, Deal, Rules, Seat, apply, legal_actions, new_match, seeded_deck  # noqa: E402
-from backalley.adapters import encoding  # noqa: E402
-from backalley.core.action_index import action_index  # noqa: E402
-from backalley.core.cards import CARDS  # noqa: E402
-from backalley.engine.view import view  # noqa: E402
-from backalley.players import HeuristicPlayer, RandomPlayer, play_match, player_seed  # noqa: E402
+import backalley.openspiel as bo
+from backalley import (
+    Card,
+    Deal,
+    IllegalAction,
+    Rules,
+    Seat,
+    apply,
+    legal_actions,
+    new_match,
+    seeded_deck,
+)
+from backalley.adapters import encoding
+from backalley.core.action_index import action_index
+from backalley.core.cards import CARDS
+from backalley.engine.sampling import sample_state
+from backalley.engine.view import view
+from backalley.players import HeuristicPlayer, RandomPlayer, play_match, player_seed
 
 GAME = "python_back_alley"
 
@@ -108,6 +122,19 @@ def test_every_step_agrees_with_apply(seed):
     assert state.returns() == [sign, -sign, sign, -sign]
 
 
+@settings(max_examples=15)
+@given(
+    schedule=st.lists(st.integers(1, 5), min_size=1, max_size=3),
+    tie=st.sampled_from(["draw", "tiebreak-deal"]),
+    dealer=st.sampled_from("NESW"),
+    seed=st.integers(0, 2**32),
+)
+def test_every_setting_agrees_with_apply(schedule, tie, dealer, seed):
+    game = load(schedule="/".join(map(str, schedule)), tie=tie, first_dealer=dealer)
+    assert game.settings.rules == Rules(schedule=schedule, tie=tie, first_dealer=dealer)
+    _replay_differential(game, random.Random(seed))
+
+
 def test_margin_returns_are_the_difference_of_totals():
     state, reference = _replay_differential(
         load(schedule="2/2", returns="margin"), random.Random(3)
@@ -142,8 +169,12 @@ def test_an_illegal_action_is_refused():
         state.apply_action(3)  # a bid number is no card to deal
     for card in range(9):
         state.apply_action(bo.CHANCE_OFFSET + card)
-    with pytest.raises(Exception, match="2"):
+    history = state.history()
+    with pytest.raises(IllegalAction, match="2 cards"):
         state.apply_action(5)  # a bid of 5 on two cards
+    # Refused before OpenSpiel records it: the history and the position are unchanged.
+    assert state.history() == history
+    assert state.legal_actions() == [0, 1, 13]
 
 
 def test_bad_parameters_are_named():
@@ -267,16 +298,19 @@ def _public(state):
 
 @pytest.mark.parametrize("steps", [0, 5, 13, 30])
 def test_the_resampler_keeps_what_the_player_knows(steps):
-    sampling = pytest.importorskip("backalley.engine.sampling")
     game = load(schedule="4/3", tie="tiebreak-deal")
     state = _advance(game, random.Random(steps), steps)
     if state.is_terminal():
         pytest.skip("the match ended first")
     player = state.current_player()
-    resample = bo.resampler(sampling.sample_state, random.Random(1))
+    resamplers = [
+        bo.resampler(random.Random(1)),
+        bo.resampler(random.Random(2), sample=sample_state),
+        lambda state, player: state.resample_from_infostate(player, random.Random(3).random),
+    ]
     hands = set()
-    for _ in range(30):
-        sample = resample(state, player)
+    for attempt in range(30):
+        sample = resamplers[attempt % 3](state, player)
         assert sample.information_state_string(player) == state.information_state_string(player)
         assert sample.information_state_tensor(player) == state.information_state_tensor(player)
         assert sample.legal_actions() == state.legal_actions()
@@ -286,8 +320,18 @@ def test_the_resampler_keeps_what_the_player_knows(steps):
     assert len(hands) > 1
 
 
+def test_resampling_needs_a_players_turn():
+    game = load(one_deal=2)
+    state = game.new_initial_state()
+    state.apply_action(bo.CHANCE_OFFSET)
+    with pytest.raises(ValueError, match="player's turn"):
+        bo.resample(state, 0, random.Random(0))
+    state = _advance(game, random.Random(0), 0)
+    with pytest.raises(ValueError, match="player 0-3"):
+        bo.resample(state, 4, random.Random(0))
+
+
 def test_ismcts_plays_against_the_heuristic_player():
-    sampling = pytest.importorskip("backalley.engine.sampling")
     from open_spiel.python.algorithms import ismcts  # noqa: PLC0415
 
     game = load(schedule="3/2")
@@ -295,7 +339,8 @@ def test_ismcts_plays_against_the_heuristic_player():
     def searcher(seat):
         evaluator = mcts.RandomRolloutEvaluator(1, np.random.RandomState(seat))
         bot = ismcts.ISMCTSBot(game, evaluator, 2.0, 25, random_state=np.random.RandomState(seat))
-        bot.set_resampler(bo.resampler(sampling.sample_state, random.Random(seat)))
+        if seat == 0:  # South relies on the state's own resample_from_infostate
+            bot.set_resampler(bo.resampler(random.Random(seat)))
         return bot
 
     bots = [

@@ -1,4 +1,5 @@
 """The PettingZoo and Gymnasium environments: their frameworks' checks; ``apply`` at every step."""
+# ruff: noqa: E402 -- the framework is imported only after importorskip has found it
 
 import random
 
@@ -8,22 +9,38 @@ pytest.importorskip("pettingzoo")
 pytest.importorskip("gymnasium")
 np = pytest.importorskip("numpy")
 
-from gymnasium.utils import env_checker  # noqa: E402
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from gymnasium.utils import env_checker
+from pettingzoo.test import api_test, seed_test
 
-import backalley.pettingzoo as bp  # noqa: E402
-from backalley import Rules, Seat, apply, legal_actions, new_match, seeded_deal  # noqa: E402
-from backalley.adapters import encoding  # noqa: E402
-from backalley.core.action_index import action_index  # noqa: E402
-from backalley.engine.state import Phase  # noqa: E402
-from backalley.engine.view import view  # noqa: E402
-from backalley.players import HeuristicPlayer, RandomPlayer  # noqa: E402
+import backalley.pettingzoo as bp
+from backalley import Rules, Seat, apply, legal_actions, new_match, seeded_deal
+from backalley.adapters import encoding
+from backalley.core.action_index import action_index
+from backalley.engine.state import Phase
+from backalley.engine.view import view
+from backalley.players import HeuristicPlayer, RandomPlayer
+
+# api_test's advice that does not apply here: observations are dicts with an action mask
+# (as in PettingZoo's own card games), and the agents are named by seat, as players know them.
+API_ADVICE = (
+    "ignore:Observation is not a NumPy array",
+    "ignore:Observation space for each agent probably should be",
+    "ignore:We recommend agents to be named",
+)
 
 
+def quiet_advice(test):
+    for advice in API_ADVICE:
+        test = pytest.mark.filterwarnings(advice)(test)
+    return test
+
+
+@quiet_advice
 def test_api_test():
     api_test(bp.env(schedule=[3, 2, 1]), num_cycles=300)
 
 
+@quiet_advice
 def test_api_test_with_the_information_state_and_match_rewards():
     api_test(bp.env(schedule=[2, 2], rewards="match", observation="information_state"), 200)
 
@@ -80,12 +97,22 @@ def test_a_match_that_cannot_end_is_truncated():
 
 
 def test_an_illegal_action_is_refused_with_its_reason():
-    game = bp.raw_env(schedule=[2])
+    game = bp.raw_env(schedule=[2, 2])
     game.reset(seed=3)
     with pytest.raises(ValueError, match="bid"):
         game.step(7)
     with pytest.raises(ValueError, match="0-67"):
         game.step(68)
+    with pytest.raises(TypeError, match="index"):
+        game.step("pass")
+    # Play the first deal out, then refuse an action: nothing changes, rewards included.
+    while len(game.match.history) < 1:
+        game.step(int(np.flatnonzero(game.action_mask(game.agent_selection))[-1]))
+    before = (game.match, game.agent_selection, dict(game._cumulative_rewards))
+    assert before[2][game.agent_selection] != 0  # the deal's reward, not yet collected
+    with pytest.raises(ValueError):
+        game.step(13 if game.match.deal.leader is not None else 14)
+    assert (game.match, game.agent_selection, dict(game._cumulative_rewards)) == before
 
 
 def test_render_is_the_text_layer():

@@ -1,11 +1,13 @@
 """Seat views for the adapters, with the finished deals' views kept between calls.
 
-:func:`backalley.engine.view.view` rebuilds the view of every finished deal on
-each call, so late in a 26-deal match an observation costs some twenty times
-what it costs in the first deal. Within a deal the finished deals do not change
-(successive states share one history tuple), so their views are kept, keyed by
-that tuple, and only the deal in progress is looked at afresh. The result is
-equal to ``view(state, seat)``; the adapters' tests check it at every step.
+:func:`backalley.engine.view.view` makes the views of the finished deals when
+they are read; an observation reads them all (for the totals and the count of
+deals played), so late in a 26-deal match it would make some twenty of them for
+every action. Within a deal the finished deals do not change (successive states
+share one history tuple), so their views are kept, keyed by that tuple, and
+only the deal in progress is looked at afresh; the encoder keeps the sums by
+the same tuple. The result equals ``view(state, seat)``; the adapters' tests
+check it at every step.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def _history_views(
         _histories.move_to_end(key)
         return found[1]
     bare = MatchState(state.core, None)
-    views = tuple(view(bare, seat).history for seat in Seat)
+    views = tuple(tuple(view(bare, seat).history) for seat in Seat)
     _histories[key] = (history, views)
     if len(_histories) > _KEEP:
         _histories.popitem(last=False)

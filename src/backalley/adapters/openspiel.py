@@ -18,8 +18,9 @@ the undrawn ones in card order, are the deck of the :class:`~backalley.Deal`
 applied to the match.
 
 **Parameters** (all optional): ``schedule`` (a name, ``standard``,
-``twenty-five`` or ``short``, or hand sizes such as ``"3,2,1"``), ``tie``
-(``draw`` or ``tiebreak-deal``), ``first_dealer`` (``N``, ``E``, ``S``, ``W``),
+``twenty-five`` or ``short``, or hand sizes such as ``"3/2/1"``, since a comma
+would split OpenSpiel's game string), ``tie`` (``draw`` or ``tiebreak-deal``),
+``first_dealer`` (``N``, ``E``, ``S``, ``W``),
 ``one_deal`` (0 plays the schedule; 1-13 plays a single deal of that many
 cards), ``returns`` (``win``: +1 for each seat of the winning pair, -1 for the
 losers, 0 for a draw; ``margin``: North-South's total minus East-West's, and
@@ -53,6 +54,7 @@ from ..core.actions import Bid, Play, deal_of_permutation
 from ..core.cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat
 from ..core.rules import Rules
 from ..engine.match import apply, legal_actions, new_match
+from ..engine.sampling import InformationSet
 from ..engine.state import MatchState
 from ..engine.view import SeatView, view
 from ..pictures.text import state_text
@@ -69,6 +71,7 @@ __all__ = [
     "BackAlleyState",
     "PlayerBot",
     "chance_action",
+    "resample",
     "resampler",
     "state_from_match",
 ]
@@ -201,6 +204,12 @@ class BackAlleyGame(pyspiel.Game):  # type: ignore[misc]
         )
 
 
+_ALL_CARDS: Final = tuple(range(PACK_SIZE))
+_OUTCOMES: Final = tuple(
+    tuple((CHANCE_OFFSET + card, 1.0 / left if left else 0.0) for card in range(PACK_SIZE))
+    for left in range(PACK_SIZE + 1)
+)
+"""``_OUTCOMES[n][c]``: the chance outcome dealing card ``c`` when ``n`` cards are left."""
 _CHANCE: Final = int(pyspiel.PlayerId.CHANCE)
 _TERMINAL: Final = int(pyspiel.PlayerId.TERMINAL)
 
@@ -213,15 +222,22 @@ class _Position:
     once here, since OpenSpiel asks for them several times for every action.
     """
 
-    __slots__ = ("drawn", "drawn_mask", "match", "player", "settings", "terminal")
+    __slots__ = ("drawn", "drawn_mask", "left", "match", "player", "settings", "terminal")
 
     def __init__(
-        self, settings: _Settings, match: MatchState, drawn: tuple[Card, ...] = (), mask: int = 0
+        self,
+        settings: _Settings,
+        match: MatchState,
+        drawn: tuple[Card, ...] = (),
+        mask: int = 0,
+        left: tuple[int, ...] = _ALL_CARDS,
     ) -> None:
         self.settings = settings
         self.match = match
         self.drawn = drawn
         self.drawn_mask = mask
+        # The card numbers not drawn yet, ascending: the chance outcomes while dealing.
+        self.left = left
         deal = match.deal
         core = match.core
         self.terminal = core.outcome is not None or (
@@ -236,7 +252,7 @@ class _Position:
         return self
 
     def __reduce__(self) -> tuple[type[_Position], tuple[Any, ...]]:
-        return (_Position, (self.settings, self.match, self.drawn, self.drawn_mask))
+        return (_Position, (self.settings, self.match, self.drawn, self.drawn_mask, self.left))
 
 
 class BackAlleyState(pyspiel.State):  # type: ignore[misc]
@@ -305,11 +321,9 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """Each card not yet drawn, equally likely."""
-        mask = self._position.drawn_mask
-        probability = 1.0 / (PACK_SIZE - len(self._position.drawn))
-        return [
-            (CHANCE_OFFSET + card, probability) for card in range(PACK_SIZE) if not mask >> card & 1
-        ]
+        left = self._position.left
+        row = _OUTCOMES[len(left)]
+        return [row[card] for card in left]
 
     def _apply_action(self, action: int) -> None:
         position = self._position
@@ -352,6 +366,14 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
 
     # --- for resamplers -------------------------------------------------------------
 
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> BackAlleyState:
+        """OpenSpiel's resampling entry point (ISMCTS uses it when given no resampler).
+
+        ``probability_sampler()`` gives numbers in [0, 1); the first one seeds the draw.
+        """
+        seed = int(float(probability_sampler()) * 2**53)
+        return resample(self, player_id, random.Random(seed))
+
     def view(self, player: int) -> SeatView:
         """What ``player`` knows (while dealing, the cards it was dealt so far)."""
         return _view(self._position, player)
@@ -364,15 +386,17 @@ def _draw(position: _Position, action: int) -> _Position:
         raise ValueError(f"chance action {action} deals no card that is left to deal")
     drawn = (*position.drawn, CARDS[card])
     mask = position.drawn_mask | 1 << card
+    at = position.left.index(card)
+    left = position.left[:at] + position.left[at + 1 :]
     dealt = 4 * position.match.hand_size
     if len(drawn) <= dealt:
-        return _Position(position.settings, position.match, drawn, mask)
+        return _Position(position.settings, position.match, drawn, mask, left)
     turned = drawn[dealt]
     # A turned joker calls for one more card when the other joker lies in a hand.
     other = JOKERS_MASK & ~(1 << turned) if turned.is_joker else 0
     if len(drawn) == dealt + 1 and any((1 << held) & other for held in drawn[:dealt]):
-        return _Position(position.settings, position.match, drawn, mask)
-    deck = drawn + tuple(left for left in CARDS if not mask >> left & 1)
+        return _Position(position.settings, position.match, drawn, mask, left)
+    deck = drawn + tuple(CARDS[card] for card in left)
     return _Position(position.settings, apply(position.match, deal_of_permutation(deck)))
 
 
@@ -500,24 +524,64 @@ Sampler = Callable[[SeatView, random.Random], MatchState]
 """Draws a full match consistent with a seat's view."""
 
 
-def resampler(
-    sample: Sampler, rng: random.Random | None = None
-) -> Callable[[BackAlleyState, int], BackAlleyState]:
-    """A resampler for ``ISMCTSBot.set_resampler``: a state ``player`` cannot tell apart.
+class _Sets:
+    """The information set of the last (match, seat) asked about, built once for many samples.
 
-    ``sample(view, rng)`` draws a full match consistent with what ``player`` knows;
-    the resampler turns it into a game state with the same information state.
+    A search resamples one root position many times; reading the view into an
+    :class:`~backalley.engine.sampling.InformationSet` is the costly part, so it is kept
+    while the same match object is asked about (the object is held, so its id stays its own).
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[MatchState, int] | None = None
+        self._set: InformationSet | None = None
+
+    def sample(self, match: MatchState, player: int, rng: random.Random) -> MatchState:
+        key = self._key
+        if key is None or key[0] is not match or key[1] != player or self._set is None:
+            self._set = InformationSet(view(match, SEATS[player]))
+            self._key = (match, player)
+        return self._set.sample(rng)
+
+
+def resample(
+    state: BackAlleyState, player: int, rng: random.Random, sample: Sampler | None = None
+) -> BackAlleyState:
+    """A state drawn uniformly among those ``player`` cannot tell apart from ``state``.
+
+    The hidden cards are drawn by ``sample(view, rng)``, by default the core's exact
+    sampler (:func:`backalley.engine.sampling.sample_state`), and the match is
+    replayed into a new game state: same information state for ``player``, same
+    public history.
+    """
+    position = state._position
+    if position.drawn:
+        raise ValueError("resampling needs a player's turn, not a deal being dealt")
+    if not 0 <= player < 4:
+        raise ValueError(f"resampling is for a player 0-3, not {player}")
+    if sample is None:
+        match = _SETS.sample(position.match, player, rng)
+    else:
+        match = sample(view(position.match, SEATS[player]), rng)
+    return state_from_match(state.get_game(), match)
+
+
+_SETS: Final = _Sets()
+
+
+def resampler(
+    rng: random.Random | None = None, *, sample: Sampler | None = None
+) -> Callable[[BackAlleyState, int], BackAlleyState]:
+    """A resampler for ``ISMCTSBot.set_resampler``: see :func:`resample`.
+
+    ``rng`` (a ``random.Random``) draws the samples, so a seeded search repeats.
     """
     draw = rng if rng is not None else random.Random()
 
-    def resample(state: BackAlleyState, player: int) -> BackAlleyState:
-        position = state._position
-        if position.drawn:
-            raise ValueError("resampling needs a player's turn, not a deal being dealt")
-        match = sample(view(position.match, SEATS[player]), draw)
-        return state_from_match(state.get_game(), match)
+    def resample_for(state: BackAlleyState, player: int) -> BackAlleyState:
+        return resample(state, player, draw, sample)
 
-    return resample
+    return resample_for
 
 
 pyspiel.register_game(GAME_TYPE, BackAlleyGame)

@@ -106,6 +106,7 @@ class _Table:
         )
         self.match = new_match(rules, seed=0)
         self.truncated = False
+        self.seat: Seat | None = None
         # Bounds of the observation: indicators 0-1, trick counts 0-13, totals and deal counts
         # as large as the schedule allows.
         most = float(_MOST_POINTS_PER_CARD * sum(rules.schedule))
@@ -139,15 +140,16 @@ class _Table:
                 break
             match = apply(match, seeded_deal(match))
         self.match = match
+        self.seat = None if self.truncated else match.to_move
 
     @property
     def over(self) -> bool:
-        return self.match.is_over or self.truncated
+        """Whether the match has ended or been stopped (no seat is to act)."""
+        return self.seat is None
 
     def play(self, index: Any) -> tuple[float, float]:
         """Apply the action with ``index`` for the seat to move; the pairs' rewards for it."""
-        match = self.match
-        seat = match.to_move
+        seat = self.seat
         if seat is None:
             raise ValueError("the match is over: no more actions")
         if type(index) is not int:
@@ -157,14 +159,15 @@ class _Table:
                 raise TypeError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index!r}")
         if not 0 <= index < NUM_ACTION_INDICES:
             raise ValueError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index}")
-        deals = len(match.history)
-        match = apply(match, _ACTIONS[seat][index])
+        match = apply(self.match, _ACTIONS[seat][index])
         self.match = match
-        if match.deal is None:
-            self._deal()
+        deal = match.deal
+        if deal is not None:
+            # Within a deal nobody scores: the seat to act is all that changes here.
+            self.seat = deal.to_move
+            return (0.0, 0.0)
+        self._deal()
         if self.rewards == "deal":
-            if len(match.history) == deals:
-                return (0.0, 0.0)
             ns, ew = match.history[-1].scores
             return (float(ns - ew), float(ew - ns))
         if not self.over:
@@ -178,17 +181,18 @@ class _Table:
         return (float(sign), float(-sign))
 
     def mask(self, seat: Seat) -> np.ndarray[Any, np.dtype[np.int8]]:
-        mask = np.zeros(NUM_ACTION_INDICES, np.int8)
-        match = self.match
-        if self.over or match.to_move != seat:
-            return mask
-        deal = match.deal
-        assert deal is not None
-        if deal.core.leader is None:
-            mask[_BID_INDICES[deal.core.setup.hand_size]] = 1
-        else:
-            mask[[FIRST_CARD_INDEX + play.card for play in legal_actions(match)]] = 1  # type: ignore[union-attr]
-        return mask
+        """The legal actions of ``seat`` as 0/1 (all 0 unless it is to act)."""
+        mask = bytearray(NUM_ACTION_INDICES)
+        if seat == self.seat:
+            match = self.match
+            core = match.deal.core  # type: ignore[union-attr]
+            if core.leader is None:
+                for index in _BID_INDICES[core.setup.hand_size]:
+                    mask[index] = 1
+            else:
+                for play in legal_actions(match):
+                    mask[FIRST_CARD_INDEX + play.card] = 1  # type: ignore[union-attr]
+        return np.frombuffer(mask, np.int8)
 
     def observe(self, seat: Seat) -> dict[str, np.ndarray[Any, Any]]:
         tensor = np.zeros(self.layout.size, np.float32)
@@ -272,7 +276,7 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
             for agent in self.agents:
                 ended[agent] = True
             return
-        seat = table.match.to_move
+        seat = table.seat
         assert seat is not None
         self.agent_selection = AGENTS[seat]
 
@@ -290,8 +294,9 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
+        # A refused action raises here and leaves the environment as it was.
         ns, ew = self._table.play(action)
+        self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
         if ns or ew or self._rewarded:
             # Only a step that ends a deal (or follows one) touches the reward dicts.
@@ -401,9 +406,8 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         table = self._table
         pair = self.seat % 2
         total = 0.0
-        while not table.over and table.match.to_move != self.seat:
-            seat = table.match.to_move
-            assert seat is not None
+        while table.seat is not None and table.seat != self.seat:
+            seat = table.seat
             legal: tuple[Bid | Play, ...] = legal_actions(table.match)  # type: ignore[assignment]
             chosen = self._seated[seat](view(table.match, seat), legal)
             if chosen not in legal:
