@@ -8,9 +8,10 @@ import sys
 
 import pytest
 
-from backalley import Card, Seat, Suit
+from backalley import Card, Seat, Suit, new_match
 from backalley.cli import main
 from backalley.cli.play import Table, marked_hand
+from backalley.players import MonteCarloPlayer
 from decks import position
 
 SHORT_MATCH = ["play", "--schedule", "2,1", "--seed", "3"]
@@ -193,3 +194,18 @@ def test_the_swapper_is_told_of_the_swap() -> None:
     north.seat = Seat.NORTH
     north.announce_deal()
     assert "swap" not in north_out.getvalue()
+
+
+def test_the_opponents_can_be_monte_carlo_players(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--opponents montecarlo`` seats Monte Carlo players; the match plays to its end."""
+    status, text, _ = _drive(monkeypatch, [*SHORT_MATCH, "--opponents", "montecarlo"])
+    assert status == 0
+    assert "Match over:" in text
+
+
+def test_the_table_seats_the_kind_asked_for() -> None:
+    table = Table(
+        new_match(), Seat.SOUTH, inp=io.StringIO(), out=io.StringIO(), opponents="montecarlo"
+    )
+    assert all(isinstance(player, MonteCarloPlayer) for player in table.players.values())
+    assert set(table.players) == {Seat.NORTH, Seat.EAST, Seat.WEST}

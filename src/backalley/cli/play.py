@@ -27,7 +27,7 @@ from ..engine.match import apply, legal_actions, new_match, seeded_deal
 from ..engine.state import MatchState, Phase, Termination
 from ..engine.view import DealView, SeatView, parse_bid, view
 from ..pictures.text import trick_text, trump_words
-from ..players import HeuristicPlayer, Player, SeatedPlayer, player_seed
+from ..players import PLAYER_KINDS, Player, SeatedPlayer, player_seed
 from ._common import EXIT_OK, Commands
 from .demo import rules_from
 from .simulate import add_rules_options
@@ -53,13 +53,20 @@ def add_parser(commands: Commands) -> None:
         "play",
         help="play one seat in the terminal against three computer players",
         description=(
-            "Play one seat against three heuristic computer players (your partner "
-            "included). Type ? at any prompt for help and your legal actions."
+            "Play one seat against three computer players (your partner included), "
+            "heuristic unless --opponents says otherwise. Type ? at any prompt for "
+            "help and your legal actions."
         ),
     )
     parser.add_argument("--seat", default="S", help="your seat: N, E, S or W (default S)")
     parser.add_argument(
         "--seed", type=int, default=None, help="seed for the deals (default: a random one)"
+    )
+    parser.add_argument(
+        "--opponents",
+        default="heuristic",
+        choices=sorted(PLAYER_KINDS),
+        help="the computer players at the other three seats (default heuristic)",
     )
     add_rules_options(parser)
     parser.set_defaults(run=run)
@@ -78,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         f"{_name(seat)}; your partner is {_name(seat.partner)}. Type ? for help.",
         file=out,
     )
-    return Table(state, seat, inp=sys.stdin, out=out).play()
+    return Table(state, seat, inp=sys.stdin, out=out, opponents=args.opponents).play()
 
 
 def _name(seat: Seat) -> str:
@@ -142,9 +149,20 @@ class _Leave(Exception):
 
 
 class Table:
-    """One person at ``seat``, heuristic computer players at the other three seats."""
+    """One person at ``seat``, computer players at the other three seats.
 
-    def __init__(self, state: MatchState, seat: Seat, *, inp: TextIO, out: TextIO) -> None:
+    ``opponents`` names the kind of computer player (``backalley.players.PLAYER_KINDS``).
+    """
+
+    def __init__(
+        self,
+        state: MatchState,
+        seat: Seat,
+        *,
+        inp: TextIO,
+        out: TextIO,
+        opponents: str = "heuristic",
+    ) -> None:
         self.state = state
         self.seat = seat
         self.inp = inp
@@ -155,7 +173,7 @@ class Table:
         self.players: dict[Seat, Player] = {}
         for other in Seat:
             if other is not seat:
-                player: Player = HeuristicPlayer()
+                player: Player = PLAYER_KINDS[opponents]()
                 if isinstance(player, SeatedPlayer):
                     player = player.for_seat(other, player_seed(state.seed, other))
                 self.players[other] = player

@@ -60,6 +60,11 @@ def add_parser(commands: Commands) -> None:
         "--jobs", type=int, default=1, help="processes to play in; results do not depend on it"
     )
     parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each match's deals twice, the second time with the pairs exchanged",
+    )
+    parser.add_argument(
         "--records",
         metavar="DIR",
         help="also write each match as a game record, DIR/match-00001.json and on "
@@ -105,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
             jobs=args.jobs,
             progress=progress,
             records=args.records,
+            duplicate=args.duplicate,
         )
     finally:
         if progress is not None:
@@ -114,6 +120,11 @@ def run(args: argparse.Namespace) -> int:
         f"Back Alley simulation: {summary.matches} matches, {name} schedule "
         f"({rules.deals} deals), ties {rules.tie.value}, seed {args.seed}"
     )
+    if summary.duplicate:
+        head += (
+            f"\nduplicate: {args.matches} sets of deals, each played twice with the pairs "
+            "exchanged; each row is a kind of player, whichever seats it held"
+        )
     write_lines([head, "", *summary_lines(summary)])
     return EXIT_OK
 
@@ -121,15 +132,18 @@ def run(args: argparse.Namespace) -> int:
 def summary_lines(summary: Summary) -> list[str]:
     """The summary table, one line per pair, then draws and throw-ins."""
     lines = [
-        "pair  players    wins  win rate (95% CI)       avg score  boards bid/made"
+        "pair  players     wins  win rate (95% CI)       avg score  boards bid/made"
         "  avg target  avg tricks"
     ]
     n = summary.matches
     for pair in summary.pairs:
         low, high = pair.win_interval
+        label = pair.pair.label
+        if summary.duplicate:
+            label = "NS/EW" if pair.pair == 0 else "EW/NS"
         rate = f"{pair.wins / n:6.1%} ({low:.1%}-{high:.1%})"
         lines.append(
-            f"{pair.pair.label:<4}  {pair.player:<9} {pair.wins:5}  {rate:<22} "
+            f"{label:<5} {pair.player:<10} {pair.wins:5}  {rate:<22} "
             f"{pair.average_score:10.1f}  {pair.boards_bid:>9}/{pair.boards_made:<5}"
             f"  {pair.average_target:10.2f}  {pair.average_tricks:10.2f}"
         )

@@ -146,12 +146,17 @@ class PairSummary:
 
 @attrs.frozen
 class Summary:
-    """The results of a run of matches."""
+    """The results of a run of matches.
+
+    With ``duplicate`` every set of deals was played twice, the pairs exchanged:
+    ``pairs[0]`` is then the first kind of player, whichever seats it held.
+    """
 
     matches: int
     draws: int
     throw_ins: int
     pairs: tuple[PairSummary, PairSummary]
+    duplicate: bool = False
 
     @property
     def draw_interval(self) -> tuple[float, float]:
@@ -159,8 +164,10 @@ class Summary:
         return wilson_interval(self.draws, self.matches)
 
 
-def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summary:
-    """Add up match figures, in the order given."""
+def summarize(
+    results: Iterable[MatchStats], players: tuple[str, str], *, duplicate: bool = False
+) -> Summary:
+    """Add up match figures, in the order given (``duplicate``: see :class:`Summary`)."""
     done = list(results)
     n = len(done)
     pairs = []
@@ -186,11 +193,13 @@ def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summar
         draws=sum(result.winner is None for result in done),
         throw_ins=sum(result.throw_ins for result in done),
         pairs=(pairs[0], pairs[1]),
+        duplicate=duplicate,
     )
 
 
-_Job = tuple[str, str, Rules, int, int, str | None]
-"""A match: the players' kinds, the rules, its seed and index, the records' folder."""
+_Job = tuple[str, str, Rules, int, int, str | None, bool]
+"""A match: the players' kinds, the rules, its seed and index, the records' folder, and
+whether the kinds sit exchanged (the second match of a duplicate set)."""
 
 
 def record_path(folder: str, index: int) -> Path:
@@ -200,7 +209,8 @@ def record_path(folder: str, index: int) -> Path:
 
 def _play_one(job: _Job) -> MatchStats:
     """Play one match in a worker: players are named, so only plain data crosses processes."""
-    ns, ew, rules, seed, index, records = job
+    first, second, rules, seed, index, records, exchanged = job
+    ns, ew = (second, first) if exchanged else (first, second)
     players = [PLAYER_KINDS[ns](), PLAYER_KINDS[ew](), PLAYER_KINDS[ns](), PLAYER_KINDS[ew]()]
     state = play_match(players, rules, seed=seed)
     if records is not None:
@@ -208,7 +218,14 @@ def _play_one(job: _Job) -> MatchStats:
         tags = {"north-south": ns, "east-west": ew, "match": str(index + 1)}
         text = dumps(record_from_state(state, tags=tags))
         record_path(records, index).write_text(text + "\n", encoding="utf-8")
-    return match_stats(state)
+    stats = match_stats(state)
+    return _exchanged(stats) if exchanged else stats
+
+
+def _exchanged(stats: MatchStats) -> MatchStats:
+    """A match's figures seen from the other side: pair 0 is the first kind of player."""
+    winner = None if stats.winner is None else stats.winner.other
+    return MatchStats(winner, (stats.pairs[1], stats.pairs[0]), stats.throw_ins, stats.deals)
 
 
 def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the players
@@ -221,6 +238,7 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     records: str | None = None,
+    duplicate: bool = False,
 ) -> Summary:
     """Play ``matches`` matches, ``ns`` players for North-South against ``ew`` for East-West.
 
@@ -228,6 +246,11 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     processes play them; the summary does not depend on it. ``progress`` is told
     how many matches are done, as they finish in order. With ``records`` (a
     folder, which must exist) each match is also written there as a game record.
+    With ``duplicate`` each match's deals are played twice, the second time with
+    the pairs exchanged (``2 * matches`` matches; the summary's pairs are then
+    the two kinds of player, whichever seats they held). The deals are the same
+    as long as the two matches throw in the same deals: a thrown-in deal is
+    redealt from the next deal of the seed.
     """
     for name in (ns, ew):
         if name not in PLAYER_KINDS:
@@ -238,13 +261,31 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
         raise ValueError(f"use at least one process, not {jobs}")
     if records is not None and not Path(records).is_dir():
         raise ValueError(f"no folder {records!r} to write the records in")
-    work = [(ns, ew, rules, match_seed(seed, index), index, records) for index in range(matches)]
+    if duplicate:
+        work: list[_Job] = [
+            (
+                ns,
+                ew,
+                rules,
+                match_seed(seed, index),
+                2 * index + exchanged,
+                records,
+                bool(exchanged),
+            )
+            for index in range(matches)
+            for exchanged in (0, 1)
+        ]
+    else:
+        work = [
+            (ns, ew, rules, match_seed(seed, index), index, records, False)
+            for index in range(matches)
+        ]
     results: list[MatchStats] = []
     for stats in _run(work, jobs):
         results.append(stats)
         if progress is not None:
             progress(len(results))
-    return summarize(results, (ns, ew))
+    return summarize(results, (ns, ew), duplicate=duplicate)
 
 
 def _run(work: list[_Job], jobs: int) -> Iterator[MatchStats]:
