@@ -58,7 +58,7 @@ from .heuristic import heuristic_bid
 
 __all__ = ["MonteCarloPlayer"]
 
-DEFAULT_SAMPLES: Final = 24
+DEFAULT_SAMPLES: Final = 32
 DEFAULT_EXACT_TRICKS: Final = 2
 
 _ACES: Final = sum(1 << (13 * suit + 12) for suit in range(4))
