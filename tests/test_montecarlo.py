@@ -20,6 +20,7 @@ from backalley import (
     sample_state,
 )
 from backalley.core.tricks import trick_winner
+from backalley.engine.sampling import DealSampler
 from backalley.engine.view import view
 from backalley.players import PLAYER_KINDS, HeuristicPlayer, MonteCarloPlayer, play_match
 from backalley.players.montecarlo import _beating, _best_so_far, _solve, _Table
@@ -221,3 +222,32 @@ def test_the_exact_endgame_search_matches_brute_force(state: MatchState, seed: i
         assert isinstance(action, Play)
         solved = _solve(table, list(state.deal.hands), action.card)
         assert solved == _minimax(apply(state, action), seat % 2)
+
+
+def test_bid_inference_weighs_deals_by_how_well_they_explain_the_bids() -> None:
+    """A deal on which the heuristic would bid as the others did weighs 1; others weigh less."""
+    state = position(
+        {
+            Seat.NORTH: ["2S", "3S", "4D", "5C"],
+            Seat.EAST: ["BIG", "AH", "KH", "QH"],
+            Seat.SOUTH: ["6S", "7S", "8D", "9C"],
+            Seat.WEST: ["2D", "3D", "4C", "6C"],
+        },
+        turned="2H",
+    )
+    heuristic = HeuristicPlayer()
+    for _ in range(4):
+        mover = _seat_to_move(state)
+        state = apply(state, heuristic(view(state, mover), legal_actions(state)))  # type: ignore[arg-type]
+    assert state.deal is not None and state.deal.bids[0] == Bid(Seat.EAST, 3)
+    seen = view(state, Seat.NORTH)
+    assert seen.deal is not None
+    sampler = DealSampler(seen.deal, Seat.NORTH, seen.hand)
+    player = MonteCarloPlayer(bid_inference=1.0)
+    true_hands = list(state.deal.hands)
+    assert player._likelihood(seen, sampler, true_hands) == 1.0
+    # Give East's strong hand to West and West's to East: both bids are now unexplained.
+    swapped = [true_hands[0], true_hands[3], true_hands[2], true_hands[1]]
+    assert player._likelihood(seen, sampler, swapped) < 0.1
+    with pytest.raises(ValueError, match="bid inference"):
+        MonteCarloPlayer(bid_inference=-1)

@@ -42,6 +42,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -60,6 +61,9 @@ __all__ = ["MonteCarloPlayer"]
 
 DEFAULT_SAMPLES: Final = 32
 DEFAULT_EXACT_TRICKS: Final = 2
+DEFAULT_BID_INFERENCE: Final = 1.0
+_BOARD_MISS: Final = 3
+"""A Board where the heuristic bids a number, or the other way round, counts as three tricks."""
 
 _ACES: Final = sum(1 << (13 * suit + 12) for suit in range(4))
 # RANK_MASKS[r]: the four plain cards of rank r + 2, for "the lowest-ranked plain card".
@@ -87,12 +91,15 @@ class MonteCarloPlayer:
         time_budget: float | None = None,
         exact_tricks: int = DEFAULT_EXACT_TRICKS,
         policy: Policy = "heuristic",
+        bid_inference: float = DEFAULT_BID_INFERENCE,
         seed: int = 0,
     ) -> None:
         if samples < 1 or rollouts < 1:
             raise ValueError("a Monte Carlo player needs at least one sample and one rollout")
         if time_budget is not None and time_budget <= 0:
             raise ValueError(f"the time budget is a positive number of seconds, not {time_budget}")
+        if bid_inference < 0:
+            raise ValueError(f"the bid inference is a weight of 0 or more, not {bid_inference}")
         if policy not in ("heuristic", "random"):
             raise ValueError(f"unknown play-out policy {policy!r}: heuristic or random")
         self.samples = samples
@@ -100,13 +107,14 @@ class MonteCarloPlayer:
         self.time_budget = time_budget
         self.exact_tricks = exact_tricks
         self.policy: Policy = policy
+        self.bid_inference = bid_inference
         self.seed = seed
 
     def __repr__(self) -> str:
         return (
             f"MonteCarloPlayer(samples={self.samples}, rollouts={self.rollouts}, "
             f"time_budget={self.time_budget}, exact_tricks={self.exact_tricks}, "
-            f"policy={self.policy!r}, seed={self.seed})"
+            f"policy={self.policy!r}, bid_inference={self.bid_inference}, seed={self.seed})"
         )
 
     def for_seat(self, seat: Seat, seed: int) -> MonteCarloPlayer:
@@ -117,6 +125,7 @@ class MonteCarloPlayer:
             time_budget=self.time_budget,
             exact_tricks=self.exact_tricks,
             policy=self.policy,
+            bid_inference=self.bid_inference,
             seed=seed,
         )
 
@@ -136,12 +145,13 @@ class MonteCarloPlayer:
             extra = sampler.draw_hands(rng)
             hands = [extra[s] for s in range(4)]
             hands[view.seat] |= table.mine
+            weight = self._likelihood(view, sampler, hands) if self.bid_inference else 1.0
             if isinstance(legal[0], Bid):
                 values = self._bid_values(view, table, hands, legal, rng)
             else:
                 values = self._play_values(table, hands, legal, rng)
             for i, value in enumerate(values):
-                totals[i] += value
+                totals[i] += weight * value
         best = max(range(len(legal)), key=lambda i: (totals[i], -i))
         return legal[best]
 
@@ -164,6 +174,32 @@ class MonteCarloPlayer:
         )
         digest = hashlib.sha256(_MOVE_SEED_DOMAIN + key.encode()).digest()
         return int.from_bytes(digest[:8], "big")
+
+    def _likelihood(self, view: SeatView, sampler: DealSampler, hands: list[int]) -> float:
+        """How well a sampled deal explains the others' bids, if they bid like the heuristic.
+
+        Each other seat's bid is compared with the heuristic's bid on its sampled
+        hand (as dealt: what it holds and what it played); every trick of
+        difference (three for Board against a number) divides the weight by
+        ``exp(bid_inference)``. The sampler stays uniform: this only weighs the
+        samples' results.
+        """
+        deal = view.deal
+        assert deal is not None
+        miss = 0
+        said: list[Bid] = []
+        for bid in deal.bids:
+            seat = bid.seat
+            if seat != view.seat:
+                partner = next((b for b in said if b.seat == seat.partner), None)
+                hand = cards_of(hands[seat] | sampler.known[seat])
+                guess = heuristic_bid(seat, hand, deal.trump, deal.hand_size, partner)
+                if guess.board != bid.board:
+                    miss += _BOARD_MISS
+                else:
+                    miss += abs(guess.amount - bid.amount)
+            said.append(bid)
+        return math.exp(-self.bid_inference * miss)
 
     # --- play ---------------------------------------------------------------------
 
