@@ -19,6 +19,9 @@ trick-taking games.
   trick's winner its ``trick_winner``. When at most ``exact_tricks`` tricks
   remain, each sampled deal is solved exactly instead (every seat seeing every
   card: alpha-beta on the score difference).
+- **Bids as evidence**: each sampled deal's results are weighed by how well
+  the deal explains the bids the others made, if they bid like the heuristic
+  (``bid_inference``; the sampler itself stays uniform).
 - **Bidding**: on each sampled deal, the bids still to come are predicted with
   the heuristic's bidding, the deal is played out from the opening lead those
   bids give, and each candidate bid is scored on the tricks its pair took. So
@@ -78,6 +81,9 @@ class MonteCarloPlayer:
 
     ``samples`` deals are drawn per decision; ``rollouts`` play-outs per sample
     and action (only the ``random`` policy gains from more than one);
+    ``bid_inference`` weighs each sampled deal by ``exp(-bid_inference * d)``,
+    ``d`` the tricks by which the others' bids differ from the heuristic's bids
+    on the sampled hands (0: no weighing);
     ``time_budget`` caps the seconds per decision (None: no cap, fully
     reproducible); ``exact_tricks`` is the number of tricks left from which
     each sample is solved exactly (0: never); ``seed`` seeds the player.
