@@ -32,6 +32,7 @@ from backalley import (
 from backalley.core.cards import CARDS, SEATS, trump_mask
 from backalley.core.dealing import _LIMITS, _block  # the vectors expose the stream itself
 from backalley.engine.state import Phase
+from backalley.formats.codec.values import swap_to_json
 from backalley.formats.notation import action_text
 from backalley.formats.perft import perft
 from backalley.formats.records import dumps, record_from_state, record_to_json
@@ -355,13 +356,7 @@ def _deal_summary(state: MatchState) -> list[dict[str, Any]]:
                 "hand_size": setup.hand_size,
                 "turned": setup.turned.code,
                 "trump": None if setup.trump is None else setup.trump.letter,
-                "swap": None
-                if swap is None
-                else {
-                    "seat": swap.seat.letter,
-                    "joker": swap.joker.code,
-                    "received": swap.received.code,
-                },
+                "swap": swap_to_json(swap),
                 "thrown_in": result.thrown_in,
                 "contracts": None if contracts is None else [to_json(c) for c in contracts],
                 "winners": [trick.winner.letter for trick in deal_state.tricks if trick.winner],

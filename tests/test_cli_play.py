@@ -8,10 +8,11 @@ import sys
 
 import pytest
 
-from backalley import Card, Seat, Suit, new_match
+from backalley import Bid, Card, Play, Rules, Seat, Suit, new_match
 from backalley.cli import main
 from backalley.cli.play import Table, marked_hand
-from backalley.players import MonteCarloPlayer
+from backalley.engine.view import SeatView
+from backalley.players import MonteCarloPlayer, driver
 from decks import position
 
 SHORT_MATCH = ["play", "--schedule", "2,1", "--seed", "3"]
@@ -196,6 +197,22 @@ def test_the_swapper_is_told_of_the_swap() -> None:
     assert "swap" not in north_out.getvalue()
 
 
+def test_endless_throw_ins_leave_the_match_unfinished(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Players who always pass are stopped by the driver's bound, said in a sentence, status 0."""
+    monkeypatch.setattr(driver, "MAX_THROW_INS_IN_A_ROW", 2)
+    table, out = _table(new_match(Rules(schedule=[2]), seed=3), "pass\n" * 40)
+
+    def passes(seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        return next(action for action in legal if isinstance(action, Bid) and action.is_pass)
+
+    table.players = {seat: table.choose if seat is Seat.SOUTH else passes for seat in Seat}
+    assert table.play() == 0
+    text = out.getvalue()
+    assert "3 deals in a row were thrown in" in text
+    assert text.rstrip().endswith("The match is left unfinished.")
+    assert text.count("All four passed") == 3
+
+
 def test_the_opponents_can_be_monte_carlo_players(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--opponents montecarlo`` seats Monte Carlo players; the match plays to its end."""
     status, text, _ = _drive(monkeypatch, [*SHORT_MATCH, "--opponents", "montecarlo"])
@@ -204,8 +221,8 @@ def test_the_opponents_can_be_monte_carlo_players(monkeypatch: pytest.MonkeyPatc
 
 
 def test_the_table_seats_the_kind_asked_for() -> None:
-    table = Table(
-        new_match(), Seat.SOUTH, inp=io.StringIO(), out=io.StringIO(), opponents="montecarlo"
-    )
-    assert all(isinstance(player, MonteCarloPlayer) for player in table.players.values())
-    assert set(table.players) == {Seat.NORTH, Seat.EAST, Seat.WEST}
+    out = io.StringIO()
+    table = Table(new_match(), Seat.SOUTH, inp=io.StringIO(), out=out, opponents="montecarlo")
+    others = [player for seat, player in table.players.items() if seat is not Seat.SOUTH]
+    assert len(others) == 3
+    assert all(isinstance(player, MonteCarloPlayer) for player in others)

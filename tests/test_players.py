@@ -6,7 +6,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backalley import Bid, Card, Play, Rules, Seat, Suit, legal_actions
+from backalley import (
+    Action,
+    Bid,
+    Card,
+    MatchState,
+    Play,
+    Rules,
+    Seat,
+    Suit,
+    apply,
+    legal_actions,
+    new_match,
+)
 from backalley.engine.view import SeatView, view
 from backalley.players import (
     HeuristicPlayer,
@@ -45,6 +57,27 @@ def test_match_is_reproducible_from_its_seed() -> None:
     assert first.is_over
     assert play_match(players, SHORT, seed=11) == first
     assert play_match(players, SHORT, seed=12) != first
+
+
+def test_watch_sees_every_action_and_start_plays_on() -> None:
+    """``watch`` is told each action in order; ``start`` plays on from any state of the match."""
+    players = [HeuristicPlayer(), RandomPlayer()] * 2
+    seen: list[tuple[MatchState, Action, MatchState]] = []
+    final = play_match(players, SHORT, seed=9, watch=lambda *step: seen.append(step))
+    assert final.is_over and seen[-1][2] == final
+    state = new_match(SHORT, seed=9)
+    for before, action, after in seen:
+        assert before == state
+        state = apply(state, action)
+        assert after == state
+    # The heuristic player draws no random numbers and keeps no memory, so playing on from
+    # the middle of its match must end exactly where the whole match ended.
+    heuristic = [HeuristicPlayer()] * 4
+    whole: list[MatchState] = []
+    end = play_match(heuristic, SHORT, seed=9, watch=lambda _b, _a, after: whole.append(after))
+    assert play_match(heuristic, start=whole[len(whole) // 2]) == end
+    with pytest.raises(ValueError, match="not both"):
+        play_match(heuristic, SHORT, start=whole[0])
 
 
 def test_player_seeds_differ_by_seat_and_match() -> None:

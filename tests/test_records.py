@@ -69,6 +69,14 @@ class TestWriteAndRead:
         assert replay(record) == state
         assert check(record).consistent
 
+    @given(played_states(), st.sampled_from(["auto", "explicit"]), st.booleans())
+    def test_written_records_are_valid_under_the_schema(
+        self, state: MatchState, decks: str, claims: bool
+    ) -> None:
+        """Every record the codec writes, from any state, is valid under the published schema."""
+        data = json.loads(dumps(record_from_state(state, decks=decks, claims=claims)))
+        VALIDATOR.validate(data)
+
     def test_decks_explicit_or_seeded(self) -> None:
         """Decks are written as "seed" when the seed gives them, or as cards on request."""
         state = _finished()

@@ -23,6 +23,8 @@ from backalley import (
     Trick,
     seeded_deck,
 )
+from backalley.engine.view import view
+from backalley.formats.records import record_from_state, record_to_json
 from backalley.formats.serialize import KINDS, SerializeError, from_json, snapshot, to_json
 from record_strategies import mutated, play, played_states
 
@@ -133,6 +135,17 @@ def test_unknown_kind_and_type() -> None:
     with pytest.raises(TypeError, match="no JSON form"):
         to_json(object())
     assert "match_state" in KINDS
+
+
+@given(played_states(max_steps=60), st.sampled_from(list(Seat)))
+def test_seat_views_and_records_have_their_json_too(state: MatchState, seat: Seat) -> None:
+    """A seat's view and a record are values like the others: to_json, JSON, from_json."""
+    seen = view(state, seat)
+    data = _plain(to_json(seen))
+    assert data == seen.to_dict()
+    assert from_json("seat_view", data) == seen
+    record = record_from_state(state)
+    assert _plain(to_json(record)) == record_to_json(record)
 
 
 def test_deal_result_scores_are_checked() -> None:

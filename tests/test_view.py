@@ -26,8 +26,10 @@ from backalley import (
     new_match,
     seeded_deal,
 )
-from backalley.engine.view import DealView, SeatView, parse_bid, view
+from backalley.engine.view import DealView, SeatView, view
+from backalley.formats.notation import parse_bid
 from decks import deck_for
+from record_strategies import mutated, play
 
 seats = st.sampled_from(list(Seat))
 
@@ -235,3 +237,16 @@ def test_deal_view_helpers() -> None:
     assert deal.trump is None and deal.trump_words == "no trumps"
     assert deal.bid_of(Seat.EAST) == Bid(Seat.EAST, 1)
     assert deal.plays_of(Seat.EAST) == (Card.C2,) and deal.plays_of(Seat.SOUTH) == ()
+
+
+@given(st.data())
+def test_mutated_view_json_only_raises_value_errors(data: st.DataObject) -> None:
+    """Randomly edited view JSON reads back as a view or raises a ValueError with a message."""
+    state = play(Rules(schedule=[2, 1]), 5, 5, data.draw(st.integers(0, 25)))
+    written = view(state, data.draw(st.sampled_from(list(Seat)))).to_dict()
+    try:
+        read = SeatView.from_dict(mutated(data, json.loads(json.dumps(written))))
+    except ValueError as error:
+        assert str(error)
+    else:
+        assert isinstance(read, SeatView)

@@ -12,7 +12,9 @@ happens that the rules do not say. The rules are stated, with their sources, in
 (7, 'bid')
 """
 
+from collections.abc import Mapping
 from types import ModuleType
+from typing import Any
 
 from . import _paths
 from .core.actions import Action, Bid, Deal, Play
@@ -23,9 +25,11 @@ from .core.errors import IllegalAction, Reason
 from .core.rules import SCHEDULES, Rules, TiePolicy
 from .core.scoring import score
 from .core.tricks import Trick
+from .engine import view as _view
 from .engine.match import apply, legal_actions, new_match, seeded_deal
 from .engine.sampling import sample_state
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
+from .engine.view import SeatView
 
 __all__ = [
     "SCHEDULES",
@@ -70,3 +74,20 @@ _paths.install()
 def __getattr__(name: str) -> ModuleType:
     """An old flat module path (``backalley.cards``) as an attribute; see ``_paths``."""
     return _paths.moved_module(name)
+
+
+# A seat view writes and reads its JSON through the engine's hook; the codec sits
+# above the engine, so it is registered from here and imported when first used.
+def _view_to_json(seen: SeatView) -> dict[str, Any]:
+    from .formats.codec.view import view_to_json  # noqa: PLC0415 -- imported when first used
+
+    return view_to_json(seen)
+
+
+def _view_from_json(data: Mapping[str, Any]) -> SeatView:
+    from .formats.codec.view import view_from_json  # noqa: PLC0415 -- imported when first used
+
+    return view_from_json(data)
+
+
+_view.register_json(_view_to_json, _view_from_json)

@@ -1,14 +1,34 @@
-"""What every ``backalley`` command shares: exit codes, output and errors."""
+"""What every ``backalley`` command shares: parser preamble, options, exit codes, output.
+
+The options several commands take (the rules: ``--schedule``, ``--tie``,
+``--first-dealer``; ``--seed``; ``--json``) are defined here once, so that they are
+spelled, defaulted and explained the same way everywhere.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TypeAlias
 
-__all__ = ["EXIT_INVALID", "EXIT_OK", "EXIT_USAGE", "CommandError", "Commands", "write_lines"]
+from ..core.cards import Seat
+from ..core.rules import SCHEDULES, Rules, TiePolicy
+
+__all__ = [
+    "EXIT_INVALID",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "CommandError",
+    "Commands",
+    "add_command",
+    "add_json_option",
+    "add_rules_options",
+    "add_seed_option",
+    "rules_from",
+    "write_lines",
+]
 
 EXIT_OK = 0
 EXIT_INVALID = 1
@@ -17,6 +37,7 @@ EXIT_USAGE = 2
 """The input could not be used at all: bad options, a file that is not what it should be."""
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+Run: TypeAlias = Callable[[argparse.Namespace], int]
 
 
 class CommandError(Exception):
@@ -25,6 +46,64 @@ class CommandError(Exception):
     def __init__(self, message: str, status: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.status = status
+
+
+def add_command(
+    commands: Commands, name: str, run: Run, help: str, description: str
+) -> argparse.ArgumentParser:
+    """Register the command ``name``, which ``run`` carries out; its parser, for its options.
+
+    ``help`` is its line in ``backalley --help``, ``description`` its paragraph in
+    ``backalley NAME --help`` (re-wrapped to the terminal, so written as prose).
+    """
+    parser = commands.add_parser(name, help=help, description=description)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    """The variant options ``rules_from`` reads: ``--schedule``, ``--tie``, ``--first-dealer``."""
+    parser.add_argument(
+        "--schedule",
+        default="standard",
+        help=(
+            f"a named schedule ({', '.join(SCHEDULES)}) or hand sizes separated by "
+            "commas, such as 3,2,1 (default standard)"
+        ),
+    )
+    parser.add_argument(
+        "--tie",
+        default=TiePolicy.DRAW.value,
+        choices=[policy.value for policy in TiePolicy],
+        help="what equal totals mean (default draw)",
+    )
+    parser.add_argument(
+        "--first-dealer", default="N", help="the seat that deals first: N, E, S or W (default N)"
+    )
+
+
+def rules_from(args: argparse.Namespace) -> Rules:
+    """The rules named by ``--schedule``, ``--tie`` and ``--first-dealer``."""
+    schedule: str | list[int] = args.schedule
+    if any(ch.isdigit() for ch in args.schedule):
+        try:
+            schedule = [int(part) for part in args.schedule.split(",")]
+        except ValueError:
+            raise ValueError(
+                f"cannot read the schedule {args.schedule!r}: write hand sizes like 3,2,1"
+            ) from None
+    return Rules(schedule=schedule, tie=args.tie, first_dealer=Seat.parse(args.first_dealer))
+
+
+def add_seed_option(parser: argparse.ArgumentParser, default: int | None, what: str) -> None:
+    """``--seed``, with what it seeds and its default (None: a random seed)."""
+    shown = "a random one" if default is None else str(default)
+    parser.add_argument("--seed", type=int, default=default, help=f"{what} (default {shown})")
+
+
+def add_json_option(parser: argparse.ArgumentParser) -> None:
+    """``--json``: machine-readable output instead of text."""
+    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
 def write_lines(lines: Iterable[str]) -> None:

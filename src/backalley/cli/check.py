@@ -17,35 +17,43 @@ import argparse
 import json
 from typing import Any
 
-from ..engine.state import MatchState, Termination
+from ..engine.state import MatchState
 from ..formats.checking import IllegalRecord, check
+from ..formats.codec.report import check_report_to_json, error_to_json
 from ..formats.records import RecordError
-from ._common import EXIT_INVALID, EXIT_OK, EXIT_USAGE, Commands, write_lines
+from ..pictures.prose import result_sentence
+from ._common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    EXIT_USAGE,
+    Commands,
+    add_command,
+    add_json_option,
+    write_lines,
+)
 from ._recordfile import read_record
 
 __all__ = ["add_parser", "check_file", "run"]
 
 
+HELP = "replay game records, report the first illegal action and any wrong score"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Replay each game record through the rules engine. Report the first illegal action with
+its position and reason, and every claimed score that differs from the recomputed one.
+Exit 0 if all are valid, 1 if one is not, 2 if an input is not a record."""
+
+
 def add_parser(commands: Commands) -> None:
     """Register ``backalley check``."""
-    parser = commands.add_parser(
-        "check",
-        help="replay game records, report the first illegal action and any wrong score",
-        description=(
-            "Replay each game record through the rules engine. Report the first illegal "
-            "action with its position and reason, and every claimed score that differs from "
-            "the recomputed one. Exit 0 if all are valid, 1 if one is not, 2 if an input "
-            "is not a record."
-        ),
-    )
+    parser = add_command(commands, "check", run, HELP, DESCRIPTION)
     parser.add_argument(
         "records", nargs="+", metavar="RECORD", help="record files ('-' reads stdin)"
     )
-    parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    add_json_option(parser)
     parser.add_argument(
         "--complete", action="store_true", help="also fail a record that does not finish the match"
     )
-    parser.set_defaults(run=run)
 
 
 def _position(state: MatchState) -> str:
@@ -66,17 +74,6 @@ def _position(state: MatchState) -> str:
     return f"{head}, trick {trick} card {card}, {mover} to play"
 
 
-def _result_words(state: MatchState) -> str:
-    outcome = state.outcome
-    assert outcome is not None
-    ns, ew = outcome.totals
-    if outcome.winner is None:
-        return f"a draw, {ns} all"
-    name = "North-South" if outcome.winner.label == "NS" else "East-West"
-    how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
-    return f"{name} win{how}, NS {ns} to EW {ew}"
-
-
 def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any], str]:
     """Check one record file: the exit status, the JSON report and the text line."""
     report: dict[str, Any] = {"file": name}
@@ -84,44 +81,18 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
         record = read_record(name)
         result = check(record)
     except IllegalRecord as error:
-        report |= {
-            "status": "illegal",
-            "error": {
-                "path": error.path,
-                "where": error.where,
-                "action": error.action,
-                "reason": error.reason.value,
-                "message": error.refusal.message,
-            },
-        }
+        report |= {"status": "illegal", "error": error_to_json(error)}
         text = (
             f"{name}: illegal: {error.path} ({error.where}): {error.action} "
             f"[{error.reason.value}] {error.refusal.message}"
         )
         return EXIT_INVALID, report, text
     except RecordError as error:
-        report |= {
-            "status": "not_a_record",
-            "error": {"path": error.path, "message": error.message},
-        }
+        report |= {"status": "not_a_record", "error": error_to_json(error)}
         where = f"{error.path}: " if error.path else ""
         return EXIT_USAGE, report, f"{name}: not a record: {where}{error.message}"
     state = result.state
-    report |= {
-        "complete": result.complete,
-        "deals": len(record.deals),
-        "totals": list(state.totals),
-        "outcome": None
-        if state.outcome is None
-        else {
-            "termination": state.outcome.termination.value,
-            "winner": None if state.outcome.winner is None else state.outcome.winner.label,
-        },
-        "discrepancies": [
-            {"path": d.path, "claimed": d.claimed, "computed": d.computed, "message": d.message}
-            for d in result.discrepancies
-        ],
-    }
+    report |= check_report_to_json(result, len(record.deals))
     if result.discrepancies:
         report["status"] = "inconsistent"
         lines = [f"{name}: inconsistent: {d.path}: {d.message}" for d in result.discrepancies]
@@ -129,10 +100,11 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
     if result.complete:
         report["status"] = "valid"
         deals = len(state.history)
+        assert state.outcome is not None  # the match is complete
         return (
             EXIT_OK,
             report,
-            f"{name}: valid: a complete match, {deals} deals; {_result_words(state)}",
+            f"{name}: valid: a complete match, {deals} deals; {result_sentence(state.outcome)}",
         )
     report["status"] = "incomplete" if complete else "valid"
     ns, ew = state.totals

@@ -10,72 +10,36 @@ from __future__ import annotations
 import argparse
 import random
 
-from ..core.cards import Seat
-from ..core.rules import SCHEDULES, Rules, TiePolicy
+from ..core.rules import Rules
 from ..engine.match import apply, legal_actions, new_match
-from ..engine.state import DealResult, MatchState, Termination
-from ._common import EXIT_OK, Commands, write_lines
+from ..engine.state import DealResult, MatchState
+from ..pictures.prose import SheetRow, result_sentence, score_rows, sheet_lines
+from . import _common as common
+from ._common import rules_from
 
 __all__ = ["add_parser", "demo", "rules_from", "run"]
 
 DEFAULT_DEMO_SEED = 2026
 
 
-def add_parser(commands: Commands) -> None:
+HELP = "play a seeded match of random legal moves and print it deal by deal"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Play a match between four players who pick legal actions at random, and print every deal
+with its bids, tricks and scores."""
+
+
+def add_parser(commands: common.Commands) -> None:
     """Register ``backalley demo``."""
-    demo_parser = commands.add_parser(
-        "demo",
-        help="play a seeded match of random legal moves and print it deal by deal",
-        description=(
-            "Play a match between four players who pick legal actions at random, "
-            "and print every deal with its bids, tricks and scores."
-        ),
-    )
-    demo_parser.add_argument(
-        "--seed",
-        type=int,
-        default=DEFAULT_DEMO_SEED,
-        help=f"seed for the deals and the players' choices (default {DEFAULT_DEMO_SEED})",
-    )
-    demo_parser.add_argument(
-        "--schedule",
-        default="standard",
-        help=(
-            f"a named schedule ({', '.join(SCHEDULES)}) or hand sizes separated by "
-            "commas, such as 3,2,1 (default standard)"
-        ),
-    )
-    demo_parser.add_argument(
-        "--tie",
-        default=TiePolicy.DRAW.value,
-        choices=[policy.value for policy in TiePolicy],
-        help="what equal totals mean (default draw)",
-    )
-    demo_parser.add_argument(
-        "--first-dealer",
-        default="N",
-        help="the seat that deals first: N, E, S or W (default N)",
-    )
-    demo_parser.set_defaults(run=run)
+    parser = common.add_command(commands, "demo", run, HELP, DESCRIPTION)
+    common.add_seed_option(parser, DEFAULT_DEMO_SEED, "seed for the deals and the players' choices")
+    common.add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play and print the demonstration match."""
-    write_lines(demo(rules_from(args), args.seed))
-    return EXIT_OK
-
-
-def rules_from(args: argparse.Namespace) -> Rules:
-    """The rules named by ``--schedule``, ``--tie`` and ``--first-dealer``."""
-    schedule: str | list[int] = args.schedule
-    if any(ch.isdigit() for ch in args.schedule):
-        try:
-            schedule = [int(part) for part in args.schedule.split(",")]
-        except ValueError:
-            raise ValueError(
-                f"cannot read the schedule {args.schedule!r}: write hand sizes like 3,2,1"
-            ) from None
-    return Rules(schedule=schedule, tie=args.tie, first_dealer=Seat.parse(args.first_dealer))
+    common.write_lines(demo(rules_from(args), args.seed))
+    return common.EXIT_OK
 
 
 def _describe(number: int, result: DealResult, totals: tuple[int, int]) -> list[str]:
@@ -108,14 +72,8 @@ def _describe(number: int, result: DealResult, totals: tuple[int, int]) -> list[
 
 
 def _outcome_line(state: MatchState) -> str:
-    outcome = state.outcome
-    assert outcome is not None  # the caller plays the match to its end
-    ns, ew = outcome.totals
-    if outcome.termination is Termination.DRAW:
-        return f"Result: a draw, {ns} all."
-    winner = "North-South" if outcome.winner == 0 else "East-West"
-    how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
-    return f"Result: {winner} win{how}, NS {ns} to EW {ew}."
+    assert state.outcome is not None  # the caller plays the match to its end
+    return f"Result: {result_sentence(state.outcome)}."
 
 
 def demo(rules: Rules, seed: int) -> list[str]:
@@ -143,25 +101,14 @@ def demo(rules: Rules, seed: int) -> list[str]:
 
 
 def _score_sheet(state: MatchState) -> list[str]:
-    rows = ["Score sheet", " deal  cards  dealer  trump          NS     EW  total NS  total EW"]
-    ns_total = ew_total = 0
-    for number, result in enumerate(state.history, start=1):
-        setup = result.deal.setup
-        trump = setup.trump.word if setup.trump is not None else "none"
-        if result.thrown_in:
-            rows.append(f" {number:4}  {setup.hand_size:5}  {setup.dealer!s:>6}  {'thrown in':<9}")
-            continue
-        if setup.tiebreak:
-            ns, ew = result.deal.tricks_won
-            rows.append(
-                f" {number:4}  {setup.hand_size:5}  {setup.dealer!s:>6}  {trump:<9}"
-                f"  tiebreak: NS {ns} tricks, EW {ew} tricks"
-            )
-            continue
-        ns_total += result.scores[0]
-        ew_total += result.scores[1]
-        rows.append(
-            f" {number:4}  {setup.hand_size:5}  {setup.dealer!s:>6}  {trump:<9}"
-            f" {result.scores[0]:+6d} {result.scores[1]:+6d}  {ns_total:8d}  {ew_total:8d}"
-        )
-    return rows
+    def head(deal: SheetRow) -> str:
+        trump = "" if deal.kind == "thrown in" else f"{deal.trump_word:<9}"
+        return f" {deal.number:4}  {deal.hand_size:5}  {deal.dealer!s:>6}  {trump}"
+
+    return [
+        "Score sheet",
+        " deal  cards  dealer  trump          NS     EW  total NS  total EW",
+        *sheet_lines(
+            score_rows(state), head, thrown_in="thrown in", scored=" {:+6d} {:+6d}  {:8d}  {:8d}"
+        ),
+    ]

@@ -15,9 +15,8 @@ from ..engine.match import new_match
 from ..formats.checking import IllegalRecord, replay
 from ..formats.perft import divide, perft
 from ..formats.records import RecordError
-from ._common import EXIT_OK, CommandError, Commands, write_lines
+from . import _common as common
 from ._recordfile import read_record
-from .demo import rules_from
 
 __all__ = ["MAX_DEPTH", "add_parser", "run"]
 
@@ -25,46 +24,43 @@ MAX_DEPTH = 30
 """Deeper than any useful count; beyond it the walk would run for ages."""
 
 
-def add_parser(commands: Commands) -> None:
+HELP = "count legal action sequences from a position (a conformance test)"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Count the distinct legal action sequences of each length from a position: a new match,
+or the end of a record."""
+
+
+def add_parser(commands: common.Commands) -> None:
     """Register ``backalley perft``."""
-    parser = commands.add_parser(
-        "perft",
-        help="count legal action sequences from a position (a conformance test)",
-        description=(
-            "Count the distinct legal action sequences of each length from a position: "
-            "a new match, or the end of a record."
-        ),
-    )
+    parser = common.add_command(commands, "perft", run, HELP, DESCRIPTION)
     parser.add_argument("--depth", type=int, default=4, help="the deepest length (default 4)")
     parser.add_argument("--record", metavar="RECORD", help="start where this record stops")
     parser.add_argument("--divide", action="store_true", help="split the count by first action")
-    parser.add_argument("--seed", type=int, default=0, help="seed of a new match (default 0)")
-    parser.add_argument("--schedule", default="standard", help="schedule of a new match")
-    parser.add_argument("--tie", default="draw", choices=["draw", "tiebreak-deal"])
-    parser.add_argument("--first-dealer", default="N", help="first dealer of a new match")
-    parser.set_defaults(run=run)
+    common.add_seed_option(parser, 0, "seed of a new match")
+    common.add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the counts."""
     if not 0 <= args.depth <= MAX_DEPTH:
-        raise CommandError(f"--depth runs from 0 to {MAX_DEPTH}, not {args.depth}")
+        raise common.CommandError(f"--depth runs from 0 to {MAX_DEPTH}, not {args.depth}")
     if args.record is not None:
         try:
             state = replay(read_record(args.record))
         except IllegalRecord as error:
-            raise CommandError(f"{args.record}: {error}", 1) from None
+            raise common.CommandError(f"{args.record}: {error}", 1) from None
         except RecordError as error:
-            raise CommandError(f"{args.record}: not a record: {error}") from None
+            raise common.CommandError(f"{args.record}: not a record: {error}") from None
     else:
-        state = new_match(rules_from(args), seed=args.seed)
+        state = new_match(common.rules_from(args), seed=args.seed)
     if args.divide:
         if args.depth < 1:
-            raise CommandError("--divide needs a depth of 1 or more")
+            raise common.CommandError("--divide needs a depth of 1 or more")
         counts = divide(state, args.depth)
         lines = [f"{action}: {count}" for action, count in counts.items()]
         lines.append(f"total: {sum(counts.values())}")
     else:
         lines = [f"depth {depth}: {perft(state, depth)}" for depth in range(args.depth + 1)]
-    write_lines(lines)
-    return EXIT_OK
+    common.write_lines(lines)
+    return common.EXIT_OK

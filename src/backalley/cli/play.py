@@ -20,17 +20,18 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import Final, TextIO
 
-from ..core.actions import Bid, Play
+from ..core.actions import Action, Bid, Deal, Play
 from ..core.cards import Card, Seat, Suit
 from ..core.errors import IllegalAction
-from ..engine.match import apply, legal_actions, new_match, seeded_deal
-from ..engine.state import MatchState, Phase, Termination
-from ..engine.view import DealView, SeatView, parse_bid, view
+from ..engine.match import apply, new_match
+from ..engine.state import MatchState, Phase
+from ..engine.view import DealView, SeatView, view
+from ..formats.notation import parse_bid
+from ..pictures.prose import result_sentence, score_rows, sheet_lines
 from ..pictures.text import trick_text, trump_words
-from ..players import PLAYER_KINDS, Player, SeatedPlayer, player_seed
-from ._common import EXIT_OK, Commands
-from .demo import rules_from
-from .simulate import add_rules_options
+from ..players import PLAYER_KINDS, Player, PlayerError, play_match
+from ..players.driver import play_step, seat_players
+from . import _common as common
 
 __all__ = ["Table", "add_parser", "run"]
 
@@ -47,35 +48,31 @@ Answers:
   quit                                              leave the match"""
 
 
-def add_parser(commands: Commands) -> None:
+HELP = "play one seat in the terminal against three computer players"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Play one seat against three computer players (your partner included), heuristic unless
+--opponents names another kind. Type ? at any prompt for help and your legal actions."""
+
+
+def add_parser(commands: common.Commands) -> None:
     """Register ``backalley play``."""
-    parser = commands.add_parser(
-        "play",
-        help="play one seat in the terminal against three computer players",
-        description=(
-            "Play one seat against three computer players (your partner included), "
-            "heuristic unless --opponents says otherwise. Type ? at any prompt for "
-            "help and your legal actions."
-        ),
-    )
+    parser = common.add_command(commands, "play", run, HELP, DESCRIPTION)
     parser.add_argument("--seat", default="S", help="your seat: N, E, S or W (default S)")
-    parser.add_argument(
-        "--seed", type=int, default=None, help="seed for the deals (default: a random one)"
-    )
+    common.add_seed_option(parser, None, "seed for the deals")
     parser.add_argument(
         "--opponents",
         default="heuristic",
         choices=sorted(PLAYER_KINDS),
         help="the computer players at the other three seats (default heuristic)",
     )
-    add_rules_options(parser)
-    parser.set_defaults(run=run)
+    common.add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play the match at the terminal."""
     seat = Seat.parse(args.seat)
-    rules = rules_from(args)
+    rules = common.rules_from(args)
     seed = secrets.randbits(64) if args.seed is None else args.seed
     state = new_match(rules, seed=seed)
     name = rules.schedule_name or "custom"
@@ -125,23 +122,14 @@ def marked_hand(cards: Sequence[Card], trump: Suit | None, legal: Iterable[Card]
 
 def score_sheet(seen: SeatView) -> list[str]:
     """The running score sheet from the finished deals a seat has seen."""
-    lines = ["Score sheet:", "  deal  cards  trump      NS     EW   total NS  total EW"]
-    ns = ew = 0
-    for deal in seen.history:
-        trump = deal.trump.word if deal.trump is not None else "none"
-        head = f"  {deal.number + 1:4}  {deal.hand_size:5}  {trump:<8}"
-        if deal.thrown_in:
-            lines.append(f"{head}  thrown in")
-        elif deal.tiebreak:
-            won = deal.tricks_won
-            lines.append(f"{head}  tiebreak: NS {won[0]} tricks, EW {won[1]} tricks")
-        elif deal.scores is not None:
-            ns += deal.scores[0]
-            ew += deal.scores[1]
-            lines.append(f"{head} {deal.scores[0]:+6d} {deal.scores[1]:+6d}  {ns:9d}  {ew:8d}")
-    if len(lines) == 2:
-        lines.append("  (no deal finished yet)")
-    return lines
+    lines = sheet_lines(
+        score_rows(seen),
+        lambda deal: f"  {deal.number:4}  {deal.hand_size:5}  {deal.trump_word:<8}",
+        thrown_in="  thrown in",
+        scored=" {:+6d} {:+6d}  {:9d}  {:8d}",
+    )
+    head = ["Score sheet:", "  deal  cards  trump      NS     EW   total NS  total EW"]
+    return [*head, *(lines or ["  (no deal finished yet)"])]
 
 
 class _Leave(Exception):
@@ -151,7 +139,10 @@ class _Leave(Exception):
 class Table:
     """One person at ``seat``, computer players at the other three seats.
 
-    ``opponents`` names the kind of computer player (``backalley.players.PLAYER_KINDS``).
+    ``opponents`` names their kind (``backalley.players.PLAYER_KINDS``). The match
+    is driven by :func:`~backalley.players.play_match`: the person is a
+    player like the others (:meth:`choose`), and the table is told of every action
+    (:meth:`watch`) to tell the person what happened.
     """
 
     def __init__(
@@ -170,13 +161,10 @@ class Table:
         isatty = getattr(inp, "isatty", None)
         self.echo_free = bool(isatty and isatty())
         """Whether the terminal shows the answers as they are typed."""
-        self.players: dict[Seat, Player] = {}
-        for other in Seat:
-            if other is not seat:
-                player: Player = PLAYER_KINDS[opponents]()
-                if isinstance(player, SeatedPlayer):
-                    player = player.for_seat(other, player_seed(state.seed, other))
-                self.players[other] = player
+        self.players: dict[Seat, Player] = {
+            other: PLAYER_KINDS[opponents]() if other is not seat else self.choose for other in Seat
+        }
+        self._seated = seat_players(self.players, state.seed)
 
     def say(self, *lines: str) -> None:
         """Print lines for the person."""
@@ -187,37 +175,37 @@ class Table:
     def play(self) -> int:
         """Play to the end of the match (or until the person leaves); the exit status."""
         try:
-            while not self.state.is_over:
-                self.step()
+            play_match(self.players, start=self.state, watch=self.watch)
         except _Leave as leaving:
             self.say(str(leaving))
-            return EXIT_OK
+            return common.EXIT_OK
+        except PlayerError as error:
+            self.say("", f"{error} The match is left unfinished.")
+            return common.EXIT_OK
         except KeyboardInterrupt:
             self.say("", "Interrupted: the match is left unfinished.")
             return EXIT_INTERRUPTED
         self.say("", self.result())
-        return EXIT_OK
+        return common.EXIT_OK
 
     def step(self) -> None:
-        """Deal, or let the seat to move act, and tell the person what happened."""
-        state = self.state
-        if state.phase is Phase.DEAL:
-            self.state = apply(state, seeded_deal(state))
+        """One action (a deal, or the seat to move acting), and what it changed told."""
+        before = self.state
+        action, after = play_step(before, self._seated)
+        self.watch(before, action, after)
+
+    def watch(self, before: MatchState, action: Action, after: MatchState) -> None:
+        """Tell the person what an action did: a new deal, a computer's action, its effects."""
+        self.state = after
+        if isinstance(action, Deal):
             self.announce_deal()
             return
-        mover = state.to_move
-        assert mover is not None  # a deal is in progress
-        legal: tuple[Bid | Play, ...] = legal_actions(state)  # type: ignore[assignment]
-        if mover is self.seat:
-            action = self.ask(legal)
-        else:
-            action = self.players[mover](view(state, mover), legal)
+        if action.seat is not self.seat:
             if isinstance(action, Bid):
-                self.say(f"{_name(mover)} {_call(action)}.")
+                self.say(f"{_name(action.seat)} {_call(action)}.")
             else:
-                self.say(f"{_name(mover)} plays {action.card.symbol} ({action.card.words}).")
-        self.state = apply(state, action)
-        self.report(state)
+                self.say(f"{_name(action.seat)} plays {action.card.symbol} ({action.card.words}).")
+        self.report(before)
 
     def announce_deal(self) -> None:
         """The new deal: size, dealer, turned card and trump in words, and the hand."""
@@ -294,15 +282,13 @@ class Table:
         """The match's result in a sentence."""
         outcome = self.state.outcome
         assert outcome is not None
-        ns, ew = outcome.totals
-        if outcome.termination is Termination.DRAW:
-            return f"Match over: a draw, {ns} all."
-        winner = "North-South" if outcome.winner == 0 else "East-West"
-        yours = "your side wins" if outcome.winner == self.seat.pair else "your side loses"
-        how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
-        return f"Match over: {winner} win{how} ({yours}), NS {ns} to EW {ew}."
+        return f"Match over: {result_sentence(outcome, seat=self.seat)}."
 
     # --- asking the person ---------------------------------------------------------
+
+    def choose(self, seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        """The person's action, as a :class:`~backalley.players.Player`: asked at the prompt."""
+        return self.ask(legal)
 
     def ask(self, legal: tuple[Bid | Play, ...]) -> Bid | Play:
         """Show the position and read an answer until it is a legal action."""

@@ -15,25 +15,25 @@ from ..engine.match import new_match
 from ..engine.state import DealState, MatchState, Phase
 from ..formats.checking import IllegalRecord, replay_steps
 from ..formats.records import Record, RecordError
-from ..pictures.text import hand_text, trick_text, trump_words
-from ._common import EXIT_INVALID, EXIT_OK, CommandError, Commands, write_lines
+from ..pictures.prose import PAIR_NAMES, deal_heading
+from ..pictures.text import hand_text, trick_text
+from ._common import EXIT_INVALID, EXIT_OK, CommandError, Commands, add_command, write_lines
 from ._recordfile import read_record
 
 __all__ = ["add_parser", "run", "transcript"]
 
 
+HELP = "print a game record as a readable transcript"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Replay a game record and print it deal by deal: hands, trump, bids, tricks with their
+winners, and scores."""
+
+
 def add_parser(commands: Commands) -> None:
     """Register ``backalley replay``."""
-    parser = commands.add_parser(
-        "replay",
-        help="print a game record as a readable transcript",
-        description=(
-            "Replay a game record and print it deal by deal: hands, trump, bids, tricks "
-            "with their winners, and scores."
-        ),
-    )
+    parser = add_command(commands, "replay", run, HELP, DESCRIPTION)
     parser.add_argument("record", metavar="RECORD", help="a record file ('-' reads stdin)")
-    parser.set_defaults(run=run)
 
 
 def _cards(count: int) -> str:
@@ -44,11 +44,7 @@ def _deal_lines(
     deal: DealState, scores: tuple[int, int] | None, totals: tuple[int, int]
 ) -> list[str]:
     setup = deal.setup
-    kind = " (tiebreak deal, no bidding)" if setup.tiebreak else ""
-    lines = [
-        f"Deal {setup.number + 1}{kind}: {_cards(setup.hand_size)}, dealer {setup.dealer}, "
-        f"turned {setup.turned.symbol}: {trump_words(setup.trump)}"
-    ]
+    lines = [deal_heading(setup, tiebreak=" (tiebreak deal, no bidding)", cards=_cards)]
     dealt = {seat: setup.hands[seat] for seat in Seat}
     if setup.swap is not None:
         swap = setup.swap
@@ -123,9 +119,7 @@ def transcript(record: Record) -> tuple[list[str], IllegalRecord | None]:
     elif state.outcome is not None:
         outcome = state.outcome
         ns, ew = outcome.totals
-        winner = {None: "a draw", 0: "North-South win", 1: "East-West win"}[
-            None if outcome.winner is None else int(outcome.winner)
-        ]
+        winner = "a draw" if outcome.winner is None else f"{PAIR_NAMES[outcome.winner]} win"
         lines.append(f"Result: {winner} ({outcome.termination.value}); NS {ns}, EW {ew}")
     else:
         lines.append(

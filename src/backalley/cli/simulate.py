@@ -16,8 +16,7 @@ from typing import TextIO
 
 from ..players import PLAYER_KINDS
 from ..players.simulation import Summary, simulate
-from ._common import EXIT_OK, CommandError, Commands, write_lines
-from .demo import rules_from
+from . import _common as common
 
 __all__ = ["add_parser", "run", "summary_lines"]
 
@@ -26,17 +25,17 @@ DEFAULT_MATCHES = 100
 _BAR_WIDTH = 30
 
 
-def add_parser(commands: Commands) -> None:
+HELP = "play many matches between computer players and summarise the results"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Play N matches between two kinds of computer player, one per pair, and print wins, draws
+(with 95% Wilson intervals), average scores, Boards, throw-ins and average targets
+against tricks taken."""
+
+
+def add_parser(commands: common.Commands) -> None:
     """Register ``backalley simulate``."""
-    parser = commands.add_parser(
-        "simulate",
-        help="play many matches between computer players and summarise the results",
-        description=(
-            "Play N matches between two kinds of computer player, one per pair, and "
-            "print wins, draws (with 95% Wilson intervals), average scores, Boards, "
-            "throw-ins and average targets against tricks taken."
-        ),
-    )
+    parser = common.add_command(commands, "simulate", run, HELP, DESCRIPTION)
     kinds = sorted(PLAYER_KINDS)
     parser.add_argument(
         "--ns", default="heuristic", choices=kinds, help="North-South's players (heuristic)"
@@ -50,11 +49,8 @@ def add_parser(commands: Commands) -> None:
         default=DEFAULT_MATCHES,
         help=f"how many matches to play (default {DEFAULT_MATCHES})",
     )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        default=DEFAULT_SIMULATE_SEED,
-        help=f"the run's seed; each match's seed derives from it (default {DEFAULT_SIMULATE_SEED})",
+    common.add_seed_option(
+        parser, DEFAULT_SIMULATE_SEED, "the run's seed; each match's seed derives from it"
     )
     parser.add_argument(
         "--jobs", type=int, default=1, help="processes to play in; results do not depend on it"
@@ -70,35 +66,16 @@ def add_parser(commands: Commands) -> None:
         help="also write each match as a game record, DIR/match-00001.json and on "
         "(the folder must exist)",
     )
-    add_rules_options(parser)
-    parser.set_defaults(run=run)
-
-
-def add_rules_options(parser: argparse.ArgumentParser) -> None:
-    """The variant options ``rules_from`` reads: ``--schedule``, ``--tie``, ``--first-dealer``."""
-    parser.add_argument(
-        "--schedule",
-        default="standard",
-        help="a named schedule (standard, twenty-five, short) or hand sizes such as 3,2,1",
-    )
-    parser.add_argument(
-        "--tie",
-        default="draw",
-        choices=["draw", "tiebreak-deal"],
-        help="what equal totals mean (default draw)",
-    )
-    parser.add_argument(
-        "--first-dealer", default="N", help="the seat that deals first: N, E, S or W (default N)"
-    )
+    common.add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play the matches and print the summary."""
     if args.matches < 1:
-        raise CommandError(f"--matches must be at least 1, not {args.matches}")
+        raise common.CommandError(f"--matches must be at least 1, not {args.matches}")
     if args.jobs < 1:
-        raise CommandError(f"--jobs must be at least 1, not {args.jobs}")
-    rules = rules_from(args)
+        raise common.CommandError(f"--jobs must be at least 1, not {args.jobs}")
+    rules = common.rules_from(args)
     progress = _ProgressBar(sys.stderr, args.matches) if sys.stderr.isatty() else None
     try:
         summary = simulate(
@@ -125,8 +102,8 @@ def run(args: argparse.Namespace) -> int:
             f"\nduplicate: {args.matches} sets of deals, each played twice with the pairs "
             "exchanged; each row is a kind of player, whichever seats it held"
         )
-    write_lines([head, "", *summary_lines(summary)])
-    return EXIT_OK
+    common.write_lines([head, "", *summary_lines(summary)])
+    return common.EXIT_OK
 
 
 def summary_lines(summary: Summary) -> list[str]:

@@ -27,8 +27,8 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Final
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import attrs
 
@@ -36,15 +36,12 @@ from ..core.actions import Bid
 from ..core.bidding import Contract, Overbid, contracts, is_throw_in, overbids
 from ..core.cards import SEATS, Card, Pair, Seat, Suit, trump_mask
 from ..core.dealing import Swap
-from ..core.rules import Rules, TiePolicy
+from ..core.rules import Rules
 from ..core.tricks import Trick, tricks_per_pair
 from ..pictures.text import trump_words
-from .state import DealResult, DealState, MatchState, Outcome, Phase, Termination, seat_to_move
+from .state import DealResult, DealState, MatchState, Outcome, Phase, seat_to_move
 
-__all__ = ["DealView", "SeatView", "view"]
-
-VIEW_FORMAT: Final = 1
-"""Version of the dictionary form, written as ``"format"``; bumped on incompatible change."""
+__all__ = ["DealView", "SeatView", "register_json", "view"]
 
 
 @attrs.frozen
@@ -247,79 +244,28 @@ class SeatView:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """The view as plain JSON-ready data, with the canonical text codes.
-
-        Cards are codes such as ``"AS"`` and ``"BIG"``, seats ``"N"``, pairs
-        ``"NS"``, bids ``"pass"``, ``"3"`` or ``"board"``. The keys ``phase``,
-        ``to_move`` and ``totals`` are derived, for readers' convenience;
-        :meth:`from_dict` checks that they agree.
-        """
-        outcome = self.outcome
-        to_move = self.to_move
-        return {
-            "format": VIEW_FORMAT,
-            "seat": self.seat.letter,
-            "rules": {
-                "schedule": list(self.rules.schedule),
-                "tie": self.rules.tie.value,
-                "first_dealer": self.rules.first_dealer.letter,
-            },
-            "phase": self.phase.value,
-            "to_move": None if to_move is None else to_move.letter,
-            "hand": [card.code for card in self.hand],
-            "deal": None if self.deal is None else _deal_to_dict(self.deal),
-            "history": [_deal_to_dict(deal) for deal in self.history],
-            "totals": list(self.totals),
-            "outcome": None
-            if outcome is None
-            else {
-                "termination": outcome.termination.value,
-                "winner": None if outcome.winner is None else outcome.winner.label,
-                "totals": list(outcome.totals),
-            },
-        }
+        """The view as plain JSON-ready data (:mod:`backalley.formats.codec.view`)."""
+        return _write_json(self)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SeatView:
         """Read a view written by :meth:`to_dict`; ``ValueError`` says what is wrong."""
-        try:
-            if data["format"] != VIEW_FORMAT:
-                raise ValueError(f"unknown view format {data['format']!r}; expected {VIEW_FORMAT}")
-            seat = Seat.parse(data["seat"])
-            rules_data = data["rules"]
-            rules = Rules(
-                schedule=rules_data["schedule"],
-                tie=TiePolicy(rules_data["tie"]),
-                first_dealer=Seat.parse(rules_data["first_dealer"]),
-            )
-            outcome_data = data["outcome"]
-            outcome = None
-            if outcome_data is not None:
-                winner = outcome_data["winner"]
-                outcome = Outcome(
-                    Termination(outcome_data["termination"]),
-                    None if winner is None else _parse_pair(winner),
-                    _pair_of_ints(outcome_data["totals"]),
-                )
-            result = cls(
-                seat=seat,
-                rules=rules,
-                hand=tuple(Card.parse(code) for code in data["hand"]),
-                deal=None if data["deal"] is None else _deal_from_dict(data["deal"]),
-                history=tuple(_deal_from_dict(deal) for deal in data["history"]),
-                outcome=outcome,
-            )
-        except KeyError as missing:
-            raise ValueError(f"a seat view needs the key {missing.args[0]!r}") from None
-        except TypeError as error:
-            raise ValueError(f"not a seat view: {error}") from None
-        written = result.to_dict()
-        for key in ("phase", "to_move", "totals"):
-            if data.get(key) != written[key]:
-                raise ValueError(
-                    f"the view's {key!r} is {data.get(key)!r}, but its deals give {written[key]!r}"
-                )
-        return result
+        read: SeatView = _read_json(data)
+        return read
+
+
+# The view's JSON is a format, a layer above the engine: ``backalley/__init__.py``
+# registers the codec's writer and reader here (imported when first used).
+_write_json: Callable[[SeatView], dict[str, Any]]
+_read_json: Callable[[Mapping[str, Any]], Any]
+
+
+def register_json(
+    write: Callable[[SeatView], dict[str, Any]], read: Callable[[Mapping[str, Any]], Any]
+) -> None:
+    """Make ``write`` and ``read`` the view's JSON (:meth:`SeatView.to_dict`, ``from_dict``)."""
+    global _write_json, _read_json
+    _write_json, _read_json = write, read
 
 
 def view(state: MatchState, seat: Seat) -> SeatView:
@@ -340,103 +286,3 @@ def view(state: MatchState, seat: Seat) -> SeatView:
 
 def _finished_view(result: DealResult, seat: Seat) -> DealView:
     return _deal_view(result.deal, seat, result.scores)
-
-
-# --- the dictionary form --------------------------------------------------------
-
-
-def _deal_to_dict(deal: DealView) -> dict[str, Any]:
-    swap = deal.swap
-    return {
-        "number": deal.number,
-        "dealer": deal.dealer.letter,
-        "hand_size": deal.hand_size,
-        "turned": deal.turned.code,
-        "trump": None if deal.trump is None else deal.trump.letter,
-        "trump_words": deal.trump_words,
-        "tiebreak": deal.tiebreak,
-        "bids": [{"seat": bid.seat.letter, "bid": bid.call} for bid in deal.bids],
-        "leader": None if deal.leader is None else deal.leader.letter,
-        "trick": [card.code for card in deal.trick],
-        "tricks": [
-            {
-                "leader": trick.leader.letter,
-                "cards": [card.code for card in trick.cards],
-                "winner": None if trick.winner is None else trick.winner.letter,
-            }
-            for trick in deal.tricks
-        ],
-        "swap": None
-        if swap is None
-        else {"seat": swap.seat.letter, "joker": swap.joker.code, "received": swap.received.code},
-        "scores": None if deal.scores is None else list(deal.scores),
-    }
-
-
-def _deal_from_dict(data: Mapping[str, Any]) -> DealView:
-    swap_data = data["swap"]
-    swap = None
-    if swap_data is not None:
-        swap = Swap(
-            Seat.parse(swap_data["seat"]),
-            Card.parse(swap_data["joker"]),
-            Card.parse(swap_data["received"]),
-        )
-    leader = data["leader"]
-    deal = DealView(
-        number=_whole(data["number"], "deal number"),
-        dealer=Seat.parse(data["dealer"]),
-        hand_size=_whole(data["hand_size"], "hand size"),
-        turned=Card.parse(data["turned"]),
-        tiebreak=bool(data["tiebreak"]),
-        bids=tuple(parse_bid(Seat.parse(bid["seat"]), bid["bid"]) for bid in data["bids"]),
-        leader=None if leader is None else Seat.parse(leader),
-        trick=tuple(Card.parse(code) for code in data["trick"]),
-        tricks=tuple(
-            Trick(
-                Seat.parse(trick["leader"]),
-                tuple(Card.parse(code) for code in trick["cards"]),
-                None if trick["winner"] is None else Seat.parse(trick["winner"]),
-            )
-            for trick in data["tricks"]
-        ),
-        swap=swap,
-        scores=None if data["scores"] is None else _pair_of_ints(data["scores"]),
-    )
-    trump = data.get("trump")
-    if trump != (None if deal.trump is None else deal.trump.letter):
-        raise ValueError(f"deal {deal.number}: trump {trump!r} does not match the turned card")
-    return deal
-
-
-def parse_bid(seat: Seat, text: str) -> Bid:
-    """A bid from its call: ``"pass"``, a number such as ``"3"``, or ``"board"``."""
-    if not isinstance(text, str):
-        raise ValueError(f"a bid is written 'pass', a number or 'board', not {text!r}")
-    key = text.strip().lower()
-    if key == "pass":
-        return Bid(seat)
-    if key == "board":
-        return Bid(seat, board=True)
-    if key.isdigit():
-        return Bid(seat, int(key))
-    raise ValueError(f"unknown bid {text!r}: say pass, a number of tricks, or board")
-
-
-def _parse_pair(text: str) -> Pair:
-    for pair in Pair:
-        if text == pair.label:
-            return pair
-    raise ValueError(f"unknown pair {text!r}: pairs are NS and EW")
-
-
-def _whole(value: Any, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError(f"the {what} must be a whole number, not {value!r}")
-    return value
-
-
-def _pair_of_ints(value: Any) -> tuple[int, int]:
-    if not isinstance(value, list | tuple) or len(value) != 2:
-        raise ValueError(f"expected two numbers (NS, EW), not {value!r}")
-    return (_whole(value[0], "score"), _whole(value[1], "score"))

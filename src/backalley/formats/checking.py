@@ -27,21 +27,17 @@ from typing import Any
 import attrs
 
 from ..core.actions import Bid, Deal, Play, bid_of, play_of
-from ..core.cards import Pair, Seat
+from ..core.cards import Seat
 from ..core.dealing import seeded_deck
 from ..core.errors import IllegalAction, Reason
 from ..engine.match import apply, new_match
-from ..engine.state import MatchState, Phase, Termination
+from ..engine.state import MatchState, Phase
+from .codec._base import at as _at
+from .codec.values import claim_to_json
 from .notation import parse_call
 from .records import Record, RecordError
 
 __all__ = ["CheckReport", "Discrepancy", "IllegalRecord", "Step", "check", "replay", "replay_steps"]
-
-
-def _at(path: str, key: str | int) -> str:
-    if isinstance(key, int):
-        return f"{path}[{key}]"
-    return f"{path}.{key}" if path else key
 
 
 class IllegalRecord(RecordError):
@@ -217,7 +213,7 @@ def check(record: Record) -> CheckReport:
             )
         )
     if record.result is not None:
-        claimed = _result_json(record.result.termination, record.result.winner)
+        claimed = claim_to_json(record.result.termination, record.result.winner)
         outcome = state.outcome
         if outcome is None:
             found.append(
@@ -229,7 +225,7 @@ def check(record: Record) -> CheckReport:
             record.result.termination,
             record.result.winner,
         ):
-            actual = _result_json(outcome.termination, outcome.winner)
+            actual = claim_to_json(outcome.termination, outcome.winner)
             found.append(
                 Discrepancy(
                     "result",
@@ -240,10 +236,6 @@ def check(record: Record) -> CheckReport:
                 )
             )
     return CheckReport(state, tuple(found))
-
-
-def _result_json(termination: Termination, winner: Pair | None) -> dict[str, Any]:
-    return {"termination": termination.value, "winner": None if winner is None else winner.label}
 
 
 def _result_words(result: dict[str, Any]) -> str:

@@ -52,7 +52,7 @@ from ._drawing import (
     trick_picture,
     trick_words,
 )
-from .text import trump_words
+from .prose import PAIR_NAMES, deal_heading, score_rows, trump_words
 
 __all__ = [
     "Picture",
@@ -219,13 +219,21 @@ def _contract_words(contract: Contract, hand_size: int) -> str:
 
 
 def _heading(deal: DealState) -> str:
-    setup = deal.setup
-    kind = " (tiebreak)" if setup.tiebreak else ""
-    return (
-        f"Deal {setup.number + 1}{kind}: {setup.hand_size} cards, dealer "
-        f"{SEAT_NAMES[setup.dealer]}, turned {_turned_words(setup.turned)}: "
-        f"{trump_words(setup.trump)}"
-    )
+    return deal_heading(deal.setup, dealer=SEAT_NAMES.__getitem__, turned=_turned_words)
+
+
+def _heading_lines(lines: Sequence[str], *, all_bold: bool) -> list[str]:
+    """The lines above a table, 18 apart: the first larger and bold, the rest bold or not."""
+    return [
+        text_at(
+            MARGIN,
+            MARGIN + 12 + 18 * index,
+            line,
+            size=13 if index == 0 else 12,
+            font_weight="bold" if index == 0 or all_bold else None,
+        )
+        for index, line in enumerate(lines)
+    ]
 
 
 def _turned_words(card: Card) -> str:
@@ -271,16 +279,7 @@ def table_svg(deal: DealState, *, caption: str | None = None) -> str:
     lines.append(_progress_words(deal))
     if caption:
         lines.insert(0, caption)
-    body = [
-        text_at(
-            MARGIN,
-            MARGIN + 12 + 18 * index,
-            line,
-            size=13 if index == 0 else 12,
-            font_weight="bold" if index == 0 else None,
-        )
-        for index, line in enumerate(lines)
-    ]
+    body = _heading_lines(lines, all_bold=False)
     top = MARGIN + 18 * len(lines) + 8
     parts, width, bottom = _table(hands, notes, trump, centre, _playable(deal))
     parts, bottom = [moved(parts, 0, top)], bottom + top
@@ -383,16 +382,7 @@ def deal_svg(result: DealResult | DealState) -> str:
         )
     rows = -(-len(deal.tricks) // columns)
     height = bottom + 8 + rows * _ROW_H + MARGIN
-    body = [
-        text_at(
-            MARGIN,
-            MARGIN + 12 + 18 * index,
-            line,
-            size=13 if index == 0 else 12,
-            font_weight="bold",
-        )
-        for index, line in enumerate(lines)
-    ]
+    body = _heading_lines(lines, all_bold=True)
     tricks_words = " ".join(
         f"Trick {index}: {trick_words(trick, trump)}."
         for index, trick in enumerate(deal.tricks, start=1)
@@ -433,53 +423,19 @@ _SHEET_W: Final = 580
 def score_sheet_svg(state: MatchState) -> str:
     """The score sheet of a match as SVG: one row per deal, scores and running totals."""
     rows: list[tuple[str, ...]] = []
-    ns_total = ew_total = 0
-    for number, result in enumerate(state.history, start=1):
-        setup = result.deal.setup
-        trumps = f"{setup.trump.symbol} {setup.trump.word}" if setup.trump else "none"
-        if result.thrown_in:
-            rows.append(
-                (
-                    str(number),
-                    str(setup.hand_size),
-                    SEAT_NAMES[setup.dealer],
-                    "thrown in",
-                    "",
-                    "",
-                    "",
-                    "",
-                )
-            )
-            continue
-        if setup.tiebreak:
-            ns, ew = result.deal.tricks_won
-            rows.append(
-                (
-                    str(number),
-                    str(setup.hand_size),
-                    SEAT_NAMES[setup.dealer],
-                    trumps,
-                    f"{ns} tricks",
-                    f"{ew} tricks",
-                    "tiebreak",
-                    "",
-                )
-            )
-            continue
-        ns_total += result.scores[0]
-        ew_total += result.scores[1]
-        rows.append(
-            (
-                str(number),
-                str(setup.hand_size),
-                SEAT_NAMES[setup.dealer],
-                trumps,
-                f"{result.scores[0]:+d}",
-                f"{result.scores[1]:+d}",
-                str(ns_total),
-                str(ew_total),
-            )
-        )
+    for deal in score_rows(state):
+        trump = deal.trump
+        head = (str(deal.number), str(deal.hand_size), SEAT_NAMES[deal.dealer])
+        trumps = f"{trump.symbol} {trump.word}" if trump else "none"
+        if deal.kind == "thrown in":
+            rows.append((*head, "thrown in", "", "", "", ""))
+        elif deal.kind == "tiebreak":
+            ns, ew = deal.tricks
+            rows.append((*head, trumps, f"{ns} tricks", f"{ew} tricks", "tiebreak", ""))
+        else:
+            ns, ew = deal.scores
+            totals = (str(deal.totals[0]), str(deal.totals[1]))
+            rows.append((*head, trumps, f"{ns:+d}", f"{ew:+d}", *totals))
     row_h = 20
     body = [text_at(MARGIN, MARGIN + 12, _sheet_heading(state), size=13, font_weight="bold")]
     top = MARGIN + 30
@@ -528,8 +484,7 @@ def _result_words(state: MatchState) -> str:
         return f"Totals so far: North-South {ns}, East-West {ew}."
     if outcome.winner is None:
         return f"A draw, {ns} all."
-    winner = "North-South" if outcome.winner == 0 else "East-West"
-    return f"{winner} win: North-South {ns}, East-West {ew}."
+    return f"{PAIR_NAMES[outcome.winner]} win: North-South {ns}, East-West {ew}."
 
 
 def state_svg(state: MatchState) -> str:

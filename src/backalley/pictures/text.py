@@ -16,15 +16,11 @@ from collections.abc import Iterable
 from ..core.cards import Card, Suit
 from ..core.tricks import Trick
 from ..engine.state import DealState, MatchState
+from .prose import deal_heading, trump_words
 
 __all__ = ["deal_text", "hand_text", "state_text", "trick_text", "trump_words"]
 
 _SUIT_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
-
-
-def trump_words(trump: Suit | None) -> str:
-    """The trump in words: ``"hearts are trumps"`` or ``"no trumps"``."""
-    return "no trumps" if trump is None else f"{trump.word} are trumps"
 
 
 def hand_text(cards: Iterable[Card], trump: Suit | None = None) -> str:
@@ -51,12 +47,7 @@ def trick_text(trick: Trick) -> str:
 def deal_text(deal: DealState, *, show_hands: bool = True) -> str:
     """The deal in progress: dealer, trump, bids, contracts, tricks and (optionally) the hands."""
     setup = deal.setup
-    turned = setup.turned
-    lines = [
-        f"Deal {setup.number + 1}{' (tiebreak)' if setup.tiebreak else ''}: "
-        f"{setup.hand_size} cards, dealer {setup.dealer}, turned {turned.symbol}: "
-        f"{trump_words(setup.trump)}"
-    ]
+    lines = [deal_heading(setup)]
     if deal.bids:
         lines.append("Bids: " + ", ".join(str(bid) for bid in deal.bids))
     contracts = deal.contracts

@@ -10,10 +10,10 @@ and its seat, so that a match is reproducible from its seed alone.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
-from typing import Final, Protocol, runtime_checkable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, Protocol, TypeAlias, runtime_checkable
 
-from ..core.actions import Bid, Play
+from ..core.actions import Action, Bid, Play
 from ..core.cards import SEATS, Seat
 from ..core.errors import IllegalAction
 from ..core.rules import Rules
@@ -21,7 +21,16 @@ from ..engine.match import apply, legal_actions, new_match, seeded_deal
 from ..engine.state import MatchState, Phase
 from ..engine.view import SeatView, view
 
-__all__ = ["Player", "PlayerError", "SeatedPlayer", "play_match", "player_seed"]
+__all__ = [
+    "Player",
+    "PlayerError",
+    "SeatedPlayer",
+    "Watcher",
+    "play_match",
+    "play_step",
+    "player_seed",
+    "seat_players",
+]
 
 MAX_THROW_INS_IN_A_ROW: Final = 200
 """Four passes redeal forever under the rules; players that always pass would never finish."""
@@ -83,25 +92,64 @@ def _seat_players(players: Mapping[Seat, Player] | Sequence[Player]) -> tuple[Pl
     return seated
 
 
+def seat_players(
+    players: Mapping[Seat, Player] | Sequence[Player], match_seed: int
+) -> tuple[Player, ...]:
+    """The four players in seat order (N, E, S, W), each :class:`SeatedPlayer` seeded.
+
+    A :class:`SeatedPlayer` is replaced by ``player.for_seat(seat, player_seed(...))``.
+    """
+    return tuple(
+        player.for_seat(seat, player_seed(match_seed, seat))
+        if isinstance(player, SeatedPlayer)
+        else player
+        for seat, player in zip(SEATS, _seat_players(players), strict=True)
+    )
+
+
+Watcher: TypeAlias = Callable[[MatchState, Action, MatchState], None]
+"""Told of every action a match driver applies: the state before, the action, the state after."""
+
+
+def play_step(state: MatchState, seated: Sequence[Player]) -> tuple[Action, MatchState]:
+    """One action of a match not over, and the state it leads to.
+
+    Between deals that is the seeded deal; in a deal, the action the seat to move
+    chooses from its view and the legal actions (``seated`` in seat order). An
+    action that is not legal raises :class:`PlayerError`.
+    """
+    if state.phase is Phase.DEAL:
+        dealt = seeded_deal(state)
+        return dealt, apply(state, dealt)
+    seat = state.to_move
+    assert seat is not None  # a deal is in progress, so somebody acts
+    legal: tuple[Bid | Play, ...] = legal_actions(state)  # type: ignore[assignment]
+    action = seated[seat](view(state, seat), legal)
+    if action not in legal:
+        raise PlayerError(seat, action, _refusal(state, seat, action))
+    return action, apply(state, action)
+
+
 def play_match(
     players: Mapping[Seat, Player] | Sequence[Player],
     rules: Rules | None = None,
     *,
     seed: int | None = None,
+    start: MatchState | None = None,
+    watch: Watcher | None = None,
 ) -> MatchState:
     """Play a whole match with the seeded deals; the final state.
 
     ``players`` maps each seat to its player, or lists them North, East, South,
     West. Each player sees only its own view. A returned action that is not legal
     raises :class:`PlayerError` naming the seat, the action and the reason.
+    ``start`` plays on from a state (instead of a new match of ``rules`` and
+    ``seed``); ``watch(before, action, after)`` is told of every action.
     """
-    state = new_match(rules, seed=seed)
-    seated = [
-        player.for_seat(seat, player_seed(state.seed, seat))
-        if isinstance(player, SeatedPlayer)
-        else player
-        for seat, player in zip(SEATS, _seat_players(players), strict=True)
-    ]
+    if start is not None and (rules is not None or seed is not None):
+        raise ValueError("play_match starts from a state or from rules and a seed, not both")
+    state = new_match(rules, seed=seed) if start is None else start
+    seated = seat_players(players, state.seed)
     thrown_in = 0
     while not state.is_over:
         if state.phase is Phase.DEAL:
@@ -113,15 +161,10 @@ def play_match(
                     f"{thrown_in} deals in a row were thrown in: the players "
                     "always pass, so the match would never end.",
                 )
-            state = apply(state, seeded_deal(state))
-            continue
-        seat = state.to_move
-        assert seat is not None  # a deal is in progress, so somebody acts
-        legal: tuple[Bid | Play, ...] = legal_actions(state)  # type: ignore[assignment]
-        action = seated[seat](view(state, seat), legal)
-        if action not in legal:
-            raise PlayerError(seat, action, _refusal(state, seat, action))
-        state = apply(state, action)
+        action, following = play_step(state, seated)
+        if watch is not None:
+            watch(state, action, following)
+        state = following
     return state
 
 

@@ -1,0 +1,130 @@
+"""The reader's ground floor: errors that say where, JSON paths, and the plain JSON shapes.
+
+Every value's reader (:mod:`.values`, :mod:`.record`, :mod:`.state`, :mod:`.view`) is
+built from these, so a path is written one way (``deals[3].plays[17]``) and a
+shape refused with one sentence wherever it is read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any, Final
+
+__all__ = [
+    "RecordError",
+    "SerializeError",
+    "array",
+    "at",
+    "found",
+    "integer",
+    "obj",
+    "two_ints",
+    "whole",
+]
+
+
+class RecordError(ValueError):
+    """Input that is not a valid record: bad JSON, a missing field, an unknown card.
+
+    ``path`` locates the problem in the JSON value (``deals[3].plays[17]``; empty
+    for the whole input) and ``message`` says what is wrong.
+    """
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}" if path else message)
+        self.path = path
+        self.message = message
+
+
+class SerializeError(RecordError):
+    """JSON data that does not describe a value of the asked kind; ``path`` says where."""
+
+
+def at(path: str, key: str | int) -> str:
+    """The JSON path of ``key`` inside ``path``: ``deals[3]``, ``deals[3].plays``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]"
+    return f"{path}.{key}" if path else key
+
+
+_KIND_NAMES: Final = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "true or false",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
+
+
+def found(value: Any) -> str:
+    """What a JSON value is, for a message: ``a string ("7")``, ``an array``."""
+    text = json.dumps(value) if isinstance(value, str | int | float | bool | None) else ""
+    kind = _KIND_NAMES.get(type(value), type(value).__name__)
+    return f"{kind} ({text[:40]})" if text else kind
+
+
+def integer(value: Any) -> int | None:
+    """The value as a JSON Schema integer (``3`` or ``3.0``, never ``true``), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return None
+
+
+def whole(value: Any, path: str, error: type[RecordError] = RecordError) -> int:
+    """A whole number (a JSON Schema integer), or ``error`` at ``path``."""
+    number = integer(value)
+    if number is None:
+        raise error(path, f"expected a whole number, found {found(value)}")
+    return number
+
+
+def obj(  # noqa: PLR0913 -- the shape of an object is all keyword-free data
+    value: Any,
+    path: str,
+    fields: tuple[str, ...],
+    required: tuple[str, ...],
+    *,
+    closed: bool = True,
+    error: type[RecordError] = RecordError,
+) -> dict[str, Any]:
+    """An object with the ``required`` fields (and, if ``closed``, no others than ``fields``)."""
+    if not isinstance(value, dict):
+        raise error(path, f"expected an object, found {found(value)}")
+    if closed:
+        for key in value:
+            if key not in fields:
+                raise error(at(path, key), f"unknown field {key!r}; known: {', '.join(fields)}")
+    for key in required:
+        if key not in value:
+            raise error(path, f"the field {key!r} is missing")
+    return value
+
+
+def array(
+    value: Any,
+    path: str,
+    what: str,
+    most: int | None = None,
+    error: type[RecordError] = RecordError,
+) -> list[Any]:
+    """An array (of at most ``most`` items of ``what``), or ``error`` at ``path``."""
+    if not isinstance(value, list):
+        raise error(path, f"expected an array of {what}, found {found(value)}")
+    if most is not None and len(value) > most:
+        raise error(path, f"at most {most} {what}, found {len(value)}")
+    return value
+
+
+def two_ints(value: Any, path: str, error: type[RecordError] = RecordError) -> tuple[int, int]:
+    """Two whole numbers, North-South's then East-West's (scores, totals, tricks)."""
+    items = array(value, path, "scores (North-South, East-West)", error=error)
+    if len(items) != 2:
+        raise error(path, f"expected two scores (North-South, East-West), found {len(items)}")
+    return (whole(items[0], at(path, 0), error), whole(items[1], at(path, 1), error))

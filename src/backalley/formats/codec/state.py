@@ -1,0 +1,190 @@
+"""The JSON of deal results and match states: a state is the record reaching it and a snapshot.
+
+A match state is written as the record that reaches it (see :mod:`.record`) plus a
+readable snapshot (phase, whose turn, trump, hands, bids, tricks, totals, outcome)
+for programs in other languages. Reading replays the record through ``apply`` and
+checks the snapshot agrees, so the JSON never depends on how states are stored.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...core.actions import Bid, Deal, Play
+from ...core.cards import SEATS
+from ...core.dealing import deal
+from ...core.rules import Rules
+from ...engine.match import apply
+from ...engine.state import DealCore, DealResult, DealState, MatchCore, MatchState
+from ._base import RecordError, SerializeError, at, obj, two_ints, whole
+from .record import parse_record, record_to_json
+from .values import (
+    call_bid_from_json,
+    card_from_json,
+    cards_from_json,
+    cards_to_json,
+    contract_to_json,
+    outcome_to_json,
+    seat_from_json,
+    trick_to_json,
+)
+
+__all__ = [
+    "deal_result_from_json",
+    "deal_result_to_json",
+    "snapshot",
+    "state_from_json",
+    "state_to_json",
+]
+
+
+# --- deal results ------------------------------------------------------------------
+
+
+def deal_result_to_json(result: DealResult) -> dict[str, Any]:
+    """A finished deal: number, dealer, size, deck, bids, plays and scores."""
+    deal_state = result.deal
+    setup = deal_state.setup
+    return {
+        "number": setup.number,
+        "dealer": setup.dealer.letter,
+        "hand_size": setup.hand_size,
+        "tiebreak": setup.tiebreak,
+        "deck": cards_to_json(setup.deck),
+        "bids": [bid.call for bid in deal_state.bids],
+        "plays": [card.code for trick in deal_state.tricks for card in trick.cards],
+        "scores": list(result.scores),
+    }
+
+
+def deal_result_from_json(data: Any, path: str) -> DealResult:
+    """Rebuild a finished deal by playing it again, alone, from its deck.
+
+    A one-deal match is set up at the deal's number and dealer, then its bids and
+    plays go through ``apply``, so the rebuilt deal is exactly what play produces.
+    """
+    names = ("number", "dealer", "hand_size", "tiebreak", "deck", "bids", "plays", "scores")
+    fields = obj(data, path, names, names, closed=False, error=SerializeError)
+    number = whole(fields["number"], at(path, "number"), SerializeError)
+    hand_size = whole(fields["hand_size"], at(path, "hand_size"), SerializeError)
+    tiebreak = fields["tiebreak"]
+    if not isinstance(tiebreak, bool):
+        raise SerializeError(at(path, "tiebreak"), f"expected true or false, found {tiebreak!r}")
+    dealer = seat_from_json(fields["dealer"], at(path, "dealer"), SerializeError, any_spelling=True)
+    try:
+        rules = Rules(schedule=[hand_size], first_dealer=dealer)
+        setup = deal(
+            Deal(
+                cards_from_json(fields["deck"], at(path, "deck"), SerializeError, any_spelling=True)
+            ).deck,
+            dealer=dealer,
+            hand_size=hand_size,
+            number=number,
+            tiebreak=tiebreak,
+        )
+    except SerializeError:
+        raise
+    except (ValueError, TypeError) as error:
+        raise SerializeError(path, str(error)) from None
+    # The one place that builds a deal state by hand: the deal stands alone, outside
+    # any match, so there is no history to replay it from.
+    leader = setup.first_bidder if tiebreak else None
+    state = MatchState(MatchCore(rules, 0), DealState(DealCore(setup, leader=leader), setup.hands))
+    bids = fields["bids"]
+    plays = fields["plays"]
+    if not isinstance(bids, list) or not isinstance(plays, list):
+        raise SerializeError(path, "bids and plays are arrays")
+    for index, call in enumerate(bids):
+        where = at(at(path, "bids"), index)
+        bid = call_bid_from_json(state.to_move or SEATS[0], call, where, SerializeError)
+        state = _replay_one(state, bid, where)
+    for index, code in enumerate(plays):
+        card = card_from_json(code, at(at(path, "plays"), index), SerializeError, any_spelling=True)
+        state = _replay_one(
+            state, Play(state.to_move or SEATS[0], card), at(at(path, "plays"), index)
+        )
+    if len(state.history) != 1:
+        raise SerializeError(path, "the bids and plays do not finish the deal")
+    result = state.history[0]
+    claimed = two_ints(fields["scores"], at(path, "scores"), SerializeError)
+    if claimed != result.scores:
+        raise SerializeError(
+            at(path, "scores"), f"the deal scores {list(result.scores)}, not {list(claimed)}"
+        )
+    return result
+
+
+def _replay_one(state: MatchState, action: Bid | Play, path: str) -> MatchState:
+    try:
+        return apply(state, action)
+    except ValueError as error:
+        raise SerializeError(path, f"{action} is illegal: {error}") from None
+
+
+# --- match states ------------------------------------------------------------------
+
+
+def snapshot(state: MatchState) -> dict[str, Any]:
+    """A readable picture of a state, for other languages: what a table shows, and more."""
+    current = state.current_trick
+    contracts = state.contracts
+    return {
+        "phase": state.phase.value,
+        "deal_number": state.deal_number,
+        "counted_deals": state.counted_deals,
+        "dealer": state.dealer.letter,
+        "hand_size": state.hand_size,
+        "to_move": None if state.to_move is None else state.to_move.letter,
+        "trump": None if state.trump is None else state.trump.letter,
+        "turned": None if state.deal is None else state.deal.setup.turned.code,
+        "hands": {seat.letter: cards_to_json(state.hand(seat)) for seat in SEATS},
+        "bids": [bid.call for bid in state.bids],
+        "contracts": None if contracts is None else [contract_to_json(c) for c in contracts],
+        "tricks": [trick_to_json(trick) for trick in state.completed_tricks],
+        "current_trick": None if current is None else trick_to_json(current),
+        "tricks_won": list(state.tricks_won),
+        "totals": list(state.totals),
+        "outcome": None if state.outcome is None else outcome_to_json(state.outcome),
+    }
+
+
+def state_to_json(state: MatchState) -> dict[str, Any]:
+    """The record reaching ``state`` and its snapshot."""
+    from ..records import record_from_state  # noqa: PLC0415 -- built on this codec
+
+    return {"record": record_to_json(record_from_state(state)), "snapshot": snapshot(state)}
+
+
+def state_from_json(data: Any, path: str) -> MatchState:
+    """The state a ``{"record", "snapshot"}`` reaches, its snapshot checked."""
+    from ..checking import replay  # noqa: PLC0415 -- built on this codec
+
+    fields = obj(
+        data,
+        path,
+        ("record", "snapshot"),
+        ("record", "snapshot"),
+        closed=False,
+        error=SerializeError,
+    )
+    try:
+        state = replay(parse_record(fields["record"]))
+    except RecordError as error:
+        # Say where in this value the record's problem is: under "record".
+        raise SerializeError(
+            at(at(path, "record"), error.path) if error.path else at(path, "record"),
+            error.message,
+        ) from None
+    expected = snapshot(state)
+    given = fields["snapshot"]
+    if not isinstance(given, dict):
+        raise SerializeError(at(path, "snapshot"), "expected an object")
+    for key, value in expected.items():
+        if key not in given:
+            raise SerializeError(at(path, "snapshot"), f"the field {key!r} is missing")
+        if given[key] != value:
+            raise SerializeError(
+                at(at(path, "snapshot"), key),
+                f"the record reaches {value!r}, the snapshot says {given[key]!r}",
+            )
+    return state

@@ -1,0 +1,335 @@
+"""The JSON of the library's small values: cards, seats, pairs, actions, tricks, outcomes, rules.
+
+Each value has one writer (``*_to_json``) and one reader (``*_from_json(data, path)``);
+the readers raise ``error`` (a :class:`~._base.RecordError` kind) with the JSON
+path, and are where a check of an impossible value belongs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+from ...core.actions import Bid, Deal, Play
+from ...core.bidding import Contract
+from ...core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit
+from ...core.dealing import Swap
+from ...core.rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
+from ...core.tricks import Trick
+from ...engine.state import Outcome, Termination
+from ..notation import NotationError, action_text, parse_action, parse_call
+from ._base import RecordError, array, at, found, integer, obj, two_ints, whole
+
+__all__ = [
+    "action_from_json",
+    "action_to_json",
+    "bid_from_json",
+    "call_bid_from_json",
+    "card_from_json",
+    "cards_from_json",
+    "cards_to_json",
+    "claim_to_json",
+    "contract_from_json",
+    "contract_to_json",
+    "deal_from_json",
+    "outcome_from_json",
+    "outcome_to_json",
+    "pair_from_json",
+    "play_from_json",
+    "rules_from_json",
+    "rules_to_json",
+    "seat_from_json",
+    "suit_from_json",
+    "swap_from_json",
+    "swap_to_json",
+    "termination_from_json",
+    "trick_from_json",
+    "trick_to_json",
+    "winner_from_json",
+]
+
+_CODES: Final = {card.code: card for card in CARDS}
+_SEAT_LETTERS: Final = {seat.letter: seat for seat in SEATS}
+_PAIR_LABELS: Final = {pair.label: pair for pair in PAIRS}
+Error = type[RecordError]
+_T = TypeVar("_T")
+
+
+# --- cards, seats, suits, pairs ---------------------------------------------------------
+
+
+def _spelled(parse: Callable[[Any], _T], value: Any, path: str, error: Error) -> _T:
+    """``parse(value)`` (a card, seat or suit in any spelling), its refusal raised at ``path``."""
+    try:
+        return parse(value)
+    except (ValueError, TypeError) as problem:
+        raise error(path, str(problem)) from None
+
+
+def card_from_json(
+    value: Any, path: str, error: Error = RecordError, *, any_spelling: bool = False
+) -> Card:
+    """A card from its code; ``any_spelling`` also reads ``as``, ``TH``, ``big``."""
+    if any_spelling:
+        return _spelled(Card.parse, value, path, error)
+    if not isinstance(value, str):
+        raise error(path, f"expected a card code such as 'AS', found {found(value)}")
+    card = _CODES.get(value)
+    if card is not None:
+        return card
+    try:
+        spelled = Card.parse(value)
+    except ValueError:
+        raise error(
+            path,
+            f"unknown card {value!r}: a card is a rank (2-10, J, Q, K, A) then a suit "
+            "(C, D, H, S), or BIG or LITTLE",
+        ) from None
+    raise error(path, f"write the card {value!r} as {spelled.code!r}: records use codes")
+
+
+def cards_to_json(cards: tuple[Card, ...] | list[Card]) -> list[str]:
+    """Cards as a list of codes."""
+    return [card.code for card in cards]
+
+
+def cards_from_json(
+    value: Any, path: str, error: Error = RecordError, *, any_spelling: bool = False
+) -> tuple[Card, ...]:
+    """An array of card codes."""
+    items = array(value, path, "card codes", error=error)
+    return tuple(
+        card_from_json(item, at(path, index), error, any_spelling=any_spelling)
+        for index, item in enumerate(items)
+    )
+
+
+def seat_from_json(
+    value: Any, path: str, error: Error = RecordError, *, any_spelling: bool = False
+) -> Seat:
+    """A seat from its letter; ``any_spelling`` also reads ``n`` or ``North``."""
+    if any_spelling:
+        return _spelled(Seat.parse, value, path, error)
+    if not isinstance(value, str) or value not in _SEAT_LETTERS:
+        raise error(path, f"expected a seat letter N, E, S or W, found {found(value)}")
+    return _SEAT_LETTERS[value]
+
+
+def suit_from_json(value: Any, path: str, error: Error = RecordError) -> Suit:
+    """A suit from its letter (any spelling :meth:`Suit.parse` reads)."""
+    return _spelled(Suit.parse, value, path, error)
+
+
+def pair_from_json(value: Any, path: str, error: Error = RecordError) -> Pair:
+    """A pair from its label, ``NS`` or ``EW``."""
+    if isinstance(value, str) and value in _PAIR_LABELS:
+        return _PAIR_LABELS[value]
+    raise error(path, f"unknown pair {found(value)}: pairs are 'NS' and 'EW'")
+
+
+# --- actions ------------------------------------------------------------------------------
+
+
+def action_to_json(action: Bid | Play | Deal) -> Any:
+    """An action in the notation (``"N 3"``, ``"S AS"``); a deal as ``{"deal": [54 codes]}``."""
+    if isinstance(action, Deal):
+        return {"deal": cards_to_json(action.deck)}
+    return action_text(action)
+
+
+def action_from_json(data: Any, path: str, error: Error = RecordError) -> Bid | Play | Deal:
+    """An action from its notation, or a deal from ``{"deal": [...]}``."""
+    if isinstance(data, dict):
+        fields = obj(data, path, ("deal",), ("deal",), closed=False, error=error)
+        cards = cards_from_json(fields["deal"], at(path, "deal"), error, any_spelling=True)
+        try:
+            return Deal(cards)
+        except (ValueError, TypeError) as problem:
+            raise error(at(path, "deal"), str(problem)) from None
+    try:
+        return parse_action(data)
+    except NotationError as problem:
+        raise error(path, str(problem)) from None
+
+
+def bid_from_json(data: Any, path: str, error: Error = RecordError) -> Bid:
+    """A bid action, ``"N 3"``."""
+    action = action_from_json(data, path, error)
+    if not isinstance(action, Bid):
+        raise error(path, f"expected a bid such as 'N 3', found {data!r}")
+    return action
+
+
+def play_from_json(data: Any, path: str, error: Error = RecordError) -> Play:
+    """A play action, ``"S AS"``."""
+    action = action_from_json(data, path, error)
+    if not isinstance(action, Play):
+        raise error(path, f"expected a play such as 'S AS', found {data!r}")
+    return action
+
+
+def deal_from_json(data: Any, path: str, error: Error = RecordError) -> Deal:
+    """A deal action, ``{"deal": [54 card codes]}``."""
+    action = action_from_json(data, path, error)
+    if not isinstance(action, Deal):
+        raise error(path, f"expected a deal such as {{'deal': [54 cards]}}, found {data!r}")
+    return action
+
+
+def call_bid_from_json(seat: Seat, value: Any, path: str, error: Error = RecordError) -> Bid:
+    """The bid ``seat`` makes with the call ``value`` (``"pass"``, ``"3"``, ``"board"``)."""
+    try:
+        amount, board = parse_call(value)
+    except NotationError as problem:
+        raise error(path, str(problem)) from None
+    return Bid(seat, amount, board)
+
+
+# --- contracts, tricks, swaps -------------------------------------------------------------
+
+
+def contract_to_json(contract: Contract) -> dict[str, Any]:
+    """``{"target", "multiplier"}``."""
+    return {"target": contract.target, "multiplier": contract.multiplier}
+
+
+def contract_from_json(data: Any, path: str, error: Error = RecordError) -> Contract:
+    """A contract from ``{"target", "multiplier"}``."""
+    names = ("target", "multiplier")
+    fields = obj(data, path, names, names, closed=False, error=error)
+    return Contract(
+        whole(fields["target"], at(path, "target"), error),
+        whole(fields["multiplier"], at(path, "multiplier"), error),
+    )
+
+
+def trick_to_json(trick: Trick) -> dict[str, Any]:
+    """``{"leader", "cards", "winner"}`` (the winner null while the trick is open)."""
+    return {
+        "leader": trick.leader.letter,
+        "cards": cards_to_json(trick.cards),
+        "winner": None if trick.winner is None else trick.winner.letter,
+    }
+
+
+def trick_from_json(data: Any, path: str, error: Error = RecordError) -> Trick:
+    """A trick from ``{"leader", "cards", "winner"}``."""
+    names = ("leader", "cards", "winner")
+    fields = obj(data, path, names, names, closed=False, error=error)
+    winner = fields["winner"]
+    return Trick(
+        seat_from_json(fields["leader"], at(path, "leader"), error, any_spelling=True),
+        cards_from_json(fields["cards"], at(path, "cards"), error, any_spelling=True),
+        None
+        if winner is None
+        else seat_from_json(winner, at(path, "winner"), error, any_spelling=True),
+    )
+
+
+def swap_to_json(swap: Swap | None) -> dict[str, Any] | None:
+    """``{"seat", "joker", "received"}``, or None for no swap."""
+    if swap is None:
+        return None
+    return {"seat": swap.seat.letter, "joker": swap.joker.code, "received": swap.received.code}
+
+
+def swap_from_json(data: Any, path: str, error: Error = RecordError) -> Swap | None:
+    """A joker swap from ``{"seat", "joker", "received"}``, or None from null."""
+    if data is None:
+        return None
+    names = ("seat", "joker", "received")
+    fields = obj(data, path, names, names, closed=False, error=error)
+    return Swap(
+        seat_from_json(fields["seat"], at(path, "seat"), error, any_spelling=True),
+        card_from_json(fields["joker"], at(path, "joker"), error, any_spelling=True),
+        card_from_json(fields["received"], at(path, "received"), error, any_spelling=True),
+    )
+
+
+# --- outcomes -----------------------------------------------------------------------------
+
+
+def claim_to_json(termination: Termination, winner: Pair | None) -> dict[str, Any]:
+    """How a match ended, ``{"termination", "winner"}``: a record's result, a report's."""
+    return {"termination": termination.value, "winner": None if winner is None else winner.label}
+
+
+def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
+    """``{"termination", "winner", "totals"}``."""
+    return {**claim_to_json(outcome.termination, outcome.winner), "totals": list(outcome.totals)}
+
+
+def termination_from_json(value: Any, path: str, error: Error = RecordError) -> Termination:
+    """How a match ended: ``score``, ``draw`` or ``tiebreak-deal``."""
+    if not isinstance(value, str) or value not in list(Termination):
+        raise error(
+            path,
+            f"unknown termination {found(value)}: expected 'score', 'draw' or 'tiebreak-deal'",
+        )
+    return Termination(value)
+
+
+def winner_from_json(value: Any, path: str, error: Error = RecordError) -> Pair | None:
+    """The winning pair, or None (null) for a draw."""
+    if value is not None and (not isinstance(value, str) or value not in _PAIR_LABELS):
+        raise error(path, f"expected 'NS', 'EW' or null, found {found(value)}")
+    return None if value is None else _PAIR_LABELS[value]
+
+
+def outcome_from_json(data: Any, path: str, error: Error = RecordError) -> Outcome:
+    """An outcome from ``{"termination", "winner", "totals"}``."""
+    names = ("termination", "winner", "totals")
+    fields = obj(data, path, names, names, closed=False, error=error)
+    return Outcome(
+        termination_from_json(fields["termination"], at(path, "termination"), error),
+        winner_from_json(fields["winner"], at(path, "winner"), error),
+        two_ints(fields["totals"], at(path, "totals"), error),
+    )
+
+
+# --- rules --------------------------------------------------------------------------------
+
+
+def rules_to_json(rules: Rules, *, by_name: bool = True) -> dict[str, Any]:
+    """The JSON of rules: a named schedule by name (unless not ``by_name``), else its sizes."""
+    return {
+        "schedule": (rules.schedule_name if by_name else None) or list(rules.schedule),
+        "tie": rules.tie.value,
+        "first_dealer": rules.first_dealer.letter,
+    }
+
+
+def rules_from_json(value: Any, path: str = "rules", error: Error = RecordError) -> Rules:
+    """The rules from their JSON: ``{"schedule", "tie", "first_dealer"}``, all required."""
+    names = ("schedule", "tie", "first_dealer")
+    obj(value, path, names, names, error=error)
+    schedule = value["schedule"]
+    if isinstance(schedule, str):
+        if schedule not in SCHEDULES:
+            listed = ", ".join(SCHEDULES)
+            raise error(
+                at(path, "schedule"),
+                f"unknown schedule {schedule!r}: use {listed} or a list of hand sizes",
+            )
+        sizes: Any = schedule
+    else:
+        items = array(schedule, at(path, "schedule"), "hand sizes", error=error)
+        if not items:
+            raise error(at(path, "schedule"), "a schedule needs at least one deal")
+        sizes = []
+        for index, item in enumerate(items):
+            size = integer(item)
+            if size is None or not MIN_HAND_SIZE <= size <= MAX_HAND_SIZE:
+                raise error(
+                    at(at(path, "schedule"), index),
+                    f"a hand size is a whole number from {MIN_HAND_SIZE} to {MAX_HAND_SIZE}, "
+                    f"not {found(item)}",
+                )
+            sizes.append(size)
+    tie = value["tie"]
+    if tie not in [policy.value for policy in TiePolicy] or not isinstance(tie, str):
+        raise error(
+            at(path, "tie"), f"unknown tie policy {found(tie)}: use 'draw' or 'tiebreak-deal'"
+        )
+    dealer = seat_from_json(value["first_dealer"], at(path, "first_dealer"), error)
+    return Rules(schedule=sizes, tie=tie, first_dealer=dealer)

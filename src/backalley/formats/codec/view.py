@@ -1,0 +1,158 @@
+"""The JSON of a seat's view (:class:`~backalley.engine.view.SeatView`), format 1.
+
+Cards are codes such as ``"AS"`` and ``"BIG"``, seats ``"N"``, pairs ``"NS"``,
+bids ``"pass"``, ``"3"`` or ``"board"``. The keys ``phase``, ``to_move`` and
+``totals`` are derived, for readers' convenience; the reader checks that they
+agree. The rules are written with the schedule as its hand sizes, always.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ...engine.view import DealView, SeatView
+from ._base import SerializeError, array, at, obj, two_ints, whole
+from .values import (
+    call_bid_from_json,
+    card_from_json,
+    cards_from_json,
+    cards_to_json,
+    outcome_from_json,
+    outcome_to_json,
+    rules_from_json,
+    rules_to_json,
+    seat_from_json,
+    swap_from_json,
+    swap_to_json,
+    trick_from_json,
+    trick_to_json,
+)
+
+__all__ = ["VIEW_FORMAT", "view_from_json", "view_to_json"]
+
+VIEW_FORMAT: Final = 1
+"""Version of the view's JSON, written as ``"format"``; bumped on incompatible change."""
+
+_VIEW_FIELDS: Final = ("format", "seat", "rules", "hand", "deal", "history", "outcome")
+_DEAL_FIELDS: Final = (
+    *("number", "dealer", "hand_size", "turned", "tiebreak", "bids"),
+    *("leader", "trick", "tricks", "swap", "scores"),
+)
+
+
+def view_to_json(seen: SeatView) -> dict[str, Any]:
+    """The view as plain JSON-ready data, with the canonical text codes."""
+    outcome = seen.outcome
+    to_move = seen.to_move
+    return {
+        "format": VIEW_FORMAT,
+        "seat": seen.seat.letter,
+        "rules": rules_to_json(seen.rules, by_name=False),
+        "phase": seen.phase.value,
+        "to_move": None if to_move is None else to_move.letter,
+        "hand": cards_to_json(seen.hand),
+        "deal": None if seen.deal is None else _deal_to_json(seen.deal),
+        "history": [_deal_to_json(deal) for deal in seen.history],
+        "totals": list(seen.totals),
+        "outcome": None if outcome is None else outcome_to_json(outcome),
+    }
+
+
+def _deal_to_json(deal: DealView) -> dict[str, Any]:
+    return {
+        "number": deal.number,
+        "dealer": deal.dealer.letter,
+        "hand_size": deal.hand_size,
+        "turned": deal.turned.code,
+        "trump": None if deal.trump is None else deal.trump.letter,
+        "trump_words": deal.trump_words,
+        "tiebreak": deal.tiebreak,
+        "bids": [{"seat": bid.seat.letter, "bid": bid.call} for bid in deal.bids],
+        "leader": None if deal.leader is None else deal.leader.letter,
+        "trick": cards_to_json(deal.trick),
+        "tricks": [trick_to_json(trick) for trick in deal.tricks],
+        "swap": swap_to_json(deal.swap),
+        "scores": None if deal.scores is None else list(deal.scores),
+    }
+
+
+def view_from_json(data: Mapping[str, Any], path: str = "") -> SeatView:
+    """Read a view written by :func:`view_to_json`; SerializeError says what is wrong, where."""
+    data = dict(data) if isinstance(data, Mapping) else data
+    fields = obj(data, path, _VIEW_FIELDS, _VIEW_FIELDS, closed=False, error=SerializeError)
+    if fields["format"] != VIEW_FORMAT:
+        raise SerializeError(
+            at(path, "format"),
+            f"unknown view format {fields['format']!r}; expected {VIEW_FORMAT}",
+        )
+    outcome = fields["outcome"]
+    history = array(fields["history"], at(path, "history"), "deals", error=SerializeError)
+    result = SeatView(
+        seat=seat_from_json(fields["seat"], at(path, "seat"), SerializeError, any_spelling=True),
+        rules=rules_from_json(fields["rules"], at(path, "rules"), SerializeError),
+        hand=cards_from_json(fields["hand"], at(path, "hand"), SerializeError, any_spelling=True),
+        deal=None if fields["deal"] is None else _deal_from_json(fields["deal"], at(path, "deal")),
+        history=tuple(
+            _deal_from_json(deal, at(at(path, "history"), index))
+            for index, deal in enumerate(history)
+        ),
+        outcome=None
+        if outcome is None
+        else outcome_from_json(outcome, at(path, "outcome"), SerializeError),
+    )
+    written = view_to_json(result)
+    for key in ("phase", "to_move", "totals"):
+        if fields.get(key) != written[key]:
+            raise SerializeError(
+                at(path, key),
+                f"the view's {key!r} is {fields.get(key)!r}, but its deals give {written[key]!r}",
+            )
+    return result
+
+
+def _deal_from_json(data: Any, path: str) -> DealView:
+    fields = obj(data, path, _DEAL_FIELDS, _DEAL_FIELDS, closed=False, error=SerializeError)
+    leader = fields["leader"]
+    bids = []
+    for index, item in enumerate(
+        array(fields["bids"], at(path, "bids"), "bids", error=SerializeError)
+    ):
+        where = at(at(path, "bids"), index)
+        said = obj(
+            item, where, ("seat", "bid"), ("seat", "bid"), closed=False, error=SerializeError
+        )
+        seat = seat_from_json(said["seat"], at(where, "seat"), SerializeError, any_spelling=True)
+        bids.append(call_bid_from_json(seat, said["bid"], at(where, "bid"), SerializeError))
+    tricks = array(fields["tricks"], at(path, "tricks"), "tricks", error=SerializeError)
+    scores = fields["scores"]
+
+    def seat_at(key: str) -> Any:
+        return seat_from_json(fields[key], at(path, key), SerializeError, any_spelling=True)
+
+    deal = DealView(
+        number=whole(fields["number"], at(path, "number"), SerializeError),
+        dealer=seat_at("dealer"),
+        hand_size=whole(fields["hand_size"], at(path, "hand_size"), SerializeError),
+        turned=card_from_json(
+            fields["turned"], at(path, "turned"), SerializeError, any_spelling=True
+        ),
+        tiebreak=bool(fields["tiebreak"]),
+        bids=tuple(bids),
+        leader=None if leader is None else seat_at("leader"),
+        trick=cards_from_json(
+            fields["trick"], at(path, "trick"), SerializeError, any_spelling=True
+        ),
+        tricks=tuple(
+            trick_from_json(trick, at(at(path, "tricks"), index), SerializeError)
+            for index, trick in enumerate(tricks)
+        ),
+        swap=swap_from_json(fields["swap"], at(path, "swap"), SerializeError),
+        scores=None if scores is None else two_ints(scores, at(path, "scores"), SerializeError),
+    )
+    trump = fields.get("trump")
+    if trump != (None if deal.trump is None else deal.trump.letter):
+        raise SerializeError(
+            at(path, "trump"), f"deal {deal.number}: trump {trump!r} does not match the turned card"
+        )
+    return deal

@@ -1,0 +1,171 @@
+"""The words a match is told in: the result sentence, the score sheet's rows, deal headings.
+
+The command line, the text renderer and the SVG captions lay these out each in
+their own way (a terminal table, an SVG table, a caption), but what they say
+comes from here: who won and how, which deals count and the running totals, a
+deal's size, dealer, turned card and trump.
+
+>>> from backalley import Outcome, Pair, Seat, Termination
+>>> outcome = Outcome(Termination.TIEBREAK_DEAL, Pair.EAST_WEST, (40, 40))
+>>> result_sentence(outcome)
+'East-West win on the tiebreak deal, NS 40 to EW 40'
+>>> result_sentence(outcome, seat=Seat.NORTH)
+'East-West win on the tiebreak deal (your side loses), NS 40 to EW 40'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Literal
+
+import attrs
+
+from ..core.cards import Card, Pair, Seat, Suit
+from ..core.dealing import DealSetup
+from ..engine.state import MatchState, Outcome, Termination
+
+if TYPE_CHECKING:  # the view module names the trump through this one
+    from ..engine.view import SeatView
+
+__all__ = [
+    "PAIR_NAMES",
+    "SheetRow",
+    "deal_heading",
+    "result_sentence",
+    "score_rows",
+    "sheet_lines",
+    "trump_words",
+]
+
+PAIR_NAMES: Final = {Pair.NORTH_SOUTH: "North-South", Pair.EAST_WEST: "East-West"}
+"""The pairs' names in sentences."""
+
+
+def trump_words(trump: Suit | None) -> str:
+    """The trump in words: ``"hearts are trumps"`` or ``"no trumps"``."""
+    return "no trumps" if trump is None else f"{trump.word} are trumps"
+
+
+def result_sentence(outcome: Outcome, *, seat: Seat | None = None) -> str:
+    """How a match ended: ``a draw, 67 all`` or ``North-South win, NS 80 to EW 67``.
+
+    A win on the tiebreak deal says so; told to ``seat``, the sentence says
+    whether that seat's side won.
+    """
+    ns, ew = outcome.totals
+    if outcome.winner is None:
+        return f"a draw, {ns} all"
+    how = " on the tiebreak deal" if outcome.termination is Termination.TIEBREAK_DEAL else ""
+    yours = ""
+    if seat is not None:
+        yours = " (your side wins)" if outcome.winner == seat.pair else " (your side loses)"
+    return f"{PAIR_NAMES[outcome.winner]} win{how}{yours}, NS {ns} to EW {ew}"
+
+
+@attrs.frozen
+class SheetRow:
+    """One finished deal on the score sheet.
+
+    ``kind`` is ``scored``, ``thrown in`` (all four passed: no score, not counted)
+    or ``tiebreak`` (no score: only the tricks decide). ``totals`` are the
+    running totals after this deal.
+    """
+
+    number: int
+    hand_size: int
+    dealer: Seat
+    trump: Suit | None
+    kind: Literal["scored", "thrown in", "tiebreak"]
+    scores: tuple[int, int]
+    tricks: tuple[int, int]
+    totals: tuple[int, int]
+
+    @property
+    def trump_word(self) -> str:
+        """The trump suit's name (``hearts``), or ``none``."""
+        return "none" if self.trump is None else self.trump.word
+
+    def tail(self, scored: str) -> str:
+        """What the row says after its trump: a tiebreak's tricks, or ``scored`` filled in.
+
+        ``scored`` is a format of the two scores then the two running totals.
+        """
+        if self.kind == "tiebreak":
+            return f"  tiebreak: NS {self.tricks[0]} tricks, EW {self.tricks[1]} tricks"
+        return scored.format(*self.scores, *self.totals)
+
+
+def score_rows(match: MatchState | SeatView) -> list[SheetRow]:
+    """The score sheet of the finished deals of a match, or of those a seat has seen."""
+    rows = []
+    ns = ew = 0
+    if isinstance(match, MatchState):
+        deals = [
+            (
+                s.number,
+                s.hand_size,
+                s.dealer,
+                s.trump,
+                result.thrown_in,
+                s.tiebreak,
+                result.scores,
+                result.deal.tricks_won,
+            )
+            for result in match.history
+            for s in (result.deal.setup,)
+        ]
+    else:
+        deals = [
+            (
+                deal.number,
+                deal.hand_size,
+                deal.dealer,
+                deal.trump,
+                deal.thrown_in,
+                deal.tiebreak,
+                deal.scores or (0, 0),
+                deal.tricks_won,
+            )
+            for deal in match.history
+        ]
+    for number, size, dealer, trump, thrown_in, tiebreak, scores, tricks in deals:
+        kind: Literal["scored", "thrown in", "tiebreak"] = "scored"
+        if thrown_in:
+            kind = "thrown in"
+        elif tiebreak:
+            kind = "tiebreak"
+        else:
+            ns += scores[0]
+            ew += scores[1]
+        rows.append(SheetRow(number + 1, size, dealer, trump, kind, scores, tricks, (ns, ew)))
+    return rows
+
+
+def sheet_lines(
+    rows: list[SheetRow], head: Callable[[SheetRow], str], *, thrown_in: str, scored: str
+) -> list[str]:
+    """A score sheet's lines: ``head(row)``, then ``thrown_in`` or :meth:`SheetRow.tail`."""
+    return [
+        head(row) + (thrown_in if row.kind == "thrown in" else row.tail(scored)) for row in rows
+    ]
+
+
+def deal_heading(
+    setup: DealSetup,
+    *,
+    tiebreak: str = " (tiebreak)",
+    cards: Callable[[int], str] = "{} cards".format,
+    dealer: Callable[[Seat], str] = str,
+    turned: Callable[[Card], str] = lambda card: card.symbol,
+) -> str:
+    """``Deal 3: 5 cards, dealer N, turned 7♥: hearts are trumps``.
+
+    The callers choose how to write the tiebreak mark, the card count, the
+    dealer and the turned card: a terminal line is terse, an SVG caption spells
+    them out.
+    """
+    return (
+        f"Deal {setup.number + 1}{tiebreak if setup.tiebreak else ''}: "
+        f"{cards(setup.hand_size)}, dealer {dealer(setup.dealer)}, "
+        f"turned {turned(setup.turned)}: {trump_words(setup.trump)}"
+    )

@@ -1,0 +1,41 @@
+"""Tests for the prose layer: the result sentence and the score sheet's rows."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from backalley import MatchState, Outcome, Pair, Rules, Seat, Termination
+from backalley.engine.view import view
+from backalley.pictures.prose import result_sentence, score_rows
+from record_strategies import play
+
+
+@given(st.integers(0, 2**32), st.sampled_from(["draw", "tiebreak-deal"]))
+def test_score_rows_are_the_same_for_the_state_and_every_seat(seed: int, tie: str) -> None:
+    """Every seat's sheet equals the match's; the totals add the scored deals only."""
+    state: MatchState = play(Rules(schedule=[2, 1], tie=tie), seed, seed, 10_000)
+    rows = score_rows(state)
+    assert len(rows) == len(state.history)
+    for seat in Seat:
+        assert score_rows(view(state, seat)) == rows
+    scored = [row for row in rows if row.kind == "scored"]
+    totals = tuple(sum(row.scores[pair] for row in scored) for pair in (0, 1))
+    assert (rows[-1].totals if rows else (0, 0)) == totals == state.totals
+    assert [row.number for row in rows] == list(range(1, len(rows) + 1))
+    assert sum(row.kind == "thrown in" for row in rows) == sum(
+        result.thrown_in for result in state.history
+    )
+
+
+def test_result_sentence() -> None:
+    """A draw, a win on points and a win on the tiebreak deal, told to anyone or to a seat."""
+    assert result_sentence(Outcome(Termination.DRAW, None, (30, 30))) == "a draw, 30 all"
+    won = Outcome(Termination.SCORE, Pair.NORTH_SOUTH, (80, 67))
+    assert result_sentence(won) == "North-South win, NS 80 to EW 67"
+    assert result_sentence(won, seat=Seat.SOUTH) == (
+        "North-South win (your side wins), NS 80 to EW 67"
+    )
+    assert "(your side loses)" in result_sentence(won, seat=Seat.WEST)
+    tiebreak = Outcome(Termination.TIEBREAK_DEAL, Pair.EAST_WEST, (40, 40))
+    assert result_sentence(tiebreak) == "East-West win on the tiebreak deal, NS 40 to EW 40"
