@@ -177,3 +177,9 @@ def test_the_command_pits_the_monte_carlo_player_in_duplicate(
     out = capsys.readouterr().out
     assert "2 matches" in out and "played twice with the pairs exchanged" in out
     assert "NS/EW montecarlo" in out and "EW/NS heuristic" in out
+
+
+def test_duplicate_is_refused_on_a_cluster(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main([*ARGS, "--duplicate", "--cluster", "local"])
+    assert status != 0
+    assert "--duplicate runs on this machine only" in capsys.readouterr().err
