@@ -30,6 +30,7 @@ from .engine import match as _match
 from .engine import view as _view
 from .engine.display import register_svg
 from .engine.match import apply, legal_actions, new_match, seeded_deal
+from .engine.sampling import sample_state
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
 from .engine.view import SeatView
 
@@ -62,6 +63,7 @@ __all__ = [
     "apply",
     "legal_actions",
     "new_match",
+    "sample_state",
     "score",
     "seeded_deal",
     "seeded_deck",

@@ -36,11 +36,16 @@ __all__ = [
     "PairStats",
     "PairSummary",
     "Summary",
+    "check_run",
     "match_seed",
     "match_stats",
+    "play_numbered",
+    "record_path",
+    "record_text",
     "simulate",
     "summarize",
     "wilson_interval",
+    "write_record",
 ]
 
 SIMULATION_SEED_DOMAIN: Final = b"backalley-simulate-v1"
@@ -190,7 +195,7 @@ def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summar
 
 
 _Job = tuple[str, str, Rules, int, int, str | None]
-"""A match: the players' kinds, the rules, its seed and index, the records' folder."""
+"""A match: the players' kinds, the rules, the run's seed, the index, the records' folder."""
 
 
 def record_path(folder: str, index: int) -> Path:
@@ -198,16 +203,34 @@ def record_path(folder: str, index: int) -> Path:
     return Path(folder) / f"match-{index + 1:05d}.json"
 
 
+def play_numbered(ns: str, ew: str, rules: Rules, seed: int, index: int) -> MatchState:
+    """Match ``index`` (from 0) of a run seeded ``seed``: ``ns`` players against ``ew``.
+
+    The same match wherever and whenever it is played, so any split of a run
+    between processes or machines plays the same matches.
+    """
+    players = [PLAYER_KINDS[ns](), PLAYER_KINDS[ew](), PLAYER_KINDS[ns](), PLAYER_KINDS[ew]()]
+    return play_match(players, rules, seed=match_seed(seed, index))
+
+
+def record_text(state: MatchState, ns: str, ew: str, index: int) -> str:
+    """The game record ``simulate`` writes for match ``index``, tagged with the players."""
+    tags = {"north-south": ns, "east-west": ew, "match": str(index + 1)}
+    return dumps(record_from_state(state, tags=tags))
+
+
+def write_record(folder: str, index: int, text: str) -> None:
+    """Write the record text of match ``index`` to :func:`record_path`."""
+    record_path(folder, index).write_text(text + "\n", encoding="utf-8")
+
+
 def _play_one(job: _Job) -> MatchStats:
     """Play one match in a worker: players are named, so only plain data crosses processes."""
     ns, ew, rules, seed, index, records = job
-    players = [PLAYER_KINDS[ns](), PLAYER_KINDS[ew](), PLAYER_KINDS[ns](), PLAYER_KINDS[ew]()]
-    state = play_match(players, rules, seed=seed)
+    state = play_numbered(ns, ew, rules, seed, index)
     if records is not None:
         # Each worker writes its own matches' files, so parallel runs write the same files.
-        tags = {"north-south": ns, "east-west": ew, "match": str(index + 1)}
-        text = dumps(record_from_state(state, tags=tags))
-        record_path(records, index).write_text(text + "\n", encoding="utf-8")
+        write_record(records, index, record_text(state, ns, ew, index))
     return match_stats(state)
 
 
@@ -228,23 +251,29 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     processes play them; the summary does not depend on it. ``progress`` is told
     how many matches are done, as they finish in order. With ``records`` (a
     folder, which must exist) each match is also written there as a game record.
+    :func:`backalley.cluster.simulate` plays the same run on a Dask cluster.
     """
-    for name in (ns, ew):
-        if name not in PLAYER_KINDS:
-            raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYER_KINDS)}")
-    if matches < 1:
-        raise ValueError(f"play at least one match, not {matches}")
+    check_run(ns, ew, matches, records)
     if jobs < 1:
         raise ValueError(f"use at least one process, not {jobs}")
-    if records is not None and not Path(records).is_dir():
-        raise ValueError(f"no folder {records!r} to write the records in")
-    work = [(ns, ew, rules, match_seed(seed, index), index, records) for index in range(matches)]
+    work = [(ns, ew, rules, seed, index, records) for index in range(matches)]
     results: list[MatchStats] = []
     for stats in _run(work, jobs):
         results.append(stats)
         if progress is not None:
             progress(len(results))
     return summarize(results, (ns, ew))
+
+
+def check_run(ns: str, ew: str, matches: int, records: str | None) -> None:
+    """Refuse a run's settings before any match is played: ValueError says which and why."""
+    for name in (ns, ew):
+        if name not in PLAYER_KINDS:
+            raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYER_KINDS)}")
+    if matches < 1:
+        raise ValueError(f"play at least one match, not {matches}")
+    if records is not None and not Path(records).is_dir():
+        raise ValueError(f"no folder {records!r} to write the records in")
 
 
 def _run(work: list[_Job], jobs: int) -> Iterator[MatchStats]:
