@@ -151,12 +151,17 @@ class PairSummary:
 
 @attrs.frozen
 class Summary:
-    """The results of a run of matches."""
+    """The results of a run of matches.
+
+    With ``duplicate`` every set of deals was played twice, the pairs exchanged:
+    ``pairs[0]`` is then the first kind of player, whichever seats it held.
+    """
 
     matches: int
     draws: int
     throw_ins: int
     pairs: tuple[PairSummary, PairSummary]
+    duplicate: bool = False
 
     @property
     def draw_interval(self) -> tuple[float, float]:
@@ -164,8 +169,13 @@ class Summary:
         return wilson_interval(self.draws, self.matches)
 
 
-def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summary:
-    """Add up match figures, in the order given, in one pass (memory does not grow with them)."""
+def summarize(
+    results: Iterable[MatchStats], players: tuple[str, str], *, duplicate: bool = False
+) -> Summary:
+    """Add up match figures, in the order given, in one pass (memory does not grow with them).
+
+    ``duplicate``: see :class:`Summary`.
+    """
     n = draws = throw_ins = 0
     # Per pair: wins, score, Boards bid, Boards made, numeric deals, targets, tricks.
     sums = [[0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]]
@@ -198,11 +208,14 @@ def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summar
                 average_tricks=tricks / numeric if numeric else 0.0,
             )
         )
-    return Summary(matches=n, draws=draws, throw_ins=throw_ins, pairs=(pairs[0], pairs[1]))
+    return Summary(
+        matches=n, draws=draws, throw_ins=throw_ins, pairs=(pairs[0], pairs[1]), duplicate=duplicate
+    )
 
 
-_Job = tuple[str, str, Rules, int, int, str | None]
-"""A match: the players' kinds, the rules, the run's seed, the index, the records' folder."""
+_Job = tuple[str, str, Rules, int, int, str | None, int | None]
+"""A match: the players' kinds, the rules, the run's seed, the index, the records' folder,
+and in a duplicate run which seating of its set it is (0 as given, 1 exchanged; else None)."""
 
 
 def record_path(folder: str, index: int) -> Path:
@@ -233,12 +246,22 @@ def write_record(folder: str, index: int, text: str) -> None:
 
 def _play_one(job: _Job) -> MatchStats:
     """Play one match in a worker: players are named, so only plain data crosses processes."""
-    ns, ew, rules, seed, index, records = job
+    first, second, rules, seed, index, records, seating = job
+    ns, ew = (second, first) if seating else (first, second)
+    # Both seatings of a duplicate set play match ``index`` of the run: the same seed.
     state = play_numbered(ns, ew, rules, seed, index)
+    number = index if seating is None else 2 * index + seating
     if records is not None:
         # Each worker writes its own matches' files, so parallel runs write the same files.
-        write_record(records, index, record_text(state, ns, ew, index))
-    return match_stats(state)
+        write_record(records, number, record_text(state, ns, ew, number))
+    stats = match_stats(state)
+    return _exchanged(stats) if seating else stats
+
+
+def _exchanged(stats: MatchStats) -> MatchStats:
+    """A match's figures seen from the other side: pair 0 is the first kind of player."""
+    winner = None if stats.winner is None else stats.winner.other
+    return MatchStats(winner, (stats.pairs[1], stats.pairs[0]), stats.throw_ins, stats.deals)
 
 
 def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the players
@@ -251,6 +274,7 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     records: str | None = None,
+    duplicate: bool = False,
 ) -> Summary:
     """Play ``matches`` matches, ``ns`` players for North-South against ``ew`` for East-West.
 
@@ -259,14 +283,25 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     how many matches are done, as they finish in order. With ``records`` (a
     folder, which must exist) each match is also written there as a game record.
     :func:`backalley.cluster.simulate` plays the same run on a Dask cluster.
+    With ``duplicate`` each match's deals are played twice, the second time with
+    the pairs exchanged (``2 * matches`` matches; the summary's pairs are then
+    the two kinds of player, whichever seats they held). The deals are the same
+    as long as the two matches throw in the same deals: a thrown-in deal is
+    redealt from the next deal of the seed.
     """
     check_run(ns, ew, matches, records)
     if jobs < 1:
         raise ValueError(f"use at least one process, not {jobs}")
+    seatings: tuple[int | None, ...] = (0, 1) if duplicate else (None,)
     # The matches are described as they are played and their figures added up as they
     # come, so a run's memory does not grow with its length.
-    work = ((ns, ew, rules, seed, index, records) for index in range(matches))
-    return summarize(_counted(_run(work, matches, jobs), progress), (ns, ew))
+    work = (
+        (ns, ew, rules, seed, index, records, seating)
+        for index in range(matches)
+        for seating in seatings
+    )
+    results = _run(work, matches * len(seatings), jobs)
+    return summarize(_counted(results, progress), (ns, ew), duplicate=duplicate)
 
 
 def _counted(
