@@ -28,6 +28,7 @@ from .core.tricks import Trick
 from .engine import view as _view
 from .engine.match import apply, legal_actions, new_match, seeded_deal
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
+from .engine.validate import InvalidState, Invariant, validate
 from .engine.view import SeatView
 
 __all__ = [
@@ -41,6 +42,8 @@ __all__ = [
     "DealSetup",
     "DealState",
     "IllegalAction",
+    "InvalidState",
+    "Invariant",
     "MatchState",
     "Outcome",
     "Overbid",
@@ -62,6 +65,7 @@ __all__ = [
     "score",
     "seeded_deal",
     "seeded_deck",
+    "validate",
 ]
 
 __version__ = "0.1.0"
