@@ -6,15 +6,21 @@ total or result that the replay does not bear out; or that the record is valid.
 A record that stops early is valid as a position and reported as partial
 (``--complete`` makes that a failure).
 
-Exit status: 0 when every record is valid and consistent, 1 when one breaks
-the rules or claims a wrong score, 2 when an input is not a record at all.
-``--json`` prints one JSON object per record, in a list, instead of text.
+Every file is reported on its own, whatever goes wrong with it (not JSON, a number
+too long, nesting too deep, a file that cannot be read), and the run goes on.
+Verdicts go to standard output, "not a record" lines to standard error.
+
+Exit status: the worst seen: 0 when every record is valid and consistent, 1 when
+one breaks the rules or claims a wrong score, 2 when an input is not a record at all.
+``--json`` prints one JSON object per record, in a list, instead of text: always a
+complete document, bad files included.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from typing import Any
 
 from ..engine.state import MatchState
@@ -80,6 +86,13 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
     try:
         record = read_record(name)
         result = check(record)
+    except RecursionError:
+        # Whatever goes wrong with one file is reported for that file and the run goes on.
+        return _not_a_record(report, RecordError("", "the JSON is nested too deeply"))
+    except MemoryError:
+        return _not_a_record(report, RecordError("", "not enough memory to read it"))
+    except OSError as error:
+        return _not_a_record(report, RecordError("", f"cannot read it: {error.strerror or error}"))
     except IllegalRecord as error:
         report |= {"status": "illegal", "error": error_to_json(error)}
         text = (
@@ -88,9 +101,10 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
         )
         return EXIT_INVALID, report, text
     except RecordError as error:
-        report |= {"status": "not_a_record", "error": error_to_json(error)}
-        where = f"{error.path}: " if error.path else ""
-        return EXIT_USAGE, report, f"{name}: not a record: {where}{error.message}"
+        return _not_a_record(report, error)
+    except ValueError as error:
+        # The library refused the input somewhere below the record reader: still one file.
+        return _not_a_record(report, RecordError("", str(error)))
     state = result.state
     report |= check_report_to_json(result, len(record.deals))
     if result.discrepancies:
@@ -115,18 +129,31 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
     return (EXIT_INVALID if complete else EXIT_OK), report, text
 
 
+def _not_a_record(report: dict[str, Any], error: RecordError) -> tuple[int, dict[str, Any], str]:
+    name = report["file"]
+    report |= {"status": "not_a_record", "error": error_to_json(error)}
+    where = f"{error.path}: " if error.path else ""
+    return EXIT_USAGE, report, f"{name}: not a record: {where}{error.message}"
+
+
 def run(args: argparse.Namespace) -> int:
-    """Check every record; the worst status."""
+    """Check every record, each on its own; the worst status.
+
+    A verdict on a record (valid, illegal, inconsistent, incomplete) is a result and
+    goes to standard output as soon as it is known; a file that is not a record is an
+    error and goes to standard error. ``--json`` prints one complete document with
+    every file's report, whatever happened to each.
+    """
     worst = EXIT_OK
     reports = []
-    lines = []
     for name in args.records:
         status, report, text = check_file(name, complete=args.complete)
         worst = max(worst, status)
         reports.append(report)
-        lines.append(text)
+        if report["status"] == "not_a_record":
+            write_lines([f"backalley check: {text}"], sys.stderr)
+        elif not args.json:
+            write_lines([text])
     if args.json:
         write_lines([json.dumps(reports, indent=2)])
-    else:
-        write_lines(lines)
     return worst
