@@ -11,11 +11,12 @@ match's index.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TextIO
 
 from ..players import PLAYER_KINDS
-from ..players.simulation import Summary, simulate
+from ..players.simulation import MAX_MATCHES, RecordsNotWritten, Summary, simulate
 from . import _common as common
 
 __all__ = ["add_parser", "run", "summary_lines"]
@@ -66,10 +67,20 @@ def add_parser(commands: common.Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the matches and print the summary."""
-    if args.matches < 1:
-        raise common.CommandError(f"--matches must be at least 1, not {args.matches}")
+    if not 1 <= args.matches <= MAX_MATCHES:
+        raise common.CommandError(
+            f"--matches runs from 1 to {MAX_MATCHES} (2**32), not {args.matches}"
+        )
     if args.jobs < 1:
         raise common.CommandError(f"--jobs must be at least 1, not {args.jobs}")
+    cpus = available_cpus()
+    if args.jobs > cpus:
+        # More processes than CPUs only share the same CPUs, at the cost of starting them.
+        print(
+            f"backalley simulate: --jobs {args.jobs} lowered to {cpus}, the CPUs available",
+            file=sys.stderr,
+        )
+        args.jobs = cpus
     rules = common.rules_from(args)
     progress = _ProgressBar(sys.stderr, args.matches) if sys.stderr.isatty() else None
     try:
@@ -83,16 +94,27 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
             records=args.records,
         )
+    except RecordsNotWritten as error:
+        raise common.CommandError(str(error)) from None
     finally:
         if progress is not None:
             progress.clear()
     name = rules.schedule_name or "custom"
     head = (
         f"Back Alley simulation: {summary.matches} matches, {name} schedule "
-        f"({rules.deals} deals), ties {rules.tie.value}, seed {args.seed}"
+        f"({rules.deals} deal{'' if rules.deals == 1 else 's'}), ties {rules.tie.value}, "
+        f"seed {args.seed}"
     )
     common.write_lines([head, "", *summary_lines(summary)])
     return common.EXIT_OK
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS and Windows have no affinity call
+        return max(1, os.cpu_count() or 1)
 
 
 def summary_lines(summary: Summary) -> list[str]:

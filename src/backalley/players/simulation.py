@@ -15,11 +15,15 @@ in parallel processes gives exactly the result of a run in one.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import hashlib
 import math
+import os
 import signal
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+import tempfile
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Final
 
@@ -32,15 +36,19 @@ from ..formats.records import dumps, record_from_state
 from . import PLAYER_KINDS, play_match
 
 __all__ = [
+    "MAX_MATCHES",
     "MatchStats",
     "PairStats",
     "PairSummary",
+    "RecordsNotWritten",
     "Summary",
+    "check_folder",
     "match_seed",
     "match_stats",
     "simulate",
     "summarize",
     "wilson_interval",
+    "write_record",
 ]
 
 SIMULATION_SEED_DOMAIN: Final = b"backalley-simulate-v1"
@@ -48,6 +56,12 @@ SIMULATION_SEED_DOMAIN: Final = b"backalley-simulate-v1"
 
 CONFIDENCE_Z: Final = 1.959964
 """The normal quantile of a two-sided 95% interval."""
+
+MAX_MATCHES: Final = 2**32
+"""A run's matches are numbered in 4 bytes when their seeds are derived (:func:`match_seed`)."""
+
+_WINDOW_PER_JOB: Final = 4
+"""Matches submitted ahead per process: enough to keep each busy, few enough to hold."""
 
 
 def match_seed(run_seed: int, index: int) -> int:
@@ -160,37 +174,99 @@ class Summary:
 
 
 def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summary:
-    """Add up match figures, in the order given."""
-    done = list(results)
-    n = len(done)
+    """Add up match figures, in the order given, in one pass: nothing is kept per match.
+
+    The memory a run needs so does not grow with its number of matches.
+    """
+    n = draws = throw_ins = 0
+    # Per pair: wins, score, boards bid, boards made, numeric deals, targets, tricks.
+    sums = [[0] * 7, [0] * 7]
+    for result in results:
+        n += 1
+        draws += result.winner is None
+        throw_ins += result.throw_ins
+        for pair in PAIRS:
+            stats = result.pairs[pair]
+            tally = sums[pair]
+            tally[0] += result.winner == pair
+            tally[1] += stats.score
+            tally[2] += stats.boards_bid
+            tally[3] += stats.boards_made
+            tally[4] += stats.numeric_deals
+            tally[5] += stats.targets
+            tally[6] += stats.tricks
     pairs = []
     for pair in PAIRS:
-        wins = sum(result.winner == pair for result in done)
-        mine = [result.pairs[pair] for result in done]
-        numeric = sum(stats.numeric_deals for stats in mine)
+        wins, score, boards_bid, boards_made, numeric, targets, tricks = sums[pair]
         pairs.append(
             PairSummary(
                 pair=pair,
                 player=players[pair],
                 wins=wins,
                 win_interval=wilson_interval(wins, n),
-                average_score=sum(stats.score for stats in mine) / n if n else 0.0,
-                boards_bid=sum(stats.boards_bid for stats in mine),
-                boards_made=sum(stats.boards_made for stats in mine),
-                average_target=sum(stats.targets for stats in mine) / numeric if numeric else 0.0,
-                average_tricks=sum(stats.tricks for stats in mine) / numeric if numeric else 0.0,
+                average_score=score / n if n else 0.0,
+                boards_bid=boards_bid,
+                boards_made=boards_made,
+                average_target=targets / numeric if numeric else 0.0,
+                average_tricks=tricks / numeric if numeric else 0.0,
             )
         )
-    return Summary(
-        matches=n,
-        draws=sum(result.winner is None for result in done),
-        throw_ins=sum(result.throw_ins for result in done),
-        pairs=(pairs[0], pairs[1]),
-    )
+    return Summary(matches=n, draws=draws, throw_ins=throw_ins, pairs=(pairs[0], pairs[1]))
 
 
-_Job = tuple[str, str, Rules, int, int, str | None]
-"""A match: the players' kinds, the rules, its seed and index, the records' folder."""
+class RecordsNotWritten(Exception):
+    """A record file of ``simulate`` could not be written; the run stopped there.
+
+    ``path`` is the file, ``reason`` why, ``written`` how many records were written
+    before it (matches 1 to ``written``; every one of them whole).
+    """
+
+    def __init__(self, path: Path, reason: str, written: int) -> None:
+        records = "1 record was" if written == 1 else f"{written} records were"
+        super().__init__(
+            f"cannot write {path}: {reason}; the run stopped there and {records} written"
+        )
+        self.path = path
+        self.reason = reason
+        self.written = written
+
+
+def check_folder(folder: str) -> None:
+    """Refuse a records folder that is missing or cannot be written, before any match is played.
+
+    Writing a file is the only test that holds for every user (root included) and every
+    file system (read-only mounts included); the probe file is removed at once.
+    """
+    path = Path(folder)
+    if not path.is_dir():
+        raise ValueError(f"no folder {folder!r} to write the records in")
+    try:
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".backalley-probe-"):
+            pass
+    except OSError as error:
+        raise ValueError(
+            f"cannot write in the folder {folder!r}: {error.strerror or error}"
+        ) from None
+
+
+def write_record(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a temporary file, then a rename.
+
+    A reader never sees half a record, and a failure leaves no file behind.
+    """
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+_Job = tuple[str, str, Rules, int, int, bool]
+"""A match: the players' kinds, the rules, its seed and index, whether to write its record."""
 
 
 def record_path(folder: str, index: int) -> Path:
@@ -198,17 +274,20 @@ def record_path(folder: str, index: int) -> Path:
     return Path(folder) / f"match-{index + 1:05d}.json"
 
 
-def _play_one(job: _Job) -> MatchStats:
-    """Play one match in a worker: players are named, so only plain data crosses processes."""
+def _play_one(job: _Job) -> tuple[MatchStats, str | None]:
+    """Play one match in a worker: players are named, so only plain data crosses processes.
+
+    The record's text comes back with the figures: the parent writes the files, in
+    order, so a failure leaves exactly the records before it.
+    """
     ns, ew, rules, seed, index, records = job
     players = [PLAYER_KINDS[ns](), PLAYER_KINDS[ew](), PLAYER_KINDS[ns](), PLAYER_KINDS[ew]()]
     state = play_match(players, rules, seed=seed)
-    if records is not None:
-        # Each worker writes its own matches' files, so parallel runs write the same files.
+    text = None
+    if records:
         tags = {"north-south": ns, "east-west": ew, "match": str(index + 1)}
-        text = dumps(record_from_state(state, tags=tags))
-        record_path(records, index).write_text(text + "\n", encoding="utf-8")
-    return match_stats(state)
+        text = dumps(record_from_state(state, tags=tags)) + "\n"
+    return match_stats(state), text
 
 
 def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the players
@@ -227,38 +306,74 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     ``ns`` and ``ew`` name computer players (``heuristic``, ``random``). ``jobs``
     processes play them; the summary does not depend on it. ``progress`` is told
     how many matches are done, as they finish in order. With ``records`` (a
-    folder, which must exist) each match is also written there as a game record.
+    folder, which must exist and be writable: checked before the first match)
+    each match is also written there as a game record, whole or not at all (a
+    temporary file renamed), in order; a file that cannot be written stops the
+    run with :class:`RecordsNotWritten`, the records before it written and none
+    after. Matches are made as they are played, so memory does not grow with
+    ``matches``.
     """
     for name in (ns, ew):
         if name not in PLAYER_KINDS:
             raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYER_KINDS)}")
-    if matches < 1:
-        raise ValueError(f"play at least one match, not {matches}")
+    if not 1 <= matches <= MAX_MATCHES:
+        raise ValueError(f"play from 1 to {MAX_MATCHES} matches (2**32), not {matches}")
     if jobs < 1:
         raise ValueError(f"use at least one process, not {jobs}")
-    if records is not None and not Path(records).is_dir():
-        raise ValueError(f"no folder {records!r} to write the records in")
-    work = [(ns, ew, rules, match_seed(seed, index), index, records) for index in range(matches)]
-    results: list[MatchStats] = []
-    for stats in _run(work, jobs):
-        results.append(stats)
+    if records is not None:
+        check_folder(records)
+    # Made as they are needed, so a run of any length holds only the matches in flight.
+    work = (
+        (ns, ew, rules, match_seed(seed, index), index, records is not None)
+        for index in range(matches)
+    )
+    played = _run(work, jobs)
+    try:
+        return summarize(_results(played, records, progress), (ns, ew))
+    finally:
+        # Stop the workers now, on a failure too, not whenever the generator is collected.
+        played.close()
+
+
+def _results(
+    played: Iterator[tuple[MatchStats, str | None]],
+    records: str | None,
+    progress: Callable[[int], None] | None,
+) -> Iterator[MatchStats]:
+    """Each match's figures in order, its record written first; progress told of each."""
+    for index, (stats, text) in enumerate(played):
+        if records is not None and text is not None:
+            path = record_path(records, index)
+            try:
+                write_record(path, text)
+            except OSError as error:
+                raise RecordsNotWritten(path, error.strerror or str(error), index) from None
         if progress is not None:
-            progress(len(results))
-    return summarize(results, (ns, ew))
+            progress(index + 1)
+        yield stats
 
 
-def _run(work: list[_Job], jobs: int) -> Iterator[MatchStats]:
+def _run(work: Iterator[_Job], jobs: int) -> Generator[tuple[MatchStats, str | None], None, None]:
     if jobs == 1:
         yield from map(_play_one, work)
         return
-    # map() yields in submission order whatever order the workers finish in.
-    chunk = max(1, len(work) // (jobs * 8))
+    # Executor.map would submit every match at once; a window of a few matches a process
+    # keeps memory flat however many are asked for, and results still come in order.
+    window = jobs * _WINDOW_PER_JOB
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_interrupts_to_parent)
+    pending: collections.deque[Future[tuple[MatchStats, str | None]]] = collections.deque()
     try:
-        yield from pool.map(_play_one, work, chunksize=chunk)
+        for job in work:
+            pending.append(pool.submit(_play_one, job))
+            if len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
     finally:
-        # On Ctrl-C, drop the queued matches rather than wait for them.
-        pool.shutdown(wait=False, cancel_futures=True)
+        # On Ctrl-C or a failure, drop the queued matches rather than wait for them.
+        for future in pending:
+            future.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _leave_interrupts_to_parent() -> None:
