@@ -35,6 +35,7 @@ from backalley import (
 )
 from backalley.core.actions import Bid
 from backalley.core.cards import Card, Seat
+from backalley.engine.view import view
 from backalley.formats.codec import SerializeError, from_json, to_json
 from backalley.strategies import states
 
@@ -420,3 +421,14 @@ def test_true_is_not_one_in_a_snapshot() -> None:
 def test_phase_is_what_validate_checks() -> None:
     """A sanity check that the reproductions start from a real position in bidding."""
     assert _short_after_deal().phase is Phase.BID
+
+
+def test_extra_keys_are_refused_in_view_json() -> None:
+    state = _short_after_deal()
+    data = to_json(view(state, Seat.EAST))
+    assert from_json("seat_view", data) == view(state, Seat.EAST)
+    for where in (data, data["deal"]):
+        where["extra"] = 1
+        with pytest.raises(SerializeError, match="unknown field 'extra'"):
+            from_json("seat_view", data)
+        del where["extra"]

@@ -120,6 +120,9 @@ def loads(text: str | bytes) -> Record:
         ) from None
     except RecursionError:
         raise RecordError("", "the JSON is nested too deeply") from None
+    except RecordError:
+        # Raised by the hooks above (a key twice, NaN): already says what is wrong.
+        raise
     except ValueError:
         # Python refuses to read integers of more than 4300 digits (sys.int_info): a record
         # never needs one, so it is a bad record, not a failure of the reader.
