@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Card, Seat, Suit
-from backalley.core.dealing import deal, deck_for
+from backalley.core.dealing import deal_hands, deck_for
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
 
@@ -22,7 +22,7 @@ def test_dealing_the_deck_gives_the_wanted_hands(dealer, size, data):
     turned = cards[4 * size]
     deck = deck_for(wanted, dealer=dealer, turned=turned, hand_size=size)
     assert sorted(deck) == list(Card)
-    setup = deal(deck, dealer=dealer, hand_size=size)
+    setup = deal_hands(deck, dealer=dealer, hand_size=size)
     assert setup.turned == turned
     for seat, hand in wanted.items():
         held = {card for card in Card if setup.hands[seat] >> card & 1} | (
@@ -35,7 +35,7 @@ def test_dealing_the_deck_gives_the_wanted_hands(dealer, size, data):
 def test_the_hand_size_defaults_to_the_longest_hand():
     """Without ``hand_size`` every seat gets as many cards as the longest hand given."""
     deck = deck_for({E: "AS KS QS"}, dealer=N, turned="2H")
-    setup = deal(deck, dealer=N, hand_size=3)
+    setup = deal_hands(deck, dealer=N, hand_size=3)
     assert all(bin(hand).count("1") == 3 for hand in setup.hands)
     assert deck[12] == Card.H2
     assert deck_for({}, dealer=N, turned="2H")[0] == Card.H2

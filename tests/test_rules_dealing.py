@@ -22,7 +22,7 @@ from backalley import (
     seeded_deck,
 )
 from backalley.core.cards import CARDS, cards_of
-from backalley.core.dealing import MAX_SEED, deal
+from backalley.core.dealing import MAX_SEED, deal_hands
 from backalley.core.rules import SCHEDULES, _down_and_up
 from backalley.engine.view import view
 from backalley.strategies import decks, rules, seeds, states
@@ -93,7 +93,7 @@ def test_cards_are_dealt_one_at_a_time_from_the_dealers_left(
     deck: tuple[Card, ...], dealer: Seat, size: int
 ) -> None:
     """Before any swap, the k-th card goes to the seat k+1 places clockwise from the dealer."""
-    setup = deal(deck, dealer=dealer, hand_size=size)
+    setup = deal_hands(deck, dealer=dealer, hand_size=size)
     for seat in Seat:
         expected = {deck[k] for k in range(4 * size) if dealer.after(k + 1) == seat}
         held = set(cards_of(setup.hands[seat]))
@@ -137,7 +137,7 @@ def test_the_next_card_is_turned_and_names_trumps(
     deck: tuple[Card, ...], dealer: Seat, size: int
 ) -> None:
     """The card after the hands is turned; its suit is trumps, and a joker means no trumps."""
-    setup = deal(deck, dealer=dealer, hand_size=size)
+    setup = deal_hands(deck, dealer=dealer, hand_size=size)
     assert setup.turned == deck[4 * size]
     assert setup.trump == (None if deck[4 * size].is_joker else deck[4 * size].suit)
 
@@ -158,7 +158,7 @@ def test_a_turned_joker_swaps_the_other_out_of_any_hand(
         other = Card.BIG if joker is Card.LITTLE else Card.LITTLE
         cards.insert(data.draw(st.integers(0, 53)), other)
         deck = tuple(cards)
-    setup = deal(deck, dealer=dealer, hand_size=size)
+    setup = deal_hands(deck, dealer=dealer, hand_size=size)
     assert setup.number == 0 and not setup.tiebreak
     all_held = set().union(*(cards_of(hand) for hand in setup.hands))
     if setup.trump is None:

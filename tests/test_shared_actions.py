@@ -1,11 +1,21 @@
-"""The shared action instances: ``bid_of`` and ``play_of`` give the same values as building."""
+"""The shared action instances: ``shared_bid`` and ``shared_play`` (old names ``bid_of`` and
+``play_of``) give the same values as building."""
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Bid, Card, Play, Seat
-from backalley.core.actions import PLAYS, bid_of, play_of
+from backalley.core import actions
+from backalley.core.actions import PLAYS
+from backalley.core.actions import shared_bid as bid_of
+from backalley.core.actions import shared_play as play_of
+
+
+def test_the_old_names_are_the_shared_builders():
+    """``bid_of`` and ``play_of`` still import, as the same functions."""
+    assert actions.bid_of is actions.shared_bid
+    assert actions.play_of is actions.shared_play
 
 
 @pytest.mark.rule("ENGINE-2")

@@ -13,6 +13,7 @@ from backalley import (
     Bid,
     Card,
     Deal,
+    DealState,
     IllegalAction,
     MatchState,
     Phase,
@@ -25,7 +26,9 @@ from backalley import (
     legal_actions,
     new_match,
     seeded_deal,
+    strategies,
 )
+from backalley.engine import view as view_module
 from backalley.engine.view import DealView, SeatView, view
 from backalley.formats.notation import parse_bid
 from decks import deck_for
@@ -237,6 +240,90 @@ def test_deal_view_helpers() -> None:
     assert deal.trump is None and deal.trump_words == "no trumps"
     assert deal.bid_of(Seat.EAST) == Bid(Seat.EAST, 1)
     assert deal.plays_of(Seat.EAST) == (Card.C2,) and deal.plays_of(Seat.SOUTH) == ()
+
+
+def _public_properties(cls: type) -> set[str]:
+    """The public attributes of ``cls`` read without a call: properties, fields, parts."""
+    return {
+        name
+        for name in dir(cls)
+        if not name.startswith("_") and not callable(getattr(cls, name, None))
+    }
+
+
+# The seat view's names that mean something else than the state's of the same name.
+_DIFFERENT = {"deal", "history", "hand"}
+
+# A view of every kind of moment: any phase, thrown-in deals, tiebreak deals,
+# no-trump deals with a swap, joker leads, the end of the match.
+_ANY_STATE = st.one_of(
+    strategies.states(),
+    strategies.states(throw_in=True),
+    strategies.states(tiebreak=True),
+    strategies.states(no_trump=True),
+    strategies.states(joker_lead=True),
+    strategies.states(phase=Phase.OVER),
+)
+
+
+def _assert_deals_agree(seen: DealView, deal: DealState, seat: Seat) -> None:
+    # Every property and method the deal view and the deal state both have.
+    for name in sorted(_public_properties(DealView) & _public_properties(DealState)):
+        assert getattr(seen, name) == getattr(deal, name), name
+    for other in Seat:
+        assert seen.bid_of(other) == deal.bid_of(other)
+        assert seen.plays_of(other) == deal.plays_of(other)
+    setup = deal.setup
+    assert (seen.number, seen.turned) == (setup.number, setup.turned)
+    assert seen.trumps_broken == deal.broken
+    swap = setup.swap
+    assert seen.swap == (swap if swap is not None and swap.seat == seat else None)
+
+
+@pytest.mark.rule("DEAL-5")
+@given(state=_ANY_STATE, seat=seats)
+def test_view_and_state_agree_wherever_the_seat_may_see(state: MatchState, seat: Seat) -> None:
+    """Every public property of the seat view equals the state's, deal by deal."""
+    seen = view(state, seat)
+    shared = (_public_properties(SeatView) & _public_properties(MatchState)) - _DIFFERENT
+    assert {"phase", "to_move", "trump", "contracts", "tricks_won", "counted_deals"} <= shared
+    for name in sorted(shared):
+        assert getattr(seen, name) == getattr(state, name), name
+    assert seen.hand == state.hand(seat)
+    assert (seen.deal is None) == (state.deal is None)
+    if seen.deal is not None and state.deal is not None:
+        _assert_deals_agree(seen.deal, state.deal, seat)
+        assert seen.deal.scores is None
+    assert len(seen.history) == len(state.history)
+    for past, result in zip(seen.history, state.history, strict=True):
+        _assert_deals_agree(past, result.deal, seat)
+        assert past.scores == result.scores
+        assert (past.thrown_in, past.counts) == (result.thrown_in, result.counts)
+
+
+def test_a_view_is_made_without_viewing_the_finished_deals(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Making a view costs the same at any point of a match: no finished deal is viewed
+    until the history is read, and then each deal once."""
+    made: list[int] = []
+    real = view_module._finished_view
+
+    def counting(result: object, seat: Seat) -> DealView:
+        made.append(1)
+        return real(result, seat)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(view_module, "_finished_view", counting)
+    state = new_match(Rules(schedule=[2, 1, 2]), seed=5)
+    choose = random.Random(5).choice
+    while not state.is_over:
+        state = apply(state, choose(legal_actions(state)))
+    seen = view(state, Seat.SOUTH)
+    assert made == []
+    assert len(seen.history) == len(state.history) >= 3
+    assert made == []
+    assert [past.scores for past in seen.history] == [r.scores for r in state.history]
+    assert len(made) == len(state.history)
+    assert seen.history[-1] == seen.history[len(state.history) - 1]
+    assert len(made) == len(state.history)  # read again from the views made once
 
 
 @given(st.data())

@@ -26,6 +26,7 @@ from .core.rules import SCHEDULES, Rules, TiePolicy
 from .core.scoring import score
 from .core.tricks import Trick
 from .engine import view as _view
+from .engine.display import register_svg
 from .engine.match import apply, legal_actions, new_match, seeded_deal
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
 from .engine.validate import InvalidState, Invariant, validate
@@ -71,6 +72,25 @@ __all__ = [
 __version__ = "0.1.0"
 
 _paths.install()
+
+
+# The states draw themselves in notebooks through the engine's display hook; the
+# pictures sit above the engine, so they are registered from here and imported only
+# when a picture is asked for (importing the package stays light).
+def _deal_svg(deal: DealState) -> str:
+    from .pictures.svg import deal_svg  # noqa: PLC0415 -- imported when first drawn
+
+    return deal_svg(deal)
+
+
+def _state_svg(state: MatchState) -> str:
+    from .pictures.svg import state_svg  # noqa: PLC0415 -- imported when first drawn
+
+    return state_svg(state)
+
+
+register_svg(DealState, _deal_svg)
+register_svg(MatchState, _state_svg)
 
 
 def __getattr__(name: str) -> ModuleType:

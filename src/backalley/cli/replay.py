@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 
 from ..core.cards import Seat, cards_of
+from ..core.flow import thrown_in
 from ..engine.match import new_match
-from ..engine.state import DealState, MatchState, Phase
+from ..engine.state import DealState, MatchState
 from ..formats.checking import IllegalRecord, replay_steps
 from ..formats.records import Record, RecordError
 from ..pictures.prose import PAIR_NAMES, deal_heading
@@ -69,7 +70,7 @@ def _deal_lines(
         lines.append(f"  Trick {len(deal.tricks) + 1} (unfinished): {trick_text(current)}")
     if scores is None:
         return lines
-    if len(deal.bids) == 4 and deal.phase is Phase.BID:
+    if thrown_in(deal.bids):
         lines.append("  All four passed: thrown in; the next dealer deals the same size again.")
         return lines
     ns, ew = deal.tricks_won

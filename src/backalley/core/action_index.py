@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from .actions import PLAYS, Bid, Play, bid_of
+from .actions import PLAYS, Bid, Play, shared_bid
 from .cards import PACK_SIZE, Seat
 
 __all__ = [
@@ -75,7 +75,7 @@ def index_action(index: int, seat: Seat) -> Bid | Play:
     if FIRST_CARD_INDEX <= index < NUM_ACTION_INDICES:
         return PLAYS[seat][index - FIRST_CARD_INDEX]
     if index == BOARD_INDEX:
-        return bid_of(seat, 0, board=True)
+        return shared_bid(seat, 0, board=True)
     if PASS_INDEX <= index <= MAX_BID_INDEX:
-        return bid_of(seat, index)
+        return shared_bid(seat, index)
     raise ValueError(f"an action index is 0-{NUM_ACTION_INDICES - 1}, not {index}")

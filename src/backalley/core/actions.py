@@ -19,19 +19,20 @@ from typing import Any, Final
 
 import attrs
 
-from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat
+from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat, to_seat
 
-__all__ = ["PLAYS", "Action", "Bid", "Deal", "Play", "bid_of", "play_of"]
-
-
-def _to_seat(value: Any) -> Seat:
-    if isinstance(value, Seat):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4:
-        return SEATS[value]
-    if isinstance(value, str):
-        return Seat.parse(value)
-    raise TypeError(f"a seat must be a Seat (or 0-3, or 'N', 'E', 'S', 'W'), not {value!r}")
+__all__ = [
+    "PLAYS",
+    "Action",
+    "Bid",
+    "Deal",
+    "Play",
+    "bid_of",
+    "deal_of_permutation",
+    "play_of",
+    "shared_bid",
+    "shared_play",
+]
 
 
 def _to_card(value: Any) -> Card:
@@ -58,7 +59,7 @@ class Bid:
     is checked by ``apply`` (reason ``bid_out_of_range``), not here.
     """
 
-    seat: Seat = attrs.field(converter=_to_seat)
+    seat: Seat = attrs.field(converter=to_seat)
     amount: int = attrs.field(default=0, validator=_check_amount)
     board: bool = attrs.field(default=False, validator=attrs.validators.instance_of(bool))
 
@@ -87,7 +88,7 @@ class Bid:
 class Play:
     """A card played by a seat to the current trick."""
 
-    seat: Seat = attrs.field(converter=_to_seat)
+    seat: Seat = attrs.field(converter=to_seat)
     card: Card = attrs.field(converter=_to_card)
 
     def __repr__(self) -> str:
@@ -140,7 +141,10 @@ def deal_of_permutation(deck: tuple[Card, ...]) -> Deal:
     """``Deal(deck)`` for a deck already known to hold each card once, unchecked.
 
     The seeded shuffle only ever makes such decks, and checking 54 cards again on
-    every deal would cost more than dealing them.
+    every deal would cost more than dealing them. The one speed trick kept in the
+    core rather than in ``engine._fast``: the layers beside the engine (adapters, the
+    batch engine) deal seeded decks too; ``tests/test_fast.py`` checks it equals
+    ``Deal(deck)``.
     """
     deal = object.__new__(Deal)
     _SET_DECK(deal, deck)
@@ -153,27 +157,30 @@ _MOST_TRICKS_BID: Final = 12
 PLAYS: Final = tuple(tuple(Play(seat, card) for card in CARDS) for seat in SEATS)
 """``PLAYS[seat][card]``: every play, built once and shared."""
 
-_BIDS: Final = tuple(
+_NUMBER_BIDS: Final = tuple(
     tuple(Bid(seat, amount) for amount in range(_MOST_TRICKS_BID + 1)) for seat in SEATS
 )
 _BOARDS: Final = tuple(Bid(seat, board=True) for seat in SEATS)
 
 
-def play_of(seat: Seat, card: Card) -> Play:
+def shared_play(seat: Seat, card: Card) -> Play:
     """``Play(seat, card)``, the shared instance (no construction, no conversion)."""
     return PLAYS[seat][card]
 
 
-def bid_of(seat: Seat, amount: int, board: bool = False) -> Bid:
+def shared_bid(seat: Seat, amount: int, board: bool = False) -> Bid:
     """``Bid(seat, amount, board)``, shared for the amounts a deal allows, else built."""
     if board:
         return _BOARDS[seat] if amount == 0 else Bid(seat, amount, board=True)
     if 0 <= amount <= _MOST_TRICKS_BID:
-        return _BIDS[seat][amount]
+        return _NUMBER_BIDS[seat][amount]
     return Bid(seat, amount)
 
 
+# The old names of the two shared-instance builders; ``bid_of`` now names only the
+# look-up of a seat's bid in a deal (``DealState.bid_of``, ``DealView.bid_of``).
+bid_of = shared_bid
+play_of = shared_play
+
 Action = Bid | Play | Deal
 """Any action ``apply`` accepts."""
-
-ACTION_TYPES: Final = (Bid, Play, Deal)

@@ -13,7 +13,7 @@ The rules (RULINGS.md "Bidding"; ``000`` §03, ``001``, ``002``):
   warning (:func:`overbids`), never refused.
 - Opening lead: the last Board bidder if any Board was said; otherwise the
   highest numeric bidder, the earliest of equal bids.
-- Four passes throw the deal in (the match flow redeals, see ``match``).
+- Four passes throw the deal in (a match-flow fact: ``flow.thrown_in``).
 
 Example (``000`` §06): West bids the first Board, North the second, East passes
 and South the third. North-South are scored on x3, East-West keep West's x1,
@@ -36,6 +36,7 @@ import attrs
 
 from .actions import Bid
 from .cards import PAIRS, Pair, Seat
+from .flow import thrown_in as is_throw_in  # the old name of flow.thrown_in, kept for imports
 
 __all__ = [
     "Contract",
@@ -108,11 +109,6 @@ def contracts(bids: Sequence[Bid]) -> tuple[Contract, Contract]:
         Contract(0, boards[0]) if boards[0] else Contract(targets[0]),
         Contract(0, boards[1]) if boards[1] else Contract(targets[1]),
     )
-
-
-def is_throw_in(bids: Sequence[Bid]) -> bool:
-    """True when all four players passed: the deal is thrown in and not scored."""
-    return len(bids) == 4 and all(bid.is_pass for bid in bids)
 
 
 def opening_leader(bids: Sequence[Bid]) -> Seat | None:

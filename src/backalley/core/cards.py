@@ -26,8 +26,10 @@ East-West are partners. "Left of X" is the next seat clockwise.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator
-from typing import Final
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, Final, TypeVar
+
+T = TypeVar("T")
 
 __all__ = [
     "ALL_CARDS_MASK",
@@ -42,13 +44,35 @@ __all__ = [
     "Suit",
     "cards_of",
     "mask_of",
+    "to_seat",
     "trump_mask",
+    "trump_words",
 ]
 
 PACK_SIZE: Final = 54
 """52 plain cards and the two jokers."""
 
 RANKS_PER_SUIT: Final = 13
+
+
+def _read_name(text: object, names: Mapping[str, T], what: str, example: str, known: str) -> T:
+    """The member named by ``text`` (any case, spaces around ignored), or a clear error."""
+    if not isinstance(text, str):
+        raise TypeError(f"a {what} is written as a string such as '{example}', not {text!r}")
+    found = names.get(text.strip().upper())
+    if found is None:
+        raise ValueError(f"unknown {what} {text!r}: {what}s are {known}")
+    return found
+
+
+def _written_as_in_code(member: enum.Enum) -> str:
+    """The repr of the enumerations below, as written in code: ``Seat.NORTH``."""
+    return f"{type(member).__name__}.{member.name}"
+
+
+def _letter(member: Seat | Suit) -> str:
+    """The str of seats and suits: their letter."""
+    return member.letter
 
 
 class Seat(enum.IntEnum):
@@ -62,12 +86,12 @@ class Seat(enum.IntEnum):
     @property
     def left(self) -> Seat:
         """The next seat clockwise: the player on this seat's left."""
-        return SEATS[(self + 1) % 4]
+        return self.after(1)
 
     @property
     def partner(self) -> Seat:
         """The seat opposite, this seat's partner."""
-        return SEATS[(self + 2) % 4]
+        return self.after(2)
 
     @property
     def pair(self) -> Pair:
@@ -86,19 +110,11 @@ class Seat(enum.IntEnum):
     @classmethod
     def parse(cls, text: str) -> Seat:
         """Read a seat from its letter or name, in any case (``"n"``, ``"North"``)."""
-        if not isinstance(text, str):
-            raise TypeError(f"a seat is written as a string such as 'N', not {text!r}")
-        key = text.strip().upper()
-        for seat in SEATS:
-            if key in (seat.letter, seat.name):
-                return seat
-        raise ValueError(f"unknown seat {text!r}: seats are N, E, S and W")
+        return _read_name(text, _SEAT_NAMES, "seat", "N", "N, E, S and W")
 
-    def __repr__(self) -> str:
-        return f"Seat.{self.name}"
+    __repr__ = _written_as_in_code
 
-    def __str__(self) -> str:
-        return self.letter
+    __str__ = _letter
 
 
 class Pair(enum.IntEnum):
@@ -122,8 +138,7 @@ class Pair(enum.IntEnum):
         """The short name, ``NS`` or ``EW``."""
         return "NS" if self is Pair.NORTH_SOUTH else "EW"
 
-    def __repr__(self) -> str:
-        return f"Pair.{self.name}"
+    __repr__ = _written_as_in_code
 
     def __str__(self) -> str:
         return self.label
@@ -131,6 +146,7 @@ class Pair(enum.IntEnum):
 
 SEATS: Final = tuple(Seat)
 PAIRS: Final = tuple(Pair)
+_SEAT_NAMES: Final = {name: seat for seat in SEATS for name in (seat.letter, seat.name)}
 
 
 class Suit(enum.IntEnum):
@@ -159,22 +175,33 @@ class Suit(enum.IntEnum):
     @classmethod
     def parse(cls, text: str) -> Suit:
         """Read a suit from its letter, symbol or name, in any case."""
-        if not isinstance(text, str):
-            raise TypeError(f"a suit is written as a string such as 'H', not {text!r}")
-        key = text.strip().upper()
-        for suit in SUITS:
-            if key in (suit.letter, suit.name, suit.symbol, suit.name[:-1]):
-                return suit
-        raise ValueError(f"unknown suit {text!r}: suits are C, D, H and S")
+        return _read_name(text, _SUIT_NAMES, "suit", "H", "C, D, H and S")
 
-    def __repr__(self) -> str:
-        return f"Suit.{self.name}"
+    __repr__ = _written_as_in_code
 
-    def __str__(self) -> str:
-        return self.letter
+    __str__ = _letter
 
 
 SUITS: Final = tuple(Suit)
+_SUIT_NAMES: Final = {
+    name: suit for suit in SUITS for name in (suit.letter, suit.name, suit.symbol, suit.name[:-1])
+}
+
+
+def to_seat(value: Any) -> Seat:
+    """A seat from a Seat, its number 0-3 or its letter; the converter of every seat field."""
+    if isinstance(value, Seat):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 4:
+        return SEATS[value]
+    if isinstance(value, str):
+        return Seat.parse(value)
+    raise TypeError(f"a seat must be a Seat (or 0-3, or 'N', 'E', 'S', 'W'), not {value!r}")
+
+
+def trump_words(trump: Suit | None) -> str:
+    """The trump in words: ``"hearts are trumps"`` or ``"no trumps"``."""
+    return "no trumps" if trump is None else f"{trump.word} are trumps"
 
 
 class Rank(enum.IntEnum):
@@ -199,8 +226,7 @@ class Rank(enum.IntEnum):
         """The rank as written in card codes: 2-10, J, Q, K, A."""
         return str(int(self)) if self <= Rank.TEN else self.name[0]
 
-    def __repr__(self) -> str:
-        return f"Rank.{self.name}"
+    __repr__ = _written_as_in_code
 
 
 _RANK_CODES: Final = {rank.code: rank for rank in Rank} | {"T": Rank.TEN}
@@ -324,8 +350,7 @@ class Card(enum.IntEnum):
             )
         return Card.of(rank, Suit.parse(key[-1]))
 
-    def __repr__(self) -> str:
-        return f"Card.{self.name}"
+    __repr__ = _written_as_in_code
 
     def __str__(self) -> str:
         return _CODES[self]

@@ -27,8 +27,9 @@ from typing import Final
 import attrs
 
 from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit, trump_mask
+from .flow import first_bidder, next_seat
 
-__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "deck_for", "seeded_deck"]
+__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "deal_hands", "deck_for", "seeded_deck"]
 
 MAX_SEED: Final = 2**64 - 1
 """Seeds are unsigned 64-bit integers."""
@@ -207,7 +208,7 @@ class DealSetup:
     @property
     def first_bidder(self) -> Seat:
         """The player left of the dealer bids first (and leads a tiebreak deal)."""
-        return SEATS[(self.dealer + 1) % 4]
+        return first_bidder(self.dealer)
 
     @property
     def stock(self) -> int:
@@ -216,7 +217,11 @@ class DealSetup:
         return ((1 << PACK_SIZE) - 1) & ~held
 
 
-def deal(
+_DEALT_TO: Final = tuple(tuple(next_seat(dealer, 1 + k) for k in range(4)) for dealer in SEATS)
+"""``_DEALT_TO[dealer]``: the seats dealt to, in order, starting left of the dealer (DEAL-1)."""
+
+
+def deal_hands(
     deck: tuple[Card, ...], *, dealer: Seat, hand_size: int, number: int = 0, tiebreak: bool = False
 ) -> DealSetup:
     """Deal ``hand_size`` cards to each seat from ``deck`` (a validated 54-card order).
@@ -226,10 +231,10 @@ def deal(
     holder of the other joker, if any, swaps it for card ``4 * hand_size + 1``.
     """
     dealt = 4 * hand_size
-    # Seat (dealer + 1 + k) % 4 gets deck[k]: every fourth card, starting at its offset.
+    # The seat 1 + k places left of the dealer gets deck[k]: every fourth card from its offset.
     hands = [0, 0, 0, 0]
-    for offset in range(4):
-        hands[(dealer + 1 + offset) % 4] = sum(map(_BIT_OF.__getitem__, deck[offset:dealt:4]))
+    for offset, seat in enumerate(_DEALT_TO[dealer]):
+        hands[seat] = sum(map(_BIT_OF.__getitem__, deck[offset:dealt:4]))
     turned = deck[dealt]
     trump: Suit | None = turned.suit
     swap = None
@@ -241,6 +246,10 @@ def deal(
                 hands[seat] ^= other | (1 << received)
                 swap = Swap(seat, CARDS[other.bit_length() - 1], received)
                 break
+        # DEAL-6: a no-trump deal has no jokers in play. The turned joker is not in a
+        # hand and the swap above gave the other one up, so no hand holds either;
+        # ``tricks.allowed_plays`` relies on it (a joker lead needs a trump suit).
+        assert not (hands[0] | hands[1] | hands[2] | hands[3]) & JOKERS_MASK, "DEAL-6"
     return DealSetup(
         number=number,
         dealer=dealer,
@@ -252,3 +261,7 @@ def deal(
         swap=swap,
         tiebreak=tiebreak,
     )
+
+
+deal = deal_hands
+"""The old name of :func:`deal_hands`, kept for existing imports."""

@@ -28,8 +28,7 @@ from typing import Any, Final
 
 import attrs
 
-from .actions import _to_seat
-from .cards import Seat
+from .cards import Seat, to_seat
 
 __all__ = ["MAX_HAND_SIZE", "MIN_HAND_SIZE", "SCHEDULES", "Rules", "TiePolicy"]
 
@@ -105,7 +104,7 @@ class Rules:
 
     schedule: tuple[int, ...] = attrs.field(default="standard", converter=_to_schedule)
     tie: TiePolicy = attrs.field(default=TiePolicy.DRAW, converter=_to_tie)
-    first_dealer: Seat = attrs.field(default=Seat.NORTH, converter=_to_seat)
+    first_dealer: Seat = attrs.field(default=Seat.NORTH, converter=to_seat)
 
     @property
     def schedule_name(self) -> str | None:

@@ -25,13 +25,26 @@ Seat.WEST
 
 from __future__ import annotations
 
+from typing import Final
+
 import attrs
 
-from .cards import CARDS, SEATS, SUIT_MASKS, Card, Seat, Suit, trump_mask
+from .cards import CARDS, PACK_SIZE, SUIT_MASKS, Card, Seat, Suit, trump_mask
 from .errors import Reason
+from .flow import CLOCKWISE, player_to_move
 from .jokers import forced_by_joker_lead
 
 __all__ = ["Trick", "allowed_plays", "trick_winner", "tricks_per_pair"]
+
+_SUIT_MASK_OF: Final = tuple(
+    SUIT_MASKS[card // 13] if card < Card.LITTLE else 0 for card in range(PACK_SIZE)
+)
+"""``_SUIT_MASK_OF[card]``: the mask of the card's plain suit; 0 for a joker, which has none.
+
+A joker has a suit only as a trump. A deal without trumps has no joker in play
+(DEAL-6, asserted by ``dealing.deal_hands``), but the table makes a joker led there
+oblige nobody instead of failing on a missing suit.
+"""
 
 
 def allowed_plays(
@@ -59,7 +72,7 @@ def allowed_plays(
             return forced, reason
         follow, reason = hand & trumps, Reason.MUST_FOLLOW_TRUMP
     else:
-        follow, reason = hand & SUIT_MASKS[led // 13], Reason.MUST_FOLLOW_SUIT
+        follow, reason = hand & _SUIT_MASK_OF[led], Reason.MUST_FOLLOW_SUIT
     # A hand that holds nothing else may play anything: no card is refused, so no reason.
     return (follow, reason) if follow and follow != hand else (hand, None)
 
@@ -76,7 +89,7 @@ def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> S
     best = cards[0]
     best_at = 0
     best_trumps = (1 << best) & trumps
-    led_suit = SUIT_MASKS[best // 13] if best < Card.LITTLE else 0
+    led_suit = _SUIT_MASK_OF[best]
     for at in range(1, len(cards)):
         card = cards[at]
         bit = 1 << card
@@ -85,7 +98,7 @@ def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> S
                 best, best_at, best_trumps = card, at, bit
         elif not best_trumps and bit & led_suit and card > best:
             best, best_at = card, at
-    return SEATS[(leader + best_at) % 4]
+    return CLOCKWISE[leader + best_at]  # player_to_move(leader, best_at), without a call
 
 
 def tricks_per_pair(tricks: tuple[Trick, ...]) -> tuple[int, int]:
@@ -106,7 +119,7 @@ class Trick:
     def plays(self) -> tuple[tuple[Seat, Card], ...]:
         """Each card with the seat that played it, in play order."""
         return tuple(
-            (SEATS[(self.leader + i) % 4], CARDS[card]) for i, card in enumerate(self.cards)
+            (player_to_move(self.leader, i), CARDS[card]) for i, card in enumerate(self.cards)
         )
 
     @property

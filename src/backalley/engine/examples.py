@@ -86,14 +86,8 @@ def sixteen_points(*, tricks: str = "all") -> MatchState:
     tricks score 5 × 3 + 1 = 16, and East-West, who passed, score a point for
     their one trick. ``tricks="none"`` stops before the first card.
     """
-    state = new_match(Rules(schedule=[5], first_dealer=Seat.WEST), seed=0)
-    hands = {
-        Seat.NORTH: "AS KS AD 7H 2C",
-        Seat.EAST: "2S 3S KD AH 3C",
-        Seat.SOUTH: "QS KH 9H 5D 4C",
-        Seat.WEST: "4S 5S 6D 7D QC",
-    }
-    state = apply(state, deal_from(hands, turned="3H", dealer=Seat.WEST))
+    hands = "AS KS AD 7H 2C / 2S 3S KD AH 3C / QS KH 9H 5D 4C / 4S 5S 6D 7D QC"
+    state = _dealt(Seat.WEST, hands, turned="3H")
     state = bid(state, "2 pass 1 pass")
     if tricks == "none":
         return state
@@ -108,14 +102,8 @@ def triple_board() -> MatchState:
     holds the five top spades and takes every trick, 10 × 5 × 3 = 150, while
     East-West lose 10 × 5 × 1 = 50.
     """
-    state = new_match(Rules(schedule=[5], first_dealer=Seat.SOUTH), seed=0)
-    hands = {
-        Seat.NORTH: "AH KH AD KD AC",
-        Seat.EAST: "9S 8S JH JD JC",
-        Seat.SOUTH: "BIG LITTLE AS KS QS",
-        Seat.WEST: "JS 10S QH QD QC",
-    }
-    state = apply(state, deal_from(hands, turned="2S", dealer=Seat.SOUTH))
+    hands = "AH KH AD KD AC / 9S 8S JH JD JC / BIG LITTLE AS KS QS / JS 10S QH QD QC"
+    state = _dealt(Seat.SOUTH, hands, turned="2S")
     state = bid(state, "board board pass board")
     return play(
         state,
@@ -123,19 +111,24 @@ def triple_board() -> MatchState:
     )
 
 
+def _dealt(dealer: Seat, hands: str, turned: str) -> MatchState:
+    """A one-deal match, dealt by ``dealer``.
+
+    ``hands`` holds the four hands, North's, East's, South's then West's, split by ``/``.
+    """
+    held = dict(zip(SEATS, hands.split("/"), strict=True))
+    size = len(held[Seat.NORTH].split())
+    state = new_match(Rules(schedule=[size], first_dealer=dealer), seed=0)
+    return apply(state, deal_from(held, turned=turned, dealer=dealer))
+
+
 def _joker_deal() -> MatchState:
     """Hearts trumps, four cards; North holds 5♥ K♥ 9♠ 2♣ (the hand of ``001``).
 
     West bids Board, so West leads and may lead a joker at once.
     """
-    state = new_match(Rules(schedule=[4], first_dealer=Seat.SOUTH), seed=0)
-    hands = {
-        Seat.NORTH: "5H KH 9S 2C",
-        Seat.EAST: "7S 8S 9D 10D",
-        Seat.SOUTH: "AH 6H JS JC",
-        Seat.WEST: "BIG LITTLE 3D 4D",
-    }
-    state = apply(state, deal_from(hands, turned="2H", dealer=Seat.SOUTH))
+    hands = "5H KH 9S 2C / 7S 8S 9D 10D / AH 6H JS JC / BIG LITTLE 3D 4D"
+    state = _dealt(Seat.SOUTH, hands, turned="2H")
     return bid(state, "board 1 pass 1")
 
 
@@ -156,13 +149,7 @@ def little_joker_beaten(*, complete: bool = False) -> MatchState:
     East must answer; with ``complete=True`` the trick is finished and East,
     with BIG, has won it.
     """
-    state = new_match(Rules(schedule=[3], first_dealer=Seat.WEST), seed=0)
-    hands = {
-        Seat.NORTH: "LITTLE AH KH",
-        Seat.EAST: "BIG 2H 3D",
-        Seat.SOUTH: "5S 4H 5D",
-        Seat.WEST: "9S 8S 6H",
-    }
-    state = apply(state, deal_from(hands, turned="2S", dealer=Seat.WEST))
+    hands = "LITTLE AH KH / BIG 2H 3D / 5S 4H 5D / 9S 8S 6H"
+    state = _dealt(Seat.WEST, hands, turned="2S")
     state = play(bid(state, "board pass pass pass"), "LITTLE")
     return play(state, "BIG 5S 8S") if complete else state

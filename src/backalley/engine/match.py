@@ -15,8 +15,9 @@ Match flow (RULINGS.md "Schedule and dealer", "End of the match"; ``000`` §02,
   more tricks wins. (Equal tricks, possible only with an even largest hand size,
   play another tiebreak deal: see ``docs/rules.md``.)
 
-``apply(state, action)`` dispatches on the phase, one small function per kind
-of action, and returns a new state; the input is never changed. An action the
+``apply(state, action)`` reads top-down: it dispatches on the phase, checks the
+action against the rules, builds the new state and is done; the input is never
+changed. An action the
 rules forbid raises :class:`~backalley.core.errors.IllegalAction` with its reason.
 ``legal_actions`` lists exactly the actions ``apply`` accepts from the player
 to move. At the chance step (dealing) it lists the deal the match's seed
@@ -36,19 +37,32 @@ how a recorded game is replayed.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
-from operator import itemgetter
 from typing import Final
 
-from ..core.actions import PLAYS, Bid, Deal, Play, bid_of, deal_of_permutation
-from ..core.bidding import bid_in_range, is_throw_in, opening_leader
+from ..core.actions import Bid, Deal, Play, deal_of_permutation
+from ..core.bidding import bid_in_range, opening_leader
 from ..core.cards import CARDS, PAIRS, SEATS, Pair
-from ..core.dealing import MAX_SEED, check_whole, deal, seeded_deck
+from ..core.dealing import MAX_SEED, check_whole, deal_hands, seeded_deck
 from ..core.errors import IllegalAction, Reason
-from ..core.rules import MAX_HAND_SIZE, Rules, TiePolicy
+from ..core.flow import (
+    dealer_of_deal,
+    hand_size_of_deal,
+    in_tiebreak,
+    thrown_in,
+)
+from ..core.rules import Rules, TiePolicy
 from ..core.tricks import Trick, allowed_plays, trick_winner
+from ._fast import (
+    BID_POSITION,
+    LEGAL_BIDS,
+    TO_BID,
+    TO_PLAY,
+    build_core,
+    build_deal,
+    build_match,
+    plays_of,
+)
 from .state import (
-    DealCore,
     DealResult,
     DealState,
     MatchCore,
@@ -56,21 +70,9 @@ from .state import (
     Outcome,
     Phase,
     Termination,
-    build_core,
-    build_deal,
-    build_match,
 )
 
 __all__ = ["apply", "legal_actions", "new_match", "seeded_deal"]
-
-_BIDS: Final = tuple(
-    tuple(
-        (*(bid_of(seat, amount) for amount in range(size)), bid_of(seat, 0, board=True))
-        for size in range(MAX_HAND_SIZE + 1)
-    )
-    for seat in SEATS
-)
-"""``_BIDS[seat][hand_size]``: Pass, 1 .. hand_size - 1, Board: the legal bids."""
 
 
 def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchState:
@@ -111,72 +113,36 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     core = current.core
     leader = core.leader
     if leader is None:
-        return _BIDS[(core.setup.dealer + 1 + len(core.bids)) % 4][core.setup.hand_size]
-    seat = (leader + len(current.trick)) % 4
-    return _plays_of(seat, _allowed(current, seat)[0])
-
-
-# The plays of a mask are picked 13 cards at a time (a suit, or the two jokers) by an
-# itemgetter made once for each pattern of set bits and shared by every seat and suit,
-# so the table never holds more than 2**13 entries.
-_CHUNK: Final = 13
-_CHUNK_BITS: Final = (1 << _CHUNK) - 1
-_PICKERS: Final[dict[int, Callable[[tuple[Play, ...]], tuple[Play, ...]]]] = {}
-_PLAYS_BY_CHUNK: Final = tuple(
-    tuple(PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
-    for seat in SEATS
-)
-
-
-def _picker(bits: int) -> Callable[[tuple[Play, ...]], tuple[Play, ...]]:
-    """An itemgetter taking the plays at the set bits of a 13-bit chunk, as a tuple."""
-    positions = [i for i in range(_CHUNK) if bits >> i & 1]
-    # itemgetter of one index gives the item itself; a one-item slice gives a tuple.
-    if len(positions) == 1:
-        return itemgetter(slice(positions[0], positions[0] + 1))
-    return itemgetter(*positions)
-
-
-def _plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
-    """The Play actions of ``seat`` for the cards of ``allowed``, in card order."""
-    chunks = _PLAYS_BY_CHUNK[seat]
-    plays: tuple[Play, ...] = ()
-    chunk = 0
-    while allowed:
-        bits = allowed & _CHUNK_BITS
-        if bits:
-            pick = _PICKERS.get(bits)
-            if pick is None:
-                pick = _PICKERS[bits] = _picker(bits)
-            plays += pick(chunks[chunk])
-        allowed >>= _CHUNK
-        chunk += 1
-    return plays
+        setup = core.setup
+        return LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
+    seat = TO_PLAY[leader][len(current.trick)]
+    return plays_of(seat, _allowed(current, seat)[0])
 
 
 def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
     """The state after ``action``; raises ``IllegalAction`` if the rules forbid it.
 
-    The input state is never changed.
+    The input state is never changed. The phase decides which action may come:
+    a deal between deals, a bid while bidding, a card while playing; anything
+    else is refused as out of turn (or after the match, as too late).
     """
+    # The exact type, not isinstance: an action is one of three final classes, and
+    # this is asked on every call.
     kind = type(action)
-    if kind is Play:
-        return _play(state, action)  # type: ignore[arg-type]
-    if kind is Bid:
-        return _bid(state, action)  # type: ignore[arg-type]
-    if kind is Deal:
-        return _deal(state, action)  # type: ignore[arg-type]
-    raise TypeError(f"not a Back Alley action: {action!r} (expected a Bid, Play or Deal)")
-
-
-def _current(state: MatchState, action: Bid | Play | Deal) -> DealState:
-    """The deal in progress, or the refusal when there is none."""
+    if kind is not Play and kind is not Bid and kind is not Deal:
+        raise TypeError(f"not a Back Alley action: {action!r} (expected a Bid, Play or Deal)")
     if not isinstance(state, MatchState):
         raise TypeError(f"apply needs a MatchState, not {type(state).__name__}")
     current = state.deal
-    if current is None:
-        raise _wrong_phase(state, action)
-    return current
+    if current is None:  # DEAL (or OVER)
+        if kind is Deal and state.core.outcome is None:
+            return _deal(state, action)  # type: ignore[arg-type]
+    elif current.core.leader is not None:  # PLAY
+        if kind is Play:
+            return _play(state, current, action)  # type: ignore[arg-type]
+    elif kind is Bid:  # BID
+        return _bid(state, current, action)  # type: ignore[arg-type]
+    raise _wrong_phase(state, action)
 
 
 def _wrong_phase(state: MatchState, action: Bid | Play | Deal) -> IllegalAction:
@@ -202,48 +168,43 @@ def _not_your_turn(action: Bid | Play, seat: int) -> IllegalAction:
 
 
 def _deal(state: MatchState, action: Deal) -> MatchState:
-    if not isinstance(state, MatchState):
-        raise TypeError(f"apply needs a MatchState, not {type(state).__name__}")
-    if state.deal is not None or state.core.outcome is not None:
-        raise _wrong_phase(state, action)
     core = state.core
+    rules = core.rules
     number = len(core.history)
-    tiebreak = state.counted_deals >= core.rules.deals
-    setup = deal(
+    setup = deal_hands(
         action.deck,
-        dealer=SEATS[(core.rules.first_dealer + number) % 4],
-        hand_size=state.hand_size,
+        dealer=dealer_of_deal(rules, number),
+        hand_size=hand_size_of_deal(rules, core.counted),
         number=number,
-        tiebreak=tiebreak,
+        tiebreak=(tiebreak := in_tiebreak(rules, core.counted)),
     )
     # A tiebreak deal has no bidding: the player left of the dealer leads at once.
     leader = setup.first_bidder if tiebreak else None
-    return MatchState(core, DealState(DealCore(setup, leader=leader), setup.hands))
+    return build_match(core, build_deal(build_core(setup, (), leader, (), False), setup.hands, ()))
 
 
 # --- bidding -------------------------------------------------------------------
 
 
-def _bid(state: MatchState, action: Bid) -> MatchState:
-    current = _current(state, action)
+def _bid(state: MatchState, current: DealState, action: Bid) -> MatchState:
     core = current.core
-    if core.leader is not None:
-        raise _wrong_phase(state, action)
     setup = core.setup
-    seat = (setup.dealer + 1 + len(core.bids)) % 4
+    # Check: the bidder's turn (BID-1) and the bid's range (BID-2).
+    seat = TO_BID[setup.dealer][len(core.bids)]
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     if not bid_in_range(action, setup.hand_size):
         raise IllegalAction(
             Reason.BID_OUT_OF_RANGE, action, _out_of_range(setup.hand_size, action.amount)
         )
+    # Build: the circuit goes on, is thrown in (MATCH-3), or the first trick is led (BID-8).
     bids = (*core.bids, action)
     if len(bids) < 4:
         return build_match(
             state.core, build_deal(build_core(setup, bids, None, (), False), current.hands, ())
         )
-    if is_throw_in(bids):
-        thrown = DealState(DealCore(setup, bids), current.hands)
+    if thrown_in(bids):
+        thrown = build_deal(build_core(setup, bids, None, (), False), current.hands, ())
         match = state.core
         history = (*match.history, DealResult(thrown, (0, 0)))
         return MatchState(MatchCore(match.rules, match.seed, history, None, match.counted))
@@ -273,7 +234,7 @@ def _allowed(current: DealState, seat: int) -> tuple[int, Reason | None]:
         not trick
         and not broken
         and bool(core.bids)
-        and core.bids[(seat - core.setup.dealer - 1) % 4].board
+        and core.bids[BID_POSITION[core.setup.dealer][seat]].board
     )
     return allowed_plays(current.hands[seat], trick, core.setup.trumps, broken, bid_board)
 
@@ -302,14 +263,13 @@ def _refusal(current: DealState, action: Play, allowed: int, reason: Reason) -> 
     return IllegalAction(reason, action, message)
 
 
-def _play(state: MatchState, action: Play) -> MatchState:
-    current = _current(state, action)
+def _play(state: MatchState, current: DealState, action: Play) -> MatchState:
     core = current.core
     leader = core.leader
-    if leader is None:
-        raise _wrong_phase(state, action)
+    assert leader is not None  # apply calls this only in the PLAY phase
+    # Check: the player's turn (PLAY-1), the card in hand, the card allowed (PLAY-2..6).
     played = current.trick
-    seat = (leader + len(played)) % 4
+    seat = TO_PLAY[leader][len(played)]
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     card = action.card
@@ -322,6 +282,8 @@ def _play(state: MatchState, action: Play) -> MatchState:
     allowed, reason = _allowed(current, seat)
     if not allowed & bit:
         raise _refusal(current, action, allowed, reason or Reason.CARD_NOT_IN_HAND)
+    # Build: the card leaves the hand; inside a trick that is all (the deal's core is
+    # shared), the fourth card completes the trick (PLAY-7, PLAY-8), the last trick the deal.
     if seat == 0:
         hands = (hands[0] ^ bit, hands[1], hands[2], hands[3])
     elif seat == 1:
@@ -332,7 +294,6 @@ def _play(state: MatchState, action: Play) -> MatchState:
         hands = (hands[0], hands[1], hands[2], hands[3] ^ bit)
     trick = (*played, card)
     if len(trick) < 4:
-        # Inside a trick only the hands and the trick change: the deal's core is shared.
         return build_match(state.core, build_deal(core, hands, trick))
     setup = core.setup
     winner = trick_winner(leader, trick, setup.trump)
@@ -351,7 +312,7 @@ def _play(state: MatchState, action: Play) -> MatchState:
 def _finish_deal(match: MatchCore, finished: DealState) -> MatchState:
     """The match after the last trick of a deal: score it, then go on or end."""
     rules, seed = match.rules, match.seed
-    history = (*match.history, DealResult(finished, finished.scores()))
+    history = (*match.history, DealResult(finished, finished.settle()))
     tiebreak = finished.setup.tiebreak
     counted = match.counted if tiebreak else match.counted + 1
     following = MatchState(MatchCore(rules, seed, history, None, counted))

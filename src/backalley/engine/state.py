@@ -15,42 +15,47 @@ earlier tricks and finished deals included.
 from __future__ import annotations
 
 import enum
-from typing import Any
+from collections.abc import Iterable, Sequence
+from operator import attrgetter
+from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
 import attrs
 
 from ..core.actions import Bid
 from ..core.bidding import Contract, Overbid, contracts, overbids
-from ..core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit, cards_of
+from ..core.cards import CARDS, PAIRS, Card, Pair, Seat, Suit, cards_of
 from ..core.dealing import DealSetup
+from ..core.flow import (
+    bid_position,
+    counts,
+    dealer_of_deal,
+    hand_size_of_deal,
+    in_tiebreak,
+    seat_to_move,
+    thrown_in,
+)
 from ..core.rules import Rules
 from ..core.scoring import score
 from ..core.tricks import Trick, tricks_per_pair
+from .display import svg_of
+
+T = TypeVar("T")
 
 __all__ = [
     "DealCore",
+    "DealFacts",
     "DealResult",
     "DealState",
     "MatchCore",
+    "MatchFacts",
     "MatchState",
     "Outcome",
     "Phase",
+    "Read",
     "Termination",
     "seat_to_move",
+    "totals_of",
 ]
-
-
-def seat_to_move(
-    dealer: Seat, bids: tuple[Bid, ...], leader: Seat | None, trick: tuple[Card, ...]
-) -> Seat:
-    """Whose turn it is in a deal.
-
-    Bids go clockwise from the dealer's left (BID-1), then cards clockwise from the
-    trick's leader (PLAY-1).
-    """
-    if leader is None:
-        return SEATS[(dealer + 1 + len(bids)) % 4]
-    return SEATS[(leader + len(trick)) % 4]
 
 
 class Phase(enum.StrEnum):
@@ -101,8 +106,138 @@ class DealCore:
     broken: bool = False
 
 
+if TYPE_CHECKING:
+
+    class Read(Generic[T]):
+        """How type checkers see :class:`Read`: a read-only attribute of type ``T``."""
+
+        def __init__(self, path: str) -> None: ...
+
+        @overload
+        def __get__(self, instance: None, owner: type) -> Read[T]: ...
+
+        @overload
+        def __get__(self, instance: object, owner: type) -> T: ...
+
+        def __get__(self, instance: object, owner: type) -> T | Read[T]: ...
+
+else:
+
+    class Read:
+        """A read-only attribute read along a path (``"core.setup"``), such as a core's part.
+
+        The states keep what changes rarely in a shared core; ``Read[T](path)`` shows
+        a part as the state's own without a property written out for each: a
+        ``property`` whose getter is an ``operator.attrgetter`` (as fast to read as the
+        written-out property).
+        """
+
+        def __class_getitem__(cls, item: object) -> type:
+            return cls
+
+        def __new__(cls, path: str) -> property:
+            """The property reading ``path`` (not an instance of this class)."""
+            return property(attrgetter(path))
+
+
+class DealFacts:
+    """What follows from a deal's public parts: the one derivation of each such fact.
+
+    Shared by :class:`DealState` and the seat view's ``DealView``, so the two
+    cannot disagree. A subclass provides ``dealer``, ``hand_size``, ``trump``,
+    ``tiebreak``, ``bids``, ``leader``, ``trick`` (the cards of the trick in
+    progress) and ``tricks`` (the completed ones).
+    """
+
+    __slots__ = ()
+
+    # The parts a subclass provides, as fields or as properties.
+    if TYPE_CHECKING:
+        dealer: Seat
+        hand_size: int
+        tiebreak: bool
+        bids: tuple[Bid, ...]
+        leader: Seat | None
+        trick: tuple[Card, ...]
+        tricks: tuple[Trick, ...]
+
+        @property
+        def trump(self) -> Suit | None: ...  # noqa: D102 -- a declaration for type checkers
+
+    # What follows from them.
+
+    @property
+    def phase(self) -> Phase:
+        """BID until the circuit is complete (never, in a tiebreak deal), then PLAY."""
+        return Phase.BID if self.leader is None else Phase.PLAY
+
+    @property
+    def to_move(self) -> Seat:
+        """The seat to bid or play next."""
+        return seat_to_move(self.dealer, self.bids, self.leader, self.trick)
+
+    def bid_of(self, seat: Seat) -> Bid | None:
+        """What ``seat`` bid, or None if it has not bid (or there is no bidding)."""
+        index = bid_position(self.dealer, seat)
+        bids = self.bids
+        return bids[index] if index < len(bids) else None
+
+    @property
+    def contracts(self) -> tuple[Contract, Contract] | None:
+        """Each pair's contract once bidding is over; None before, and in a tiebreak deal."""
+        bids = self.bids
+        return contracts(bids) if len(bids) == 4 else None
+
+    @property
+    def warnings(self) -> tuple[Overbid, ...]:
+        """Pairs whose numeric target, from the bids so far, exceeds the hand size."""
+        return overbids(self.bids, self.hand_size)
+
+    @property
+    def thrown_in(self) -> bool:
+        """True when all four passed: the deal is thrown in (MATCH-3)."""
+        return thrown_in(self.bids)
+
+    @property
+    def counts(self) -> bool:
+        """Whether the deal belongs to the schedule: not a tiebreak deal, not thrown in."""
+        return counts(self.tiebreak, self.bids)
+
+    @property
+    def current_trick(self) -> Trick | None:
+        """The trick being played, or None while bidding (or after a throw-in)."""
+        leader = self.leader
+        return None if leader is None else Trick(leader, self.trick)
+
+    @property
+    def tricks_won(self) -> tuple[int, int]:
+        """Completed tricks taken by North-South and by East-West."""
+        return tricks_per_pair(self.tricks)
+
+    @property
+    def is_complete(self) -> bool:
+        """Whether every trick of the deal has been played."""
+        return len(self.tricks) == self.hand_size
+
+    def plays_of(self, seat: Seat) -> tuple[Card, ...]:
+        """The cards ``seat`` has played in this deal, in order."""
+        current = self.current_trick
+        tricks = (*self.tricks, current) if current is not None else self.tricks
+        return tuple(card for trick in tricks for who, card in trick.plays if who == seat)
+
+
+def totals_of(scores: Iterable[tuple[int, int] | None]) -> tuple[int, int]:
+    """The running totals of North-South and East-West: the sum of each deal's scores."""
+    ns = ew = 0
+    for pair in scores:
+        if pair is not None:
+            ns += pair[0]
+            ew += pair[1]
+    return (ns, ew)
+
+
 @attrs.frozen(repr=False)
-class DealState:
+class DealState(DealFacts):
     """One deal in progress.
 
     ``core`` holds what changes at most once a trick (the setup, the bids, the
@@ -117,114 +252,66 @@ class DealState:
     hands: tuple[int, int, int, int]
     trick: tuple[Card, ...] = ()
 
-    @property
-    def setup(self) -> DealSetup:
-        """What was dealt: dealer, hand size, deck, hands as dealt, turned card, trump."""
-        return self.core.setup
+    setup = Read[DealSetup]("core.setup")
+    """What was dealt: dealer, hand size, deck, hands as dealt, turned card, trump."""
 
-    @property
-    def bids(self) -> tuple[Bid, ...]:
-        """The bids so far, in circuit order (from the dealer's left)."""
-        return self.core.bids
+    bids = Read[tuple[Bid, ...]]("core.bids")
+    """The bids so far, in circuit order (from the dealer's left)."""
 
-    @property
-    def leader(self) -> Seat | None:
-        """The seat that leads the current trick; None while bidding."""
-        return self.core.leader
+    leader = Read[Seat | None]("core.leader")
+    """The seat that leads the current trick; None while bidding."""
 
-    @property
-    def tricks(self) -> tuple[Trick, ...]:
-        """The completed tricks of the deal, with their winners."""
-        return self.core.tricks
+    tricks = Read[tuple[Trick, ...]]("core.tricks")
+    """The completed tricks of the deal, with their winners."""
 
-    @property
-    def broken(self) -> bool:
-        """Whether a trump or joker was played to a completed trick of this deal."""
-        return self.core.broken
+    broken = Read[bool]("core.broken")
+    """Whether a trump or joker was played to a completed trick of this deal."""
 
-    @property
-    def phase(self) -> Phase:
-        """BID until the circuit is complete (never, in a tiebreak deal), then PLAY."""
-        return Phase.BID if self.leader is None else Phase.PLAY
+    dealer = Read[Seat]("core.setup.dealer")
+    """Who dealt this deal."""
 
-    @property
-    def to_move(self) -> Seat:
-        """The seat to bid or play next."""
-        return seat_to_move(self.setup.dealer, self.bids, self.leader, self.trick)
+    hand_size = Read[int]("core.setup.hand_size")
+    """Cards dealt to each player, and so the number of tricks."""
 
-    @property
-    def hand_size(self) -> int:
-        """Cards dealt to each player, and so the number of tricks."""
-        return self.setup.hand_size
+    trump = Read[Suit | None]("core.setup.trump")
+    """The trump suit, or None in a no-trump deal."""
 
-    @property
-    def trump(self) -> Suit | None:
-        """The trump suit, or None in a no-trump deal."""
-        return self.setup.trump
+    tiebreak = Read[bool]("core.setup.tiebreak")
+    """Whether this is a tiebreak deal (no bidding)."""
 
     def hand(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` still holds, in card order."""
         return cards_of(self.hands[seat])
 
-    def bid_of(self, seat: Seat) -> Bid | None:
-        """What ``seat`` bid, or None if it has not bid (or there is no bidding)."""
-        index = (seat - self.setup.dealer - 1) % 4
-        return self.bids[index] if index < len(self.bids) else None
+    def settle(self) -> tuple[int, int]:
+        """The points each pair scores for this deal, once complete (SCORE-1).
 
-    @property
-    def contracts(self) -> tuple[Contract, Contract] | None:
-        """Each pair's contract once bidding is over; None before, and in a tiebreak deal."""
-        if len(self.bids) < 4:
-            return None
-        return contracts(self.bids)
-
-    @property
-    def warnings(self) -> tuple[Overbid, ...]:
-        """Pairs whose numeric target, from the bids so far, exceeds the hand size."""
-        return overbids(self.bids, self.setup.hand_size)
-
-    @property
-    def current_trick(self) -> Trick | None:
-        """The trick being played, or None while bidding."""
-        return None if self.leader is None else Trick(self.leader, self.trick)
-
-    @property
-    def tricks_won(self) -> tuple[int, int]:
-        """Completed tricks taken by North-South and by East-West."""
-        return tricks_per_pair(self.tricks)
-
-    @property
-    def is_complete(self) -> bool:
-        """Whether every trick of the deal has been played."""
-        return len(self.tricks) == self.setup.hand_size
-
-    def scores(self) -> tuple[int, int]:
-        """The points each pair scores for this deal, once complete.
-
-        A thrown-in deal and a tiebreak deal score nothing.
+        Each pair is settled on its own contract; a thrown-in deal and a tiebreak
+        deal score nothing. A finished deal keeps them as ``DealResult.scores``.
         """
         bid = self.contracts
         if bid is None or not self.is_complete:
             return (0, 0)
         won = self.tricks_won
-        size = self.setup.hand_size
+        size = self.hand_size
         return (
             score(bid[0], hand_size=size, tricks=won[0]),
             score(bid[1], hand_size=size, tricks=won[1]),
         )
 
+    scores = settle
+    """The old name of :meth:`settle` (``scores`` now names the result's field only)."""
+
     def __repr__(self) -> str:
         trump = self.trump.word if self.trump is not None else "no trumps"
         return (
             f"<DealState #{self.setup.number} {self.hand_size} cards, dealer "
-            f"{self.setup.dealer}, {trump}, {self.phase.value}, {self.to_move} to move>"
+            f"{self.dealer}, {trump}, {self.phase.value}, {self.to_move} to move>"
         )
 
-    def _repr_svg_(self) -> str:
+    def _repr_svg_(self) -> str | None:
         """The deal as a picture, for Jupyter: the table in play, or the whole finished deal."""
-        from ..pictures import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
-
-        return svg.deal_svg(self)
+        return svg_of(self)
 
 
 @attrs.frozen
@@ -234,15 +321,10 @@ class DealResult:
     deal: DealState
     scores: tuple[int, int]
 
-    @property
-    def thrown_in(self) -> bool:
-        """True when all four passed: no score, and the deal does not count."""
-        return not self.deal.setup.tiebreak and self.deal.leader is None
-
-    @property
-    def counts(self) -> bool:
-        """True for a deal of the schedule (not thrown in, not a tiebreak deal)."""
-        return not self.deal.setup.tiebreak and self.deal.leader is not None
+    thrown_in = Read[bool]("deal.thrown_in")
+    """True when all four passed: no score, and the deal does not count."""
+    counts = Read[bool]("deal.counts")
+    """True for a deal of the schedule (not thrown in, not a tiebreak deal)."""
 
 
 @attrs.frozen
@@ -264,47 +346,37 @@ class MatchCore:
     counted: int = 0
 
 
-@attrs.frozen(repr=False)
-class MatchState:
-    """A whole match at one moment.
+class MatchFacts:
+    """What follows from a match's public parts: the one derivation of each such fact.
 
-    ``core`` holds what changes at most once a deal (the rules, the seed, the
-    finished deals, the outcome) and ``deal`` the deal in progress (None before a
-    deal and after the match). Read the parts through the properties (``rules``,
-    ``seed``, ``history``, ``outcome``, and the many questions below).
-
-    ``new_match`` and ``apply`` make every state a program needs. A state built
-    by hand is not checked (``apply`` trusts its input, for speed): pass it to
-    :func:`backalley.validate` first, which refuses one that play could not reach.
+    Shared by :class:`MatchState` and the seat view's ``SeatView``, so the two
+    cannot disagree. A subclass provides ``rules``, ``outcome``, ``deal`` (the
+    deal in progress, a :class:`DealFacts`, or None), ``history`` (the finished
+    deals), ``counted_deals`` and ``totals``.
     """
 
-    core: MatchCore
-    deal: DealState | None = None
+    __slots__ = ()
 
-    @property
-    def rules(self) -> Rules:
-        """The match's settings: schedule, tie policy, first dealer."""
-        return self.core.rules
+    # The parts a subclass provides, as fields or as properties.
+    if TYPE_CHECKING:
+        rules: Rules
+        outcome: Outcome | None
+        deal: DealFacts | None
 
-    @property
-    def seed(self) -> int:
-        """The seed every seeded deal of the match is drawn from."""
-        return self.core.seed
+        @property
+        def history(self) -> Sequence[object]: ...  # noqa: D102 -- a declaration for type checkers
 
-    @property
-    def history(self) -> tuple[DealResult, ...]:
-        """The finished deals in order, thrown-in and tiebreak deals included."""
-        return self.core.history
+        @property
+        def counted_deals(self) -> int: ...  # noqa: D102 -- a declaration for type checkers
 
-    @property
-    def outcome(self) -> Outcome | None:
-        """How the match ended, or None while it goes on."""
-        return self.core.outcome
+        @property
+        def totals(self) -> tuple[int, int]: ...  # noqa: D102 -- a declaration for type checkers
 
+    # What follows from them.
     @property
     def phase(self) -> Phase:
         """DEAL, BID, PLAY or OVER."""
-        if self.core.outcome is not None:
+        if self.outcome is not None:
             return Phase.OVER
         if self.deal is None:
             return Phase.DEAL
@@ -313,7 +385,7 @@ class MatchState:
     @property
     def is_over(self) -> bool:
         """Whether the match has ended."""
-        return self.core.outcome is not None
+        return self.outcome is not None
 
     @property
     def to_move(self) -> Seat | None:
@@ -323,11 +395,6 @@ class MatchState:
         return self.deal.to_move
 
     @property
-    def counted_deals(self) -> int:
-        """How many deals of the schedule have been played."""
-        return self.core.counted
-
-    @property
     def deal_number(self) -> int:
         """The number of the current or next deal, counting every deal from 0."""
         return len(self.history)
@@ -335,35 +402,24 @@ class MatchState:
     @property
     def dealer(self) -> Seat:
         """Who deals the current or next deal: the deal passes clockwise after every deal."""
-        return SEATS[(self.rules.first_dealer + len(self.history)) % 4]
+        return dealer_of_deal(self.rules, len(self.history))
 
     @property
     def in_tiebreak(self) -> bool:
         """Whether the schedule is done and a tiebreak deal is due or in progress."""
-        return self.outcome is None and self.counted_deals >= self.rules.deals
+        return self.outcome is None and in_tiebreak(self.rules, self.counted_deals)
 
     @property
     def hand_size(self) -> int:
         """The hand size of the current or next deal."""
         if self.deal is not None:
-            return self.deal.setup.hand_size
-        counted = self.counted_deals
-        return (
-            self.rules.schedule[counted] if counted < self.rules.deals else self.rules.largest_hand
-        )
-
-    @property
-    def totals(self) -> tuple[int, int]:
-        """Running totals of North-South and East-West over the finished deals."""
-        return (
-            sum(result.scores[0] for result in self.history),
-            sum(result.scores[1] for result in self.history),
-        )
+            return self.deal.hand_size
+        return hand_size_of_deal(self.rules, self.counted_deals)
 
     @property
     def trump(self) -> Suit | None:
         """The current deal's trump suit (None without trumps or between deals)."""
-        return None if self.deal is None else self.deal.setup.trump
+        return None if self.deal is None else self.deal.trump
 
     @property
     def contracts(self) -> tuple[Contract, Contract] | None:
@@ -390,6 +446,53 @@ class MatchState:
         """The current deal's completed tricks, with their winners."""
         return () if self.deal is None else self.deal.tricks
 
+
+@attrs.frozen(repr=False)
+class MatchState(MatchFacts):
+    """A whole match at one moment.
+
+    ``core`` holds what changes at most once a deal (the rules, the seed, the
+    finished deals, the outcome) and ``deal`` the deal in progress (None before a
+    deal and after the match). Read the parts through the properties (``rules``,
+    ``seed``, ``history``, ``outcome``, and the many questions below).
+
+    ``new_match`` and ``apply`` make every state a program needs. A state built
+    by hand is not checked (``apply`` trusts its input, for speed): pass it to
+    :func:`backalley.validate` first, which refuses one that play could not reach.
+    """
+
+    core: MatchCore
+    deal: DealState | None = None
+
+    rules = Read[Rules]("core.rules")
+    """The match's settings: schedule, tie policy, first dealer."""
+
+    seed = Read[int]("core.seed")
+    """The seed every seeded deal of the match is drawn from."""
+
+    history = Read[tuple[DealResult, ...]]("core.history")
+    """The finished deals in order, thrown-in and tiebreak deals included."""
+
+    outcome = Read[Outcome | None]("core.outcome")
+    """How the match ended, or None while it goes on."""
+
+    counted_deals = Read[int]("core.counted")
+    """How many deals of the schedule have been played."""
+
+    @property
+    def totals(self) -> tuple[int, int]:
+        """Running totals of North-South and East-West over the finished deals."""
+        return totals_of(result.scores for result in self.history)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the match has ended (as ``MatchFacts.is_over``, read from the core).
+
+        Every playing loop asks it once an action, so it reads the core at once
+        rather than through ``outcome``; ``tests/test_view.py`` checks the two agree.
+        """
+        return self.core.outcome is not None
+
     def hand(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` holds in the current deal (none between deals)."""
         return () if self.deal is None else self.deal.hand(seat)
@@ -413,68 +516,6 @@ class MatchState:
             f"{PAIRS[0]} {totals[0]} {PAIRS[1]} {totals[1]}>"
         )
 
-    def _repr_svg_(self) -> str:
+    def _repr_svg_(self) -> str | None:
         """The match as a picture, for Jupyter: the deal in play, or the score sheet."""
-        from ..pictures import svg  # noqa: PLC0415 -- svg imports this module: import it when drawing
-
-        return svg.state_svg(self)
-
-
-# --- building states on the hot path ----------------------------------------------
-#
-# ``apply`` builds a DealState and a MatchState for every card played. attrs' generated
-# __init__ of a frozen class goes through object.__setattr__ for each field; setting the
-# slots through their descriptors does the same work in about half the time. These
-# builders are only for values whose fields are already known to be right (no
-# converters or validators exist on these classes; tests/test_state_builders.py checks
-# that each builder gives a value equal to the class's own constructor).
-
-_new = object.__new__
-
-
-def _setters(cls: type, *names: str) -> tuple[Any, ...]:
-    return tuple(cls.__dict__[name].__set__ for name in names)
-
-
-_SET_MATCH = _setters(MatchState, "core", "deal")
-_SET_DEAL = _setters(DealState, "core", "hands", "trick")
-_SET_CORE = _setters(DealCore, "setup", "bids", "leader", "tricks", "broken")
-
-
-def build_match(core: MatchCore, deal: DealState | None) -> MatchState:
-    """``MatchState(core, deal)``, built without attrs' ``__init__``."""
-    state = _new(MatchState)
-    set_core, set_deal = _SET_MATCH
-    set_core(state, core)
-    set_deal(state, deal)
-    return state
-
-
-def build_deal(
-    core: DealCore, hands: tuple[int, int, int, int], trick: tuple[Card, ...]
-) -> DealState:
-    """``DealState(core, hands, trick)``, built without attrs' ``__init__``."""
-    state = _new(DealState)
-    set_core, set_hands, set_trick = _SET_DEAL
-    set_core(state, core)
-    set_hands(state, hands)
-    set_trick(state, trick)
-    return state
-
-
-def build_core(
-    setup: DealSetup,
-    bids: tuple[Bid, ...],
-    leader: Seat | None,
-    tricks: tuple[Trick, ...],
-    broken: bool,
-) -> DealCore:
-    """``DealCore(setup, bids, leader, tricks, broken)``, built without attrs' ``__init__``."""
-    core = _new(DealCore)
-    set_setup, set_bids, set_leader, set_tricks, set_broken = _SET_CORE
-    set_setup(core, setup)
-    set_bids(core, bids)
-    set_leader(core, leader)
-    set_tricks(core, tricks)
-    set_broken(core, broken)
-    return core
+        return svg_of(self)

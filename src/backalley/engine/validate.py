@@ -52,10 +52,11 @@ import enum
 from typing import Any
 
 from ..core.actions import Bid, Deal, Play
-from ..core.bidding import is_throw_in, opening_leader
+from ..core.bidding import opening_leader
 from ..core.cards import CARDS, PACK_SIZE, Card, Pair, Seat, Suit
-from ..core.dealing import MAX_SEED, DealSetup, Swap, deal
+from ..core.dealing import MAX_SEED, DealSetup, Swap, deal_hands
 from ..core.errors import IllegalAction
+from ..core.flow import thrown_in
 from ..core.rules import MAX_HAND_SIZE, MIN_HAND_SIZE, Rules, TiePolicy
 from ..core.tricks import Trick
 from .match import apply, new_match
@@ -241,7 +242,7 @@ def _deal_invariants(state: DealState, where: str, *, finished: bool) -> None:
     size = setup.hand_size
     if len(setup.deck) != PACK_SIZE or len(set(setup.deck)) != PACK_SIZE:
         raise InvalidState(Invariant.CARDS, f"the deck of {where} is not the 54 cards, each once")
-    dealt = deal(
+    dealt = deal_hands(
         setup.deck,
         dealer=setup.dealer,
         hand_size=size,
@@ -312,7 +313,7 @@ def _phase_invariants(state: DealState, where: str, *, finished: bool) -> None:
             raise broken("cards are played but nobody leads (the bidding is not over)")
         if setup.tiebreak:
             raise broken("a tiebreak deal is led at once, yet it has no leader")
-        if finished and not is_throw_in(bids):
+        if finished and not thrown_in(bids):
             raise broken("a finished deal without play must be four passes (thrown in)")
         if not finished and len(bids) == 4:
             raise broken("four bids but no leader: the play should have begun")
@@ -320,7 +321,7 @@ def _phase_invariants(state: DealState, where: str, *, finished: bool) -> None:
     if not setup.tiebreak:
         if len(bids) != 4:
             raise broken(f"cards are played after {len(bids)} bids, not four")
-        if is_throw_in(bids):
+        if thrown_in(bids):
             raise broken("four passes throw the deal in, yet it is played")
         if state.leader is not None and not tricks and state.leader != opening_leader(bids):
             raise broken("the first trick is not led by the player the bids name")

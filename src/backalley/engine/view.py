@@ -27,31 +27,41 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any, overload
 
 import attrs
 
 from ..core.actions import Bid
-from ..core.bidding import Contract, Overbid, contracts, is_throw_in, overbids
-from ..core.cards import SEATS, Card, Pair, Seat, Suit, trump_mask
+from ..core.cards import Card, Pair, Seat, Suit, trump_mask, trump_words
 from ..core.dealing import Swap
 from ..core.rules import Rules
-from ..core.tricks import Trick, tricks_per_pair
-from ..pictures.text import trump_words
-from .state import DealResult, DealState, MatchState, Outcome, Phase, seat_to_move
+from ..core.tricks import Trick
+from .state import (
+    DealFacts,
+    DealResult,
+    DealState,
+    MatchFacts,
+    MatchState,
+    Outcome,
+    Read,
+)
+from .state import totals_of as _totals_of
 
-__all__ = ["DealView", "SeatView", "register_json", "view"]
+__all__ = ["DealView", "FinishedDeals", "SeatView", "register_json", "view"]
 
 
 @attrs.frozen
-class DealView:
+class DealView(DealFacts):
     """The public face of one deal, plus the swap if the viewing seat made it.
 
     ``leader`` leads the trick in progress (None while bidding or for a deal
     thrown in), ``trick`` holds its cards so far, ``tricks`` the completed ones;
     ``swap`` is the joker swap, present only in the swapper's own view;
-    ``scores`` is what each pair scored, once the deal is finished.
+    ``scores`` is what each pair scored, once the deal is finished. Everything
+    else (phase, whose turn, contracts, tricks won, ...) is derived exactly as for
+    a :class:`~backalley.engine.state.DealState`, through the same
+    :class:`~backalley.engine.state.DealFacts`.
     """
 
     number: int
@@ -66,10 +76,11 @@ class DealView:
     swap: Swap | None = None
     scores: tuple[int, int] | None = None
 
-    @property
-    def trump(self) -> Suit | None:
-        """The trump suit: the turned card's suit; None after a turned joker."""
-        return self.turned.suit
+    trump = Read[Suit | None]("turned.suit")
+    """The trump suit: the turned card's suit; None after a turned joker (DEAL-2, DEAL-3).
+
+    The same derivation as the deal's (``dealing.deal_hands``): the turned card is public.
+    """
 
     @property
     def trump_words(self) -> str:
@@ -77,48 +88,10 @@ class DealView:
         return trump_words(self.trump)
 
     @property
-    def contracts(self) -> tuple[Contract, Contract] | None:
-        """Each pair's contract once all four have bid (None in a tiebreak deal)."""
-        return contracts(self.bids) if len(self.bids) == 4 else None
-
-    @property
-    def warnings(self) -> tuple[Overbid, ...]:
-        """Pairs whose numeric target, from the bids so far, exceeds the hand size."""
-        return overbids(self.bids, self.hand_size)
-
-    @property
-    def thrown_in(self) -> bool:
-        """True when all four passed: the deal was thrown in."""
-        return is_throw_in(self.bids)
-
-    @property
-    def current_trick(self) -> Trick | None:
-        """The trick being played, or None while bidding (or after a throw-in)."""
-        return None if self.leader is None else Trick(self.leader, self.trick)
-
-    @property
-    def tricks_won(self) -> tuple[int, int]:
-        """Completed tricks taken by North-South and by East-West."""
-        return tricks_per_pair(self.tricks)
-
-    @property
     def trumps_broken(self) -> bool:
-        """Whether a trump or joker was played to a completed trick of this deal."""
+        """Whether a trump or joker was played to a completed trick (the state's ``broken``)."""
         trumps = trump_mask(self.trump)
         return any((1 << card) & trumps for trick in self.tricks for card in trick.cards)
-
-    def bid_of(self, seat: Seat) -> Bid | None:
-        """What ``seat`` bid in this deal, or None if it has not bid."""
-        for bid in self.bids:
-            if bid.seat == seat:
-                return bid
-        return None
-
-    def plays_of(self, seat: Seat) -> tuple[Card, ...]:
-        """The cards ``seat`` has played in this deal, in order."""
-        current = self.current_trick
-        tricks = (*self.tricks, current) if current is not None else self.tricks
-        return tuple(card for trick in tricks for who, card in trick.plays if who == seat)
 
 
 def _deal_view(deal: DealState, seat: Seat, scores: tuple[int, int] | None) -> DealView:
@@ -134,114 +107,99 @@ def _deal_view(deal: DealState, seat: Seat, scores: tuple[int, int] | None) -> D
         leader=deal.leader,
         trick=deal.trick,
         tricks=deal.tricks,
+        # DEAL-5: only the swapper sees the swap.
         swap=swap if swap is not None and swap.seat == seat else None,
         scores=scores,
     )
 
 
+class FinishedDeals(Sequence[DealView]):
+    """The finished deals of a match as one seat sees them, each made when first read.
+
+    A seat view is made at every decision; making the views of all finished deals
+    each time would make its cost grow with the match. This sequence holds the
+    match's finished deals and makes the views when they are read, so a view
+    costs the same at the first deal and the last. It equals (and hashes as) the
+    tuple of the same deal views.
+    """
+
+    __slots__ = ("_results", "_seat", "_views")
+
+    def __init__(self, results: tuple[DealResult, ...], seat: Seat) -> None:
+        self._results = results
+        self._seat = seat
+        self._views: tuple[DealView, ...] | None = None
+
+    def _all(self) -> tuple[DealView, ...]:
+        views = self._views
+        if views is None:
+            seat = self._seat
+            views = self._views = tuple(_finished_view(r, seat) for r in self._results)
+        return views
+
+    def __len__(self) -> int:
+        return len(self._results)
+
+    @overload
+    def __getitem__(self, index: int) -> DealView: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[DealView, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> DealView | tuple[DealView, ...]:
+        if isinstance(index, slice) or self._views is not None:
+            return self._all()[index]
+        return _finished_view(self._results[index], self._seat)
+
+    def __iter__(self) -> Iterator[DealView]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, FinishedDeals | tuple | list):
+            return self._all() == tuple(other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+
 @attrs.frozen
-class SeatView:
+class SeatView(MatchFacts):
     """Everything ``seat`` may know about a match at one moment, and nothing more.
 
     ``hand`` is the cards the seat still holds in the current deal; ``deal`` the
     deal in progress (None between deals and after the match); ``history`` the
     finished deals, thrown-in and tiebreak deals included; ``outcome`` the result
-    once the match is over.
+    once the match is over. Everything else (phase, whose turn, trump, contracts,
+    dealer, hand size, ...) is derived exactly as for a
+    :class:`~backalley.engine.state.MatchState`, through the same
+    :class:`~backalley.engine.state.MatchFacts`.
     """
 
     seat: Seat
     rules: Rules
     hand: tuple[Card, ...] = ()
     deal: DealView | None = None
-    history: tuple[DealView, ...] = ()
+    history: Sequence[DealView] = ()
     outcome: Outcome | None = None
 
-    @property
-    def pair(self) -> Pair:
-        """The viewing seat's partnership."""
-        return self.seat.pair
-
-    @property
-    def partner(self) -> Seat:
-        """The viewing seat's partner."""
-        return self.seat.partner
-
-    @property
-    def phase(self) -> Phase:
-        """DEAL, BID, PLAY or OVER, as for the match."""
-        if self.outcome is not None:
-            return Phase.OVER
-        if self.deal is None:
-            return Phase.DEAL
-        return Phase.BID if self.deal.leader is None else Phase.PLAY
-
-    @property
-    def to_move(self) -> Seat | None:
-        """The seat to act; None at a chance step and after the match."""
-        deal = self.deal
-        if self.outcome is not None or deal is None:
-            return None
-        return seat_to_move(deal.dealer, deal.bids, deal.leader, deal.trick)
-
-    @property
-    def trump(self) -> Suit | None:
-        """The current deal's trump suit (None without trumps or between deals)."""
-        return None if self.deal is None else self.deal.trump
-
-    @property
-    def bids(self) -> tuple[Bid, ...]:
-        """The current deal's bids so far, in circuit order."""
-        return () if self.deal is None else self.deal.bids
-
-    @property
-    def contracts(self) -> tuple[Contract, Contract] | None:
-        """The current deal's contracts, once its bidding is over."""
-        return None if self.deal is None else self.deal.contracts
-
-    @property
-    def tricks_won(self) -> tuple[int, int]:
-        """Tricks taken so far in the current deal by North-South and East-West."""
-        return (0, 0) if self.deal is None else self.deal.tricks_won
-
-    @property
-    def current_trick(self) -> Trick | None:
-        """The trick being played in the current deal, or None."""
-        return None if self.deal is None else self.deal.current_trick
-
-    @property
-    def completed_tricks(self) -> tuple[Trick, ...]:
-        """The current deal's completed tricks, with their winners."""
-        return () if self.deal is None else self.deal.tricks
+    pair = Read[Pair]("seat.pair")
+    """The viewing seat's partnership."""
+    partner = Read[Seat]("seat.partner")
+    """The viewing seat's partner."""
 
     @property
     def counted_deals(self) -> int:
         """How many deals of the schedule have been played."""
-        return sum(
-            not deal.tiebreak and not deal.thrown_in and deal.scores is not None
-            for deal in self.history
-        )
-
-    @property
-    def dealer(self) -> Seat:
-        """Who deals the current or next deal."""
-        return SEATS[(self.rules.first_dealer + len(self.history)) % 4]
-
-    @property
-    def hand_size(self) -> int:
-        """The hand size of the current or next deal."""
-        if self.deal is not None:
-            return self.deal.hand_size
-        counted = self.counted_deals
-        rules = self.rules
-        return rules.schedule[counted] if counted < rules.deals else rules.largest_hand
+        return sum(deal.scores is not None and deal.counts for deal in self.history)
 
     @property
     def totals(self) -> tuple[int, int]:
         """Running totals of North-South and East-West over the finished deals."""
-        return (
-            sum(deal.scores[0] for deal in self.history if deal.scores is not None),
-            sum(deal.scores[1] for deal in self.history if deal.scores is not None),
-        )
+        return _totals_of(deal.scores for deal in self.history)
 
     def to_dict(self) -> dict[str, Any]:
         """The view as plain JSON-ready data (:mod:`backalley.formats.codec.view`)."""
@@ -269,7 +227,11 @@ def register_json(
 
 
 def view(state: MatchState, seat: Seat) -> SeatView:
-    """What ``seat`` may know of ``state``: its own hand and everything public."""
+    """What ``seat`` may know of ``state``: its own hand and everything public.
+
+    Its cost does not grow with the match: the finished deals are seen through a
+    :class:`FinishedDeals`, made when read.
+    """
     if not isinstance(state, MatchState):
         raise TypeError(f"view needs a MatchState, not {type(state).__name__}")
     seat = Seat(seat)
@@ -279,7 +241,7 @@ def view(state: MatchState, seat: Seat) -> SeatView:
         rules=state.rules,
         hand=() if current is None else current.hand(seat),
         deal=None if current is None else _deal_view(current, seat, None),
-        history=tuple(_finished_view(result, seat) for result in state.history),
+        history=FinishedDeals(state.history, seat),
         outcome=state.outcome,
     )
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 
-from ..core.cards import Card, Pair, Seat, Suit
+from ..core.cards import Card, Pair, Seat, Suit, trump_words
 from ..core.dealing import DealSetup
 from ..engine.state import MatchState, Outcome, Termination
 
@@ -39,11 +39,6 @@ __all__ = [
 
 PAIR_NAMES: Final = {Pair.NORTH_SOUTH: "North-South", Pair.EAST_WEST: "East-West"}
 """The pairs' names in sentences."""
-
-
-def trump_words(trump: Suit | None) -> str:
-    """The trump in words: ``"hearts are trumps"`` or ``"no trumps"``."""
-    return "no trumps" if trump is None else f"{trump.word} are trumps"
 
 
 def result_sentence(outcome: Outcome, *, seat: Seat | None = None) -> str:

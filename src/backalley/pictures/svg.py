@@ -25,6 +25,7 @@ import attrs
 
 from ..core.bidding import Contract, board_multipliers
 from ..core.cards import SEATS, Card, Seat, Suit, mask_of, trump_mask
+from ..core.flow import thrown_in
 from ..core.tricks import Trick, allowed_plays
 from ..engine.state import DealResult, DealState, MatchState
 from ._drawing import (
@@ -349,18 +350,18 @@ def deal_svg(result: DealResult | DealState) -> str:
     :class:`DealState`; a deal still in progress is drawn by :func:`table_svg`.
     """
     deal = result.deal if isinstance(result, DealResult) else result
-    if not deal.is_complete and not _thrown_in(deal):
+    if not deal.is_complete and not thrown_in(deal.bids):
         return table_svg(deal)
     setup = deal.setup
     trump = setup.trump
     dealt = {seat: _cards_dealt(deal, seat) for seat in SEATS}
     notes = _bid_notes(deal)
     lines = [_heading(deal)]
-    scores = deal.scores()
+    scores = deal.settle()
     contracts = deal.contracts
     ns, ew = deal.tricks_won
     size = setup.hand_size
-    if _thrown_in(deal):
+    if thrown_in(deal.bids):
         lines.append("All four passed: the deal is thrown in, no score.")
     elif contracts is None:
         lines.append(f"Tiebreak deal, no bidding: North-South took {ns}, East-West {ew}")
@@ -389,10 +390,6 @@ def deal_svg(result: DealResult | DealState) -> str:
     )
     title = ". ".join(lines) + ". As dealt: " + _hands_words(dealt, trump) + " " + tricks_words
     return document(width, height, title, body + parts)
-
-
-def _thrown_in(deal: DealState) -> bool:
-    return len(deal.bids) == 4 and all(bid.is_pass for bid in deal.bids)
 
 
 def _cards_dealt(deal: DealState, seat: Seat) -> tuple[Card, ...]:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..core.cards import Card, Suit
+from ..core.cards import Card, Suit, trump_words
+from ..core.flow import thrown_in
 from ..core.tricks import Trick
 from ..engine.state import DealState, MatchState
-from .prose import deal_heading, trump_words
+from .prose import deal_heading
 
 __all__ = ["deal_text", "hand_text", "state_text", "trick_text", "trump_words"]
 
@@ -52,7 +53,7 @@ def deal_text(deal: DealState, *, show_hands: bool = True) -> str:
         lines.append("Bids: " + ", ".join(str(bid) for bid in deal.bids))
     contracts = deal.contracts
     ns, ew = deal.tricks_won
-    if len(deal.bids) == 4 and all(bid.is_pass for bid in deal.bids):
+    if thrown_in(deal.bids):
         lines.append("All four passed: thrown in, no score")
     elif contracts is not None:
         lines.append(f"Targets: NS {contracts[0]} (won {ns}), EW {contracts[1]} (won {ew})")

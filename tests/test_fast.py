@@ -1,4 +1,4 @@
-"""The hot-path builders of state.py give exactly what the classes' constructors give."""
+"""The speed tricks of ``engine._fast`` give exactly what the plain construction gives."""
 
 import random
 
@@ -7,15 +7,33 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backalley import Deal, Rules, apply, legal_actions, new_match, seeded_deal
-from backalley.engine.state import (
-    DealCore,
-    DealState,
-    MatchState,
+from backalley import (
+    Bid,
+    Card,
+    Deal,
+    Play,
+    Rules,
+    Seat,
+    apply,
+    legal_actions,
+    new_match,
+    seeded_deal,
+)
+from backalley.core.actions import deal_of_permutation
+from backalley.core.cards import ALL_CARDS_MASK, cards_of
+from backalley.core.dealing import seeded_deck
+from backalley.core.flow import CLOCKWISE, bid_position, bidder_to_move, next_seat, player_to_move
+from backalley.engine._fast import (
+    BID_POSITION,
+    LEGAL_BIDS,
+    TO_BID,
+    TO_PLAY,
     build_core,
     build_deal,
     build_match,
+    plays_of,
 )
+from backalley.engine.state import DealCore, DealState, MatchState
 
 
 @pytest.mark.rule("ENGINE-6")
@@ -74,3 +92,34 @@ def test_kept_counts_and_unchecked_deals_match_their_sources(seed):
             assert action == seeded_deal(state)
         state = apply(state, action)
     assert state.counted_deals == 2
+
+
+@given(seat=st.sampled_from(list(Seat)), mask=st.integers(0, ALL_CARDS_MASK))
+def test_plays_of_equals_building_each_play(seat, mask):
+    """The cached pickers give the plays of the mask's cards, in card order."""
+    assert plays_of(seat, mask) == tuple(Play(seat, card) for card in cards_of(mask))
+    assert plays_of(seat, mask) == plays_of(seat, mask)  # again, from the cache
+
+
+@given(seed=st.integers(0, 2**64 - 1), number=st.integers(0, 60))
+def test_unchecked_deal_equals_a_checked_one(seed, number):
+    """``deal_of_permutation`` of a seeded deck is the checked ``Deal`` of the same deck."""
+    deck = seeded_deck(seed, number)
+    assert deal_of_permutation(deck) == Deal(deck)
+    assert all(type(card) is Card for card in deal_of_permutation(deck).deck)
+
+
+def test_turn_tables_equal_the_flow_functions():
+    """The legal bids and next players looked up equal those built from ``core.flow``."""
+    for dealer in Seat:
+        for said in range(4):
+            seat = bidder_to_move(dealer, said)
+            for size in range(1, 14):
+                expected = (*(Bid(seat, amount) for amount in range(size)), Bid(seat, board=True))
+                assert LEGAL_BIDS[dealer][said][size] == expected
+            assert TO_PLAY[dealer][said] is player_to_move(dealer, said)
+            assert TO_BID[dealer][said] is seat
+        for seat in Seat:
+            assert BID_POSITION[dealer][seat] == bid_position(dealer, seat)
+    for at in range(len(CLOCKWISE)):
+        assert CLOCKWISE[at] is next_seat(Seat.NORTH, at)

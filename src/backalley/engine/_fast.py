@@ -1,0 +1,165 @@
+"""Speed tricks of ``apply`` and ``legal_actions``, kept in one place.
+
+Why this module exists: a random playout calls ``legal_actions`` and ``apply``
+once per action, and each builds a few small values. The plain way to build
+them (attrs' generated ``__init__``, ``Deal(deck)`` with its checks, a tuple of
+``Play`` per call) costs about twice as much as what is below. Every function
+here gives a value *equal* to the plain construction, which
+``tests/test_fast.py`` checks for each of them; nothing else in the package
+depends on how they do it.
+
+- ``build_match``, ``build_deal``, ``build_core``: a frozen attrs ``__init__``
+  goes through ``object.__setattr__`` for each field; setting the slots through
+  their descriptors does the same work in about half the time. Only for values
+  whose fields are already known to be right (the classes have no converters or
+  validators).
+- ``core.actions.deal_of_permutation`` (kept in the core, since the layers beside
+  the engine use it too): ``Deal(deck)`` for a deck known to hold each card once.
+- ``plays_of``: the ``Play`` actions of a mask of cards, picked 13 cards at a
+  time by a cached ``itemgetter`` instead of one lookup per card.
+- ``TO_BID``, ``TO_PLAY``, ``BID_POSITION`` and ``LEGAL_BIDS``: whose turn it is,
+  where a seat bids and the bids allowed, as tables built once from ``core.flow``
+  and indexed, instead of a call per action.
+
+One trick stays where it is used, as moving it would cost the call it saves:
+``apply`` tells the three action classes apart by exact type
+(``type(action) is Play``), not ``isinstance``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from operator import itemgetter
+from typing import Any, Final
+
+from ..core.actions import PLAYS, Bid, Play, shared_bid
+from ..core.cards import CARDS, SEATS, Card, Seat
+from ..core.dealing import DealSetup
+from ..core.flow import bid_position, bidder_to_move, player_to_move
+from ..core.rules import MAX_HAND_SIZE
+from ..core.tricks import Trick
+from .state import DealCore, DealState, MatchCore, MatchState
+
+__all__ = [
+    "BID_POSITION",
+    "LEGAL_BIDS",
+    "TO_BID",
+    "TO_PLAY",
+    "build_core",
+    "build_deal",
+    "build_match",
+    "plays_of",
+]
+
+_new: Final = object.__new__
+
+
+def _setters(cls: type, *names: str) -> tuple[Any, ...]:
+    return tuple(cls.__dict__[name].__set__ for name in names)
+
+
+_SET_MATCH: Final = _setters(MatchState, "core", "deal")
+_SET_DEAL: Final = _setters(DealState, "core", "hands", "trick")
+_SET_CORE: Final = _setters(DealCore, "setup", "bids", "leader", "tricks", "broken")
+
+
+def build_match(core: MatchCore, deal: DealState | None) -> MatchState:
+    """``MatchState(core, deal)``, built without attrs' ``__init__``."""
+    state = _new(MatchState)
+    set_core, set_deal = _SET_MATCH
+    set_core(state, core)
+    set_deal(state, deal)
+    return state
+
+
+def build_deal(
+    core: DealCore, hands: tuple[int, int, int, int], trick: tuple[Card, ...]
+) -> DealState:
+    """``DealState(core, hands, trick)``, built without attrs' ``__init__``."""
+    state = _new(DealState)
+    set_core, set_hands, set_trick = _SET_DEAL
+    set_core(state, core)
+    set_hands(state, hands)
+    set_trick(state, trick)
+    return state
+
+
+def build_core(
+    setup: DealSetup,
+    bids: tuple[Bid, ...],
+    leader: Seat | None,
+    tricks: tuple[Trick, ...],
+    broken: bool,
+) -> DealCore:
+    """``DealCore(setup, bids, leader, tricks, broken)``, built without attrs' ``__init__``."""
+    core = _new(DealCore)
+    set_setup, set_bids, set_leader, set_tricks, set_broken = _SET_CORE
+    set_setup(core, setup)
+    set_bids(core, bids)
+    set_leader(core, leader)
+    set_tricks(core, tricks)
+    set_broken(core, broken)
+    return core
+
+
+# The plays of a mask are picked 13 cards at a time (a suit, or the two jokers) by an
+# itemgetter made once for each pattern of set bits and shared by every seat and suit,
+# so the table never holds more than 2**13 entries.
+_CHUNK: Final = 13
+_CHUNK_BITS: Final = (1 << _CHUNK) - 1
+_PICKERS: Final[dict[int, Callable[[tuple[Play, ...]], tuple[Play, ...]]]] = {}
+_PLAYS_BY_CHUNK: Final = tuple(
+    tuple(PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
+    for seat in SEATS
+)
+
+
+def _picker(bits: int) -> Callable[[tuple[Play, ...]], tuple[Play, ...]]:
+    """An itemgetter taking the plays at the set bits of a 13-bit chunk, as a tuple."""
+    positions = [i for i in range(_CHUNK) if bits >> i & 1]
+    # itemgetter of one index gives the item itself; a one-item slice gives a tuple.
+    if len(positions) == 1:
+        return itemgetter(slice(positions[0], positions[0] + 1))
+    return itemgetter(*positions)
+
+
+def plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
+    """The Play actions of ``seat`` for the cards of ``allowed``, in card order."""
+    chunks = _PLAYS_BY_CHUNK[seat]
+    plays: tuple[Play, ...] = ()
+    chunk = 0
+    while allowed:
+        bits = allowed & _CHUNK_BITS
+        if bits:
+            pick = _PICKERS.get(bits)
+            if pick is None:
+                pick = _PICKERS[bits] = _picker(bits)
+            plays += pick(chunks[chunk])
+        allowed >>= _CHUNK
+        chunk += 1
+    return plays
+
+
+_BIDS_OF_SEAT: Final = tuple(
+    tuple(
+        (*(shared_bid(seat, amount) for amount in range(size)), shared_bid(seat, 0, board=True))
+        for size in range(MAX_HAND_SIZE + 1)
+    )
+    for seat in SEATS
+)
+LEGAL_BIDS: Final = tuple(
+    tuple(_BIDS_OF_SEAT[bidder_to_move(dealer, said)] for said in range(4)) for dealer in SEATS
+)
+"""``LEGAL_BIDS[dealer][bids said][hand_size]``: the next bidder's legal bids (BID-1, BID-2).
+
+Pass, 1 .. hand_size - 1, Board, in that order; the bidder from ``flow.bidder_to_move``.
+"""
+
+TO_PLAY: Final = tuple(tuple(player_to_move(leader, n) for n in range(4)) for leader in SEATS)
+"""``TO_PLAY[leader][cards down]``: who plays next to the trick (PLAY-1, ``player_to_move``)."""
+
+TO_BID: Final = tuple(tuple(bidder_to_move(dealer, said) for said in range(4)) for dealer in SEATS)
+"""``TO_BID[dealer][bids said]``: who bids next (BID-1, ``flow.bidder_to_move``)."""
+
+BID_POSITION: Final = tuple(tuple(bid_position(dealer, seat) for seat in SEATS) for dealer in SEATS)
+"""``BID_POSITION[dealer][seat]``: where the seat bids in the circuit (``flow.bid_position``)."""
