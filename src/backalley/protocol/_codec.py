@@ -1,0 +1,52 @@
+"""The one place the protocol takes its JSON forms from: the record and action JSON.
+
+The protocol writes actions, rules and outcomes exactly as game records do
+(``docs/records.md``), through :mod:`backalley.formats.codec`: this module
+imports the few functions it needs, so the rest of the package never depends on
+where they live.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core.actions import Bid, Deal, Play
+from ..engine.state import MatchState, Outcome
+from ..formats.codec import RecordError, from_json, to_json
+from ..formats.codec.record import dumps
+from ..formats.codec.values import claim_to_json, rules_from_json, rules_to_json
+from ..formats.records import record_from_state
+
+__all__ = [
+    "CodecError",
+    "action_from_json",
+    "action_to_json",
+    "outcome_json",
+    "record_text",
+    "rules_from_json",
+    "rules_to_json",
+]
+
+CodecError = RecordError
+"""JSON that is not the value asked for; ``path`` and ``message`` say where and why."""
+
+
+def action_to_json(action: Bid | Play | Deal) -> Any:
+    """An action's JSON: ``"N 3"``, ``"S AS"``, or ``{"deal": [54 card codes]}``."""
+    return to_json(action)
+
+
+def action_from_json(data: Any) -> Bid | Play | Deal:
+    """The action of its JSON (any spelling the notation reads); CodecError if it is none."""
+    action: Bid | Play | Deal = from_json("action", data)
+    return action
+
+
+def outcome_json(outcome: Outcome) -> dict[str, Any]:
+    """How a match ended, as a record's result says it: ``{"termination", "winner"}``."""
+    return claim_to_json(outcome.termination, outcome.winner)
+
+
+def record_text(state: MatchState) -> str:
+    """The game record (decks written out card by card) that reaches ``state``."""
+    return dumps(record_from_state(state, decks="explicit", claims=False))

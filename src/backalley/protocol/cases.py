@@ -1,0 +1,341 @@
+"""Fuzz cases: what the fuzzer plays, and the messages and expected replies it makes.
+
+A :class:`Case` is the rules and, deal by deal, a script of steps: the deck
+dealt, the moves chosen (by action index, so that a deal replays the same way
+whoever deals it) and the illegal actions probed. :func:`walk_deal` runs one
+deal's script, or chooses it as it goes, through the reference
+:class:`~backalley.protocol.server.Session`, and gives the request lines for the
+engine with the reply the reference gives to each.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Final, Literal, NamedTuple, Protocol
+
+import attrs
+
+from ..core.action_index import action_index, index_action
+from ..core.actions import Bid, Deal, Play, bid_of, play_of
+from ..core.cards import CARDS, SEATS, Card
+from ..core.rules import Rules
+from ..engine.match import apply, legal_actions
+from ..engine.state import MatchState
+from ._codec import rules_to_json
+from .messages import APPLY_REQUESTS, OK_LINE, action_text, encode, facts, legal_line
+from .server import Session
+
+__all__ = [
+    "PROBE_DECK",
+    "Case",
+    "DealScript",
+    "Invalid",
+    "Item",
+    "Step",
+    "Walked",
+    "probe_action",
+    "walk_deal",
+]
+
+Step = tuple[Any, ...]
+"""``("deal", deck)``, ``("move", action index)`` or ``("probe", offset, kind, value)``.
+
+A probe is an action the rules refuse: ``kind`` is ``"bid"`` (``value`` the
+amount, -1 for Board), ``"play"`` (``value`` the card number) or ``"deal"``; it
+is made by the seat ``offset`` places clockwise from the seat to move (from the
+first bidder between deals).
+"""
+
+PROBE_DECK: Final = Deal(CARDS)
+"""The deck of a probing deal: every card in card order."""
+
+DealKind = Literal["counted", "thrown", "tiebreak", "open"]
+
+
+@attrs.frozen
+class DealScript:
+    """One deal of a case: its steps, its hand size and how it ended."""
+
+    steps: tuple[Step, ...]
+    hand_size: int
+    kind: DealKind
+    tiebreak: bool = False
+
+
+@attrs.frozen
+class Case:
+    """A match to play through an engine: the rules, the seed and each deal's script."""
+
+    rules: Rules
+    seed: int
+    deals: tuple[DealScript, ...]
+
+    @property
+    def actions(self) -> int:
+        """How many actions the case sends: deals, moves and probes."""
+        return sum(len(script.steps) for script in self.deals)
+
+    def request_lines(self, *, with_legal: bool = True) -> list[bytes]:
+        """The requests of the case, as the fuzzer sends them (after ``hello``)."""
+        lines = [new_match_line(self.rules, self.seed)]
+        session = Session()
+        session.answer(lines[0])
+        for script in self.deals:
+            lines += walk_deal(session, ScriptSource(script.steps), with_legal=with_legal).lines
+        return lines
+
+
+class Invalid(Exception):
+    """A script that does not fit the match it is played in (during shrinking)."""
+
+
+class Item(NamedTuple):
+    """One request, the reference's reply and where it was sent.
+
+    ``kind`` is ``"apply"``, ``"legal"``, ``"facts"`` or ``"probe"`` (an apply the
+    rules refuse); ``expected`` the reference's reply line; ``before`` the
+    reference state the request was sent in; ``steps`` how many steps of the
+    deal's script had been sent with it.
+    """
+
+    kind: str
+    line: bytes
+    expected: bytes
+    action: Bid | Play | Deal | None
+    before: MatchState
+    steps: int
+
+
+def new_match_line(rules: Rules, seed: int) -> bytes:
+    """The ``new_match`` request line."""
+    request = {"type": "new_match", "rules": rules_to_json(rules), "seed": seed}
+    return json.dumps(request, separators=(",", ":")).encode() + b"\n"
+
+
+_LEGAL_LINE: Final = b'{"type":"legal"}\n'
+_FACTS_LINE: Final = b'{"type":"facts"}\n'
+_NO_LEGAL: Final = b'{"type":"legal","actions":[]}\n'
+_APPLY_LINES: Final = {id(action): line + b"\n" for line, action in APPLY_REQUESTS.items()}
+
+
+def apply_line(action: Bid | Play | Deal) -> bytes:
+    """The ``apply`` request line of an action."""
+    line = _APPLY_LINES.get(id(action))
+    if line is None:
+        request = {"type": "apply", "action": action_text(action)}
+        line = json.dumps(request, separators=(",", ":")).encode() + b"\n"
+    return line
+
+
+def probe_action(state: MatchState, offset: int, kind: str, value: int) -> Bid | Play | Deal:
+    """The action a probe step stands for in ``state``."""
+    if kind == "deal":
+        return PROBE_DECK
+    base = state.to_move
+    if base is None:
+        base = SEATS[(state.dealer + 1) % 4]
+    seat = SEATS[(base + offset) % 4]
+    if kind == "bid":
+        return bid_of(seat, 0, board=True) if value < 0 else bid_of(seat, value)
+    return play_of(seat, CARDS[value])
+
+
+class Source(Protocol):
+    """Where a deal's steps come from: a script, or a chooser making them up."""
+
+    def before_deal(self, state: MatchState) -> list[Step]:
+        """Probes before the deal (or after the match)."""
+
+    def deck(self, state: MatchState) -> tuple[Card, ...] | None:
+        """The deck to deal, or None to stop here."""
+
+    def probes(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> list[Step]:
+        """Probes at a decision point."""
+
+    def move(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> Bid | Play | None:
+        """The move to make (one of ``legal``), or None to stop here."""
+
+    def done(self) -> bool:
+        """Whether every step was used (a script) or nothing more is wanted."""
+
+
+class ScriptSource:
+    """The steps of a script, in order; a step that does not fit raises :class:`Invalid`."""
+
+    def __init__(self, steps: tuple[Step, ...]) -> None:
+        self._steps = steps
+        self._next = 0
+
+    def _probes(self) -> list[Step]:
+        found = []
+        while self._next < len(self._steps) and self._steps[self._next][0] == "probe":
+            found.append(self._steps[self._next])
+            self._next += 1
+        return found
+
+    def before_deal(self, state: MatchState) -> list[Step]:
+        return self._probes()
+
+    def deck(self, state: MatchState) -> tuple[Card, ...] | None:
+        if self._next >= len(self._steps):
+            return None
+        step = self._steps[self._next]
+        if step[0] != "deal":
+            raise Invalid("a move where a deal is due")
+        self._next += 1
+        deck: tuple[Card, ...] = step[1]
+        return deck
+
+    def probes(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> list[Step]:
+        return self._probes()
+
+    def move(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> Bid | Play | None:
+        if self._next >= len(self._steps):
+            return None
+        step = self._steps[self._next]
+        if step[0] != "move":
+            raise Invalid("a deal where a move is due")
+        self._next += 1
+        action = index_action(step[1], state.to_move)  # type: ignore[arg-type]
+        if action not in legal:
+            raise Invalid(f"{action} is not legal here")
+        return action
+
+    def done(self) -> bool:
+        return self._next >= len(self._steps)
+
+
+class Walked(NamedTuple):
+    """One deal as walked: its script, the request lines and the reference's reply lines.
+
+    ``items`` has the details of each request (with ``detail=True``), which are
+    needed only to explain a difference.
+    """
+
+    script: DealScript
+    lines: list[bytes]
+    expected: list[bytes]
+    items: list[Item] | None
+
+
+class _Walk:
+    """The steps, lines and items of one deal as it is walked."""
+
+    def __init__(self, session: Session, detail: bool) -> None:
+        self.session = session
+        self.steps: list[Step] = []
+        self.lines: list[bytes] = []
+        self.expected: list[bytes] = []
+        self.items: list[Item] | None = [] if detail else None
+
+    def state(self) -> MatchState:
+        state = self.session.state
+        assert state is not None
+        return state
+
+    def add(
+        self,
+        kind: str,
+        line: bytes,
+        reply: bytes,
+        action: Bid | Play | Deal | None,
+        before: MatchState,
+    ) -> None:
+        self.lines.append(line)
+        self.expected.append(reply)
+        if self.items is not None:
+            self.items.append(Item(kind, line, reply, action, before, len(self.steps)))
+
+    def probe(self, step: Step) -> None:
+        before = self.state()
+        action = probe_action(before, step[1], step[2], step[3])
+        reply = self.session.apply(action)
+        if reply is OK_LINE:
+            raise Invalid(f"the probe {action} is legal")
+        self.steps.append(step)
+        self.add("probe", apply_line(action), reply, action, before)
+
+    def observe(self) -> None:
+        after = self.state()
+        self.add("facts", _FACTS_LINE, encode_facts(after), None, after)
+
+    def deal(self, deck: tuple[Card, ...]) -> None:
+        before = self.state()
+        action = Deal(deck)
+        if self.session.apply(action) is not OK_LINE:
+            raise Invalid("no deal is due")
+        self.steps.append(("deal", deck))
+        self.add("apply", apply_line(action), OK_LINE, action, before)
+        self.observe()
+
+    def done(self, hand_size: int, kind: DealKind, tiebreak: bool = False) -> Walked:
+        script = DealScript(tuple(self.steps), hand_size, kind, tiebreak)
+        return Walked(script, self.lines, self.expected, self.items)
+
+
+def walk_deal(
+    session: Session,
+    source: Source,
+    *,
+    with_legal: bool = True,
+    detail: bool = False,
+) -> Walked:
+    """Play one deal (or the probes after the match) through the reference ``session``.
+
+    The deal's script as played, and the requests to send with the reference's
+    replies: the legal actions at every decision point (with ``with_legal``),
+    each action, and the facts once the deal is dealt and once it is over.
+    (Whose turn it is and what each player holds show in every list of legal
+    actions.) The reference state moves on; a script that does not fit raises
+    :class:`Invalid`. Walking the same script again from the same state gives
+    the same requests, so ``detail`` is asked for only to explain a difference.
+    """
+    walk = _Walk(session, detail)
+    lines, expected, items = walk.lines, walk.expected, walk.items
+    state = walk.state()
+    hand_size = state.hand_size
+    if with_legal:
+        walk.add("legal", _LEGAL_LINE, _NO_LEGAL, None, state)
+    for step in source.before_deal(state):
+        walk.probe(step)
+    deck = None if state.is_over else source.deck(state)
+    if deck is None:
+        return walk.done(hand_size, "open")
+    walk.deal(deck)
+    tiebreak = walk.state().deal.setup.tiebreak  # type: ignore[union-attr]
+    steps = walk.steps
+    # The hot loop of the fuzzer: the appends are written out rather than calls of add.
+    state = walk.state()
+    while state.deal is not None:
+        legal = legal_actions(state)
+        if with_legal:
+            lines.append(_LEGAL_LINE)
+            reply = legal_line(legal)
+            expected.append(reply)
+            if items is not None:
+                items.append(Item("legal", _LEGAL_LINE, reply, None, state, len(steps)))
+        for step in source.probes(state, legal):
+            walk.probe(step)
+        move = source.move(state, legal)
+        if move is None:
+            return walk.done(hand_size, "open", tiebreak)
+        # A legal move: applied without the refusal handling of Session.apply.
+        session.state = after = apply(state, move)
+        steps.append(("move", action_index(move)))
+        line = apply_line(move)
+        lines.append(line)
+        expected.append(OK_LINE)
+        if items is not None:
+            items.append(Item("apply", line, OK_LINE, move, state, len(steps)))
+        if after.deal is None:
+            walk.observe()
+        state = after
+    if tiebreak:
+        return walk.done(hand_size, "tiebreak", tiebreak)
+    thrown = walk.state().history[-1].thrown_in
+    return walk.done(hand_size, "thrown" if thrown else "counted")
+
+
+def encode_facts(state: MatchState) -> bytes:
+    """The ``facts`` reply for a state."""
+    return encode({"type": "facts", "facts": facts(state)})

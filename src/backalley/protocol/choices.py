@@ -1,0 +1,236 @@
+"""The fuzzer's choices: rules, decks, moves and illegal actions, biased to reach rare rules.
+
+:class:`RandomSource` deals decks with turned jokers (and the swap), hands of
+nothing but trumps and jokers in hand; bids Board often and sometimes passes
+four times; leads jokers and trumps whenever it may; plans level deals so that
+tiebreak deals are played; and probes illegal actions. :func:`draw_rules` draws
+each match's rules, small schedules often (one-card deals, quick ties).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Final
+
+import attrs
+
+from ..core.actions import Bid, Deal, Play
+from ..core.cards import CARDS, SEATS, Card
+from ..core.rules import SCHEDULES, Rules, TiePolicy
+from ..engine.match import apply, legal_actions
+from ..engine.state import MatchState
+from .cases import (
+    Step,
+)
+
+__all__ = ["RandomSource", "draw_rules"]
+
+
+@attrs.define
+class RandomSource:
+    """Biased random choices that reach the rare rules, and the probes of illegal actions."""
+
+    rng: random.Random
+    per_deal: int
+    """About how many illegal actions to probe in each deal (0: none)."""
+    rate: float = 0.0
+    all_pass: bool = False
+    plan: list[Bid | Play] = attrs.Factory(list)
+    """Moves chosen ahead (last first), to reach a tiebreak deal."""
+
+    def before_deal(self, state: MatchState) -> list[Step]:
+        """Sometimes an action before the deal; always one after the match."""
+        if not self.per_deal:
+            return []
+        if state.is_over:
+            return [self._any_probe()]
+        if self.rng.random() < 0.2:
+            return [self._any_probe(deals=False)]
+        return []
+
+    def _any_probe(self, *, deals: bool = True) -> Step:
+        rng = self.rng
+        kind = rng.choice(("bid", "play", "deal") if deals else ("bid", "play"))
+        value = rng.randrange(len(CARDS)) if kind == "play" else rng.randrange(-1, 4)
+        return ("probe", rng.randrange(4), kind, value)
+
+    def deck(self, state: MatchState) -> tuple[Card, ...]:
+        """A biased deck; before a match's last deal, sometimes one planned to end level."""
+        rules = state.rules
+        self.plan = []
+        if (
+            rules.tie is TiePolicy.TIEBREAK_DEAL
+            and state.counted_deals >= rules.deals - 1
+            and state.hand_size <= _PLANNED_HAND_SIZE
+            and self.rng.random() < 0.5
+        ):
+            planned = self._plan_level(state)
+            if planned is not None:
+                return planned
+        return self._deck(state)
+
+    def _plan_level(self, state: MatchState) -> tuple[Card, ...] | None:
+        """A deck and moves that leave the match level, so that a tiebreak deal follows.
+
+        Level means tied totals after the last deal, or equal tricks in a tiebreak
+        deal; found by playing random deals ahead on the reference.
+        """
+        for _ in range(_PLAN_TRIES):
+            deck = self._deck(state)
+            moves: list[Bid | Play] = []
+            playing = apply(state, Deal(deck))
+            while playing.deal is not None:
+                move = self._choose(playing, legal_actions(playing))
+                moves.append(move)
+                playing = apply(playing, move)
+            if playing.outcome is None and playing.counted_deals >= state.rules.deals:
+                moves.reverse()
+                self.plan = moves
+                # The probes are drawn as if this were any other deal.
+                self.rate = self.per_deal / (4 + 4 * state.hand_size)
+                return deck
+        return None
+
+    def _deck(self, state: MatchState) -> tuple[Card, ...]:
+        rng = self.rng
+        size = state.hand_size
+        dealt = 4 * size
+        deck = list(CARDS)
+        rng.shuffle(deck)
+
+        def put(card: Card, position: int) -> None:
+            where = deck.index(card)
+            deck[where], deck[position] = deck[position], deck[where]
+
+        roll = rng.random()
+        if roll < 0.15:
+            # A turned joker: no trumps, and the other joker, if dealt, is swapped.
+            joker, other = rng.choice(((Card.BIG, Card.LITTLE), (Card.LITTLE, Card.BIG)))
+            put(joker, dealt)
+            if rng.random() < 0.7:
+                put(other, rng.randrange(dealt))
+        elif roll < 0.3:
+            # One hand of nothing but trumps (jokers included).
+            turned = CARDS[rng.randrange(52)]
+            put(turned, dealt)
+            suit = turned.suit
+            trumps = [c for c in CARDS if c.suit is suit and c is not turned]
+            trumps += [Card.BIG, Card.LITTLE]
+            rng.shuffle(trumps)
+            offset = rng.randrange(4)
+            for index in range(size):
+                put(trumps[index], offset + 4 * index)
+        elif roll < 0.6:
+            for joker in (Card.BIG, Card.LITTLE):
+                if rng.random() < 0.7:
+                    put(joker, rng.randrange(dealt))
+        self.all_pass = rng.random() < 0.08
+        self.rate = self.per_deal / (4 + dealt)
+        return tuple(deck)
+
+    def probes(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> list[Step]:
+        """Now and then an illegal action: most often a held card a play rule forbids."""
+        rng = self.rng
+        if not self.per_deal or rng.random() >= self.rate:
+            return []
+        current = state.deal
+        assert current is not None and state.to_move is not None
+        roll = rng.random()
+        if current.leader is None:
+            size = current.setup.hand_size
+            if roll < 0.35:
+                return [("probe", 0, "bid", rng.randrange(size, min(size + 3, 99) + 1))]
+            if roll < 0.7:
+                return [("probe", rng.randrange(1, 4), "bid", rng.randrange(-1, size))]
+            if roll < 0.9:
+                held = current.hands[state.to_move]
+                return [("probe", 0, "play", rng.choice(_bits(held)))]
+            return [("probe", 0, "deal", 0)]
+        held = current.hands[state.to_move]
+        allowed = 0
+        for action in legal:
+            allowed |= 1 << action.card  # type: ignore[union-attr]
+        refused = held & ~allowed
+        if refused and roll < 0.6:
+            return [("probe", 0, "play", rng.choice(_bits(refused)))]
+        if roll < 0.75:
+            offset = rng.randrange(1, 4)
+            other = current.hands[(state.to_move + offset) % 4]
+            if other:
+                return [("probe", offset, "play", rng.choice(_bits(other)))]
+        if roll < 0.9:
+            missing = ((1 << len(CARDS)) - 1) & ~held
+            return [("probe", 0, "play", rng.choice(_bits(missing)))]
+        if roll < 0.95:
+            return [("probe", 0, "bid", 0)]
+        return [("probe", 0, "deal", 0)]
+
+    def move(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> Bid | Play:
+        """The planned move, or a biased random one."""
+        if self.plan:
+            return self.plan.pop()
+        return self._choose(state, legal)
+
+    def _choose(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> Bid | Play:
+        random_ = self.rng.random
+        first = legal[0]
+        count = len(legal)
+        if type(first) is Bid:
+            if self.all_pass:
+                return first
+            roll = random_()
+            if roll < 0.15:
+                return legal[-1]  # type: ignore[return-value]
+            if roll < 0.45:
+                return first
+            return legal[int(random_() * count)]  # type: ignore[return-value]
+        if count == 1:
+            return first  # type: ignore[return-value]
+        # Plays come in card order, so the jokers, if any, are last.
+        last = legal[-1]
+        if last.card >= _LITTLE and random_() < 0.5:  # type: ignore[union-attr]
+            if legal[-2].card >= _LITTLE and random_() < 0.5:  # type: ignore[union-attr]
+                return legal[-2]  # type: ignore[return-value]
+            return last  # type: ignore[return-value]
+        current = state.deal
+        assert current is not None
+        if not current.trick and random_() < 0.3:
+            trumps = current.setup.trumps
+            leads = [a for a in legal if trumps >> a.card & 1]  # type: ignore[union-attr]
+            if leads:
+                return leads[int(random_() * len(leads))]  # type: ignore[return-value]
+        return legal[int(random_() * count)]  # type: ignore[return-value]
+
+    def done(self) -> bool:
+        """Always: random choices never run out."""
+        return True
+
+
+_LITTLE: Final = min(Card.LITTLE, Card.BIG)
+_PLANNED_HAND_SIZE: Final = 7
+"""Level deals are looked for up to this hand size, where they are likely enough."""
+_PLAN_TRIES: Final = 30
+
+
+def _bits(mask: int) -> list[int]:
+    return [index for index in range(len(CARDS)) if mask >> index & 1]
+
+
+_MIXED_SCHEDULES: Final = ("standard", "short", "twenty-five")
+
+
+def draw_rules(rng: random.Random, rules: Rules | None, schedule_only: bool) -> Rules:
+    """The rules of the next match: as set, or drawn (small schedules often)."""
+    tie = rng.choice((TiePolicy.DRAW, TiePolicy.TIEBREAK_DEAL))
+    dealer = rng.choice(SEATS)
+    if rules is not None:
+        if not schedule_only:
+            return rules
+        return Rules(schedule=rules.schedule, tie=tie, first_dealer=dealer)
+    roll = rng.random()
+    if roll < 0.25:
+        schedule: Any = SCHEDULES[rng.choice(_MIXED_SCHEDULES)]
+    else:
+        length = rng.randint(1, 4)
+        schedule = [min(13, int(rng.expovariate(0.3)) + 1) for _ in range(length)]
+    return Rules(schedule=schedule, tie=tie, first_dealer=dealer)

@@ -1,0 +1,188 @@
+"""The fuzzer finds deliberately wrong engines, shrinks what it finds, and survives broken ones.
+
+Each wrong engine is ours with one rule changed (``tests/wrong_engines.py``,
+run as a separate process). The budget is the number of matches the fuzzer may
+play with the given seed; the shrunk case must stay within a few dozen
+actions (the tie rule needs several deals with equal totals, so more).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from backalley.cli import fuzz as fuzz_command
+from backalley.cli import main
+from backalley.formats.checking import replay
+from backalley.formats.records import loads
+from backalley.protocol.client import EngineProcess, ProtocolBroken
+from backalley.protocol.fuzzer import Mode, Settings, fuzz, handshake
+
+HERE = Path(__file__).resolve().parent
+OWN = f"{sys.executable} -m backalley.protocol"
+
+
+def wrong(name: str) -> str:
+    return f"{sys.executable} {HERE / 'wrong_engines.py'} {name}"
+
+
+# engine, the rule the message must cite, matches allowed, most actions after shrinking
+WRONG = [
+    ("follow_suit", "PLAY-2", 5, 30),
+    ("follow_trump", "PLAY-3", 5, 30),
+    ("trumps_broken", "PLAY-4", 5, 30),
+    ("big_joker", "JOKER-1", 10, 30),
+    ("little_joker", "JOKER-2", 10, 30),
+    ("no_swap", "DEAL-4", 20, 30),
+    ("board_multiplier", "SCORE-4", 10, 60),
+    ("no_throw_in", "MATCH-3", 10, 30),
+    ("first_board_leads", "BID-8", 10, 30),
+    ("little_beats_big", "PLAY-8", 20, 30),
+    ("no_tiebreak", "END-3", 100, 60),
+    ("north_deals_first", "MATCH-1", 5, 30),
+]
+
+
+@pytest.mark.parametrize(("name", "rule", "budget", "most"), WRONG)
+def test_the_fuzzer_catches_each_wrong_engine_and_shrinks_it(name, rule, budget, most, tmp_path):
+    status = main(
+        ["fuzz", "--engine", wrong(name), "--matches", str(budget), "--out", str(tmp_path)]
+    )
+    assert status == 1
+    message = (tmp_path / "difference.txt").read_text()
+    assert f"({rule})" in message.splitlines()[0]
+    # The record is a valid partial record of the position, and the requests replay it.
+    record = loads((tmp_path / "difference.record.json").read_text())
+    replay(record)
+    requests = (tmp_path / "difference.jsonl").read_bytes().splitlines()
+    actions = [line for line in requests if b'"apply"' in line]
+    assert len(actions) <= most, len(actions)
+    status = main(["fuzz", "--engine", wrong(name), "--replay", str(tmp_path / "difference.jsonl")])
+    assert status == 1
+
+
+def test_the_replay_command_reproduces_the_difference(tmp_path, capsys):
+    main(["fuzz", "--engine", wrong("little_joker"), "--matches", "10", "--out", str(tmp_path)])
+    found = capsys.readouterr().out.splitlines()[0].removeprefix("fuzz: difference in match 1: ")
+    requests = str(tmp_path / "difference.jsonl")
+    assert main(["fuzz", "--engine", wrong("little_joker"), "--replay", requests]) == 1
+    assert capsys.readouterr().out == f"fuzz: difference: {found}\n"
+    assert main(["fuzz", "--engine", OWN, "--replay", requests]) == 0
+    # The requests are plain protocol lines: our server answers every one of them.
+    done = subprocess.run(
+        [sys.executable, "-m", "backalley.protocol"],
+        input=Path(requests).read_bytes(),
+        capture_output=True,
+        timeout=60,
+        check=True,
+    )
+    assert b'"error"' not in done.stdout
+    assert len(done.stdout.splitlines()) == len(Path(requests).read_bytes().splitlines())
+
+
+def test_our_own_server_shows_no_difference(capsys):
+    assert main(["fuzz", "--engine", OWN, "--matches", "40", "--seed", "3"]) == 0
+    assert "no difference in 40 matches" in capsys.readouterr().out
+
+
+def test_the_located_message_names_position_action_reason_and_rule(tmp_path, capsys):
+    main(["fuzz", "--engine", wrong("follow_suit"), "--matches", "5", "--out", str(tmp_path)])
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert re.match(r"fuzz: difference in match 1: deal 1 \((one card|\d+ cards)\), ", first)
+    assert re.search(r", trick \d+, card [234], after [0-9JQKA]+[CDHS] by [A-Z][a-z]+: ", first)
+    assert "you allow " in first
+    assert "the rules forbid it: must_follow_suit (PLAY-2)" in first
+    assert "replay: backalley fuzz --engine" in out
+
+
+def test_legality_mode_ignores_reason_codes_and_off_sends_no_illegal_actions(tmp_path):
+    # An engine that refuses with the wrong reason: fine under legality, a difference
+    # under strict; off never sends an illegal action at all.
+    settings = Settings(matches=3, seed=1, mode=Mode.LEGALITY)
+    assert fuzz(wrong("wrong_reasons"), settings).difference is None
+    strict = fuzz(wrong("wrong_reasons"), Settings(matches=3, seed=1)).difference
+    assert strict is not None
+    assert "with wrong_phase, the rules refuse it with not_your_turn" in strict.message
+    assert fuzz(wrong("follow_suit"), Settings(matches=3, seed=1, mode=Mode.OFF)).difference
+
+
+def test_an_engine_without_capabilities_is_fuzzed_without_them(capsys):
+    command = wrong("minimal")
+    assert main(["fuzz", "--engine", command, "--matches", "5", "--reasons", "legality"]) == 0
+    assert main(["fuzz", "--engine", command, "--matches", "5"]) == 2
+    assert "does not announce the 'reasons' capability" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("garbage", "not JSON"),
+        ("hang", "did not answer"),
+        ("exit", "exited"),
+        ("crash_later", "exited"),
+        ("no_hello", "hello"),
+        ("twice", "replies to"),
+    ],
+)
+def test_an_engine_that_breaks_the_protocol_is_exit_2_with_its_stderr(name, words, capsys):
+    status = main(["fuzz", "--engine", wrong(name), "--matches", "3", "--timeout", "1"])
+    assert status == 2
+    err = capsys.readouterr().err
+    assert "the engine broke the protocol" in err
+    assert words in err
+    if name in ("exit", "crash_later"):
+        assert "engine: " in err  # the engine's own last words
+
+
+def test_long_runs_show_a_progress_line(monkeypatch, capsys):
+    monkeypatch.setattr(fuzz_command, "_PROGRESS_SECONDS", 0.0)
+    assert main(["fuzz", "--engine", OWN, "--matches", "2", "--rules", "1"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0].startswith("fuzz: 1/2 matches, ")
+    assert lines[1].startswith("fuzz: 2/2 matches, ")
+    assert lines[1].endswith(" matches/s, no difference so far")
+
+
+def test_a_command_that_cannot_start_is_exit_2(capsys):
+    assert main(["fuzz", "--engine", "/nonexistent/engine"]) == 2
+    assert "cannot start the engine" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "options",
+    [["--matches", "-1"], ["--timeout", "0"], ["--rules", "3,x"], ["--rules", '{"schedule": 1}']],
+)
+def test_bad_options_are_one_line_and_exit_2(options, capsys):
+    assert main(["fuzz", "--engine", OWN, *options]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("backalley fuzz: ")
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_hung_engine_is_killed(tmp_path):
+    engine = EngineProcess(wrong("hang"), timeout=0.5)
+    assert handshake(engine) == {"legal", "reasons"}
+    with pytest.raises(ProtocolBroken, match=r"within 0\.5 s"):
+        engine.exchange([b'{"type":"legal"}\n'])
+    assert engine._process.poll() is not None
+    engine.close()
+
+
+def test_rules_options_fix_the_rules(tmp_path):
+    rules = json.dumps({"schedule": [1], "tie": "draw", "first_dealer": "W"})
+    assert main(["fuzz", "--engine", OWN, "--matches", "5", "--rules", rules]) == 0
+    assert main(["fuzz", "--engine", OWN, "--matches", "2", "--rules", "3,2,1"]) == 0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(1800)  # minutes on a shared machine: past the suite's two-minute limit
+def test_a_long_run_against_our_own_server_shows_no_difference():
+    result = fuzz(OWN, Settings(matches=3000, seed=2026))
+    assert result.difference is None
+    assert result.matches == 3000
