@@ -296,7 +296,7 @@ def test_a_record_is_written_whole_or_not_at_all(
 ) -> None:
     """A write that fails half-way leaves neither half a record nor its temporary file."""
     target = tmp_path / "match-00001.json"
-    simulation.write_record(target, "whole\n")
+    simulation.write_record(str(tmp_path), 0, "whole")
     assert target.read_text(encoding="utf-8") == "whole\n"
 
     def full_disk(*_: object) -> None:
@@ -304,11 +304,13 @@ def test_a_record_is_written_whole_or_not_at_all(
 
     monkeypatch.setattr(simulation.os, "replace", full_disk)
     with pytest.raises(OSError, match="No space left"):
-        simulation.write_record(tmp_path / "match-00002.json", "lost\n")
+        simulation.write_record(str(tmp_path), 1, "lost")
     with pytest.raises(OSError):
-        simulation.write_record(target, "new\n")
+        simulation.write_record(str(tmp_path), 0, "new")
     assert target.read_text(encoding="utf-8") == "whole\n"
     assert [path.name for path in tmp_path.iterdir()] == ["match-00001.json"]
+    with pytest.raises(simulation.RecordsNotWritten, match="and 1 record was written"):
+        simulation.store_record(str(tmp_path), 1, "lost", 1)
 
 
 def test_jobs_are_capped_at_the_cpus(capsys: pytest.CaptureFixture[str]) -> None:

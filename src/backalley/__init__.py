@@ -28,6 +28,7 @@ from .core.tricks import Trick
 from .engine import view as _view
 from .engine.display import register_svg
 from .engine.match import apply, legal_actions, new_match, seeded_deal
+from .engine.sampling import sample_state
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
 from .engine.validate import InvalidState, Invariant, validate
 from .engine.view import SeatView
@@ -63,6 +64,7 @@ __all__ = [
     "apply",
     "legal_actions",
     "new_match",
+    "sample_state",
     "score",
     "seeded_deal",
     "seeded_deck",

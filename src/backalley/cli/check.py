@@ -13,33 +13,47 @@ Verdicts go to standard output, "not a record" lines to standard error.
 Exit status: the worst seen: 0 when every record is valid and consistent, 1 when
 one breaks the rules or claims a wrong score, 2 when an input is not a record at all.
 ``--json`` prints one JSON object per record, in a list, instead of text: always a
-complete document, bad files included.
+complete document, bad files included. ``--cluster ADDRESS|local`` checks the files
+on a Dask cluster, with the same reports in the same order (docs/cluster.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import json
+import os
 import sys
-from typing import Any
+from collections.abc import Callable, Generator, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
+from ..cluster import ItemFailure, batches, run_chunks
 from ..engine.state import MatchState
 from ..formats.checking import IllegalRecord, check
 from ..formats.codec.report import check_report_to_json, error_to_json
 from ..formats.records import RecordError
 from ..pictures.prose import result_sentence
+from ._cluster import add_cluster_options, cluster_client
 from ._common import (
     EXIT_INVALID,
     EXIT_OK,
     EXIT_USAGE,
+    CommandError,
     Commands,
     add_command,
     add_json_option,
     write_lines,
 )
-from ._recordfile import read_record
+from ._recordfile import Unreadable, fetch, read_record
 
-__all__ = ["add_parser", "check_file", "run"]
+if TYPE_CHECKING:
+    from distributed import Client
+
+__all__ = ["DEFAULT_FILE_CHUNK", "add_parser", "check_chunk", "check_file", "check_files", "run"]
+
+DEFAULT_FILE_CHUNK = 50
+"""Record files per cluster task (docs/cluster.md)."""
 
 
 HELP = "replay game records, report the first illegal action and any wrong score"
@@ -59,6 +73,13 @@ def add_parser(commands: Commands) -> None:
     add_json_option(parser)
     parser.add_argument(
         "--complete", action="store_true", help="also fail a record that does not finish the match"
+    )
+    add_cluster_options(parser, "files", DEFAULT_FILE_CHUNK)
+    parser.add_argument(
+        "--ship",
+        action="store_true",
+        help="with --cluster: read the files here and send them to the workers, "
+        "for workers that do not share this machine's files",
     )
 
 
@@ -80,11 +101,20 @@ def _position(state: MatchState) -> str:
     return f"{head}, trick {trick} card {card}, {mover} to play"
 
 
-def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any], str]:
-    """Check one record file: the exit status, the JSON report and the text line."""
+FileReport = tuple[int, dict[str, Any], str]
+"""What checking one file gives: the exit status, the JSON report and the text line."""
+
+
+def check_file(
+    name: str, *, complete: bool = False, content: bytes | Unreadable | None = None
+) -> FileReport:
+    """Check one record file: the exit status, the JSON report and the text line.
+
+    ``content`` is the file's bytes when they were read already (elsewhere).
+    """
     report: dict[str, Any] = {"file": name}
     try:
-        record = read_record(name)
+        record = read_record(name, content)
         result = check(record)
     except RecursionError:
         # Whatever goes wrong with one file is reported for that file and the run goes on.
@@ -129,6 +159,10 @@ def check_file(name: str, *, complete: bool = False) -> tuple[int, dict[str, Any
     return (EXIT_INVALID if complete else EXIT_OK), report, text
 
 
+_ERRORS = ("not_a_record", "error")
+"""Report statuses that are errors, not verdicts: their lines go to standard error."""
+
+
 def _not_a_record(report: dict[str, Any], error: RecordError) -> tuple[int, dict[str, Any], str]:
     name = report["file"]
     report |= {"status": "not_a_record", "error": error_to_json(error)}
@@ -136,24 +170,100 @@ def _not_a_record(report: dict[str, Any], error: RecordError) -> tuple[int, dict
     return EXIT_USAGE, report, f"{name}: not a record: {where}{error.message}"
 
 
+def check_files(  # noqa: PLR0913 - the run's settings, keyword-only after the files
+    names: Iterable[str],
+    *,
+    complete: bool = False,
+    client: Client | None = None,
+    chunk_size: int = DEFAULT_FILE_CHUNK,
+    ship: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> Generator[FileReport, None, None]:
+    """:func:`check_file` for each file, in order, as the results come in.
+
+    With a Dask ``client`` the files are checked on its cluster, ``chunk_size``
+    files per task, with the same reports in the same order. The workers read
+    the files at their absolute paths (a shared folder), or, with ``ship``, are
+    sent the bytes this process reads (always so for ``-``). A file whose check
+    raises is reported as an ``error``, and the others are checked.
+    """
+    if client is None:
+        for count, name in enumerate(names, 1):
+            yield check_file(name, complete=complete)
+            if progress is not None:
+                progress(count)
+        return
+    work = functools.partial(check_chunk, complete=complete)
+    items = ((name, fetch(name) if ship or name == "-" else _absolute(name)) for name in names)
+    stream = run_chunks(client, work, batches(items, chunk_size), progress=progress)
+    with contextlib.closing(stream):
+        for result in stream:
+            if isinstance(result, ItemFailure):
+                yield _failed(result.item[0], result.reason)
+            else:
+                yield result
+
+
+def _absolute(name: str) -> str:
+    """Where a worker finds file ``name``: its absolute path here."""
+    return os.path.abspath(name)
+
+
+def check_chunk(
+    items: Sequence[tuple[str, str | bytes | Unreadable]], *, complete: bool
+) -> list[FileReport]:
+    """Check a chunk of files on a worker: each one's name and its path or its bytes."""
+    return [
+        check_file(
+            name, complete=complete, content=fetch(source) if isinstance(source, str) else source
+        )
+        for name, source in items
+    ]
+
+
+def _failed(name: str, reason: str) -> FileReport:
+    """The report of a file whose check raised on the cluster."""
+    report = {"file": name, "status": "error", "error": {"path": "", "message": reason}}
+    return EXIT_USAGE, report, f"{name}: error: the check failed: {reason}"
+
+
 def run(args: argparse.Namespace) -> int:
-    """Check every record, each on its own; the worst status.
+    """Check every record, each on its own, printing each report as it comes; the worst status.
 
     A verdict on a record (valid, illegal, inconsistent, incomplete) is a result and
-    goes to standard output as soon as it is known; a file that is not a record is an
-    error and goes to standard error. ``--json`` prints one complete document with
+    goes to standard output; a file that is not a record, or whose check failed, is
+    an error and goes to standard error. ``--json`` prints one complete document with
     every file's report, whatever happened to each.
     """
     worst = EXIT_OK
     reports = []
-    for name in args.records:
-        status, report, text = check_file(name, complete=args.complete)
-        worst = max(worst, status)
-        reports.append(report)
-        if report["status"] == "not_a_record":
-            write_lines([f"backalley check: {text}"], sys.stderr)
-        elif not args.json:
-            write_lines([text])
+    done = 0
+    try:
+        with cluster_client(args) as client:
+            results = check_files(
+                args.records,
+                complete=args.complete,
+                client=client,
+                chunk_size=args.chunk_size,
+                ship=args.ship,
+            )
+            # Closed before the client, even on Ctrl-C, so the chunks in flight are cancelled.
+            with contextlib.closing(results):
+                for status, report, text in results:
+                    done += 1
+                    worst = max(worst, status)
+                    reports.append(report)
+                    if report["status"] in _ERRORS:
+                        write_lines([f"backalley check: {text}"], sys.stderr)
+                    elif not args.json:
+                        write_lines([text])
+    except KeyboardInterrupt:
+        # The lines printed so far are whole reports; say that they are not all of them.
+        raise CommandError(
+            f"interrupted after {done} of {len(args.records)} files"
+            + ("" if args.json else "; each line above is a whole report"),
+            130,
+        ) from None
     if args.json:
         write_lines([json.dumps(reports, indent=2)])
     return worst

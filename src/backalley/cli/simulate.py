@@ -5,7 +5,8 @@ North-South and East-West each seat a kind of computer player (``--ns``,
 interval, the average score, Boards bid and made, throw-ins and the average
 numeric target against the tricks taken. ``--jobs N`` plays in N processes with
 the same results as one: each match's seed is derived from ``--seed`` and the
-match's index.
+match's index. ``--cluster ADDRESS|local`` plays them on a Dask cluster, again
+with the same results (docs/cluster.md).
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ import os
 import sys
 from typing import TextIO
 
+from ..cluster import DEFAULT_MATCH_CHUNK, IncompleteRun
+from ..cluster import simulate as simulate_on_cluster
 from ..players import PLAYER_KINDS
 from ..players.simulation import MAX_MATCHES, RecordsNotWritten, Summary, simulate
 from . import _common as common
+from ._cluster import add_cluster_options, cluster_client
 
 __all__ = ["add_parser", "run", "summary_lines"]
 
@@ -63,6 +67,7 @@ def add_parser(commands: common.Commands) -> None:
         "(the folder must exist)",
     )
     common.add_rules_options(parser)
+    add_cluster_options(parser, "matches", DEFAULT_MATCH_CHUNK)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,31 +87,71 @@ def run(args: argparse.Namespace) -> int:
         )
         args.jobs = cpus
     rules = common.rules_from(args)
-    progress = _ProgressBar(sys.stderr, args.matches) if sys.stderr.isatty() else None
+    bar = _ProgressBar(sys.stderr, args.matches) if sys.stderr.isatty() else None
+    done = 0
+
+    def progress(count: int) -> None:
+        nonlocal done
+        done = count
+        if bar is not None:
+            bar(count)
+
+    partial = None
     try:
-        summary = simulate(
-            args.ns,
-            args.ew,
-            rules,
-            seed=args.seed,
-            matches=args.matches,
-            jobs=args.jobs,
-            progress=progress,
-            records=args.records,
-        )
+        with cluster_client(args) as client:
+            if client is None:
+                summary = simulate(
+                    args.ns,
+                    args.ew,
+                    rules,
+                    seed=args.seed,
+                    matches=args.matches,
+                    jobs=args.jobs,
+                    progress=progress,
+                    records=args.records,
+                )
+            else:
+                try:
+                    summary = simulate_on_cluster(
+                        args.ns,
+                        args.ew,
+                        rules,
+                        seed=args.seed,
+                        matches=args.matches,
+                        client=client,
+                        chunk_size=args.chunk_size,
+                        progress=progress,
+                        records=args.records,
+                    )
+                except IncompleteRun as error:
+                    summary, partial = error.summary, error
     except RecordsNotWritten as error:
         raise common.CommandError(str(error)) from None
+    except KeyboardInterrupt:
+        # Say how far the run got, so what it printed or wrote is not taken for the whole.
+        raise common.CommandError(
+            f"interrupted after {done} of {args.matches} matches; no summary printed", 130
+        ) from None
     finally:
-        if progress is not None:
-            progress.clear()
+        if bar is not None:
+            bar.clear()
     name = rules.schedule_name or "custom"
     head = (
         f"Back Alley simulation: {summary.matches} matches, {name} schedule "
         f"({rules.deals} deal{'' if rules.deals == 1 else 's'}), ties {rules.tie.value}, "
         f"seed {args.seed}"
     )
+    if partial is not None:
+        if not summary.matches:
+            raise common.CommandError(f"no match could be played: {partial}", common.EXIT_INVALID)
+        for failure in partial.failures:
+            print(
+                f"backalley simulate: match {failure.item + 1} failed: {failure.reason}",
+                file=sys.stderr,
+            )
+        head = f"PARTIAL ({partial}). {head}"
     common.write_lines([head, "", *summary_lines(summary)])
-    return common.EXIT_OK
+    return common.EXIT_OK if partial is None else common.EXIT_INVALID
 
 
 def available_cpus() -> int:

@@ -43,9 +43,14 @@ __all__ = [
     "RecordsNotWritten",
     "Summary",
     "check_folder",
+    "check_run",
     "match_seed",
     "match_stats",
+    "play_numbered",
+    "record_path",
+    "record_text",
     "simulate",
+    "store_record",
     "summarize",
     "wilson_interval",
     "write_record",
@@ -218,7 +223,7 @@ class RecordsNotWritten(Exception):
     """A record file of ``simulate`` could not be written; the run stopped there.
 
     ``path`` is the file, ``reason`` why, ``written`` how many records were written
-    before it (matches 1 to ``written``; every one of them whole).
+    before it (every one of them whole).
     """
 
     def __init__(self, path: Path, reason: str, written: int) -> None:
@@ -249,15 +254,54 @@ def check_folder(folder: str) -> None:
         ) from None
 
 
-def write_record(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: a temporary file, then a rename.
+def check_run(ns: str, ew: str, matches: int, records: str | None) -> None:
+    """Refuse a run's settings before any match is played: ValueError says which and why."""
+    for name in (ns, ew):
+        if name not in PLAYER_KINDS:
+            raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYER_KINDS)}")
+    if not 1 <= matches <= MAX_MATCHES:
+        raise ValueError(f"play from 1 to {MAX_MATCHES} matches (2**32), not {matches}")
+    if records is not None:
+        check_folder(records)
 
-    A reader never sees half a record, and a failure leaves no file behind.
+
+_Job = tuple[str, str, Rules, int, int, bool]
+"""A match: the players' kinds, the rules, the run's seed, the index, whether to give back
+its record."""
+
+
+def record_path(folder: str, index: int) -> Path:
+    """Where ``simulate`` writes the record of match ``index``: ``match-00001.json`` and on."""
+    return Path(folder) / f"match-{index + 1:05d}.json"
+
+
+def play_numbered(ns: str, ew: str, rules: Rules, seed: int, index: int) -> MatchState:
+    """Match ``index`` (from 0) of a run seeded ``seed``: ``ns`` players against ``ew``.
+
+    The same match wherever and whenever it is played, so any split of a run
+    between processes or machines plays the same matches.
     """
+    players = [PLAYER_KINDS[ns](), PLAYER_KINDS[ew](), PLAYER_KINDS[ns](), PLAYER_KINDS[ew]()]
+    return play_match(players, rules, seed=match_seed(seed, index))
+
+
+def record_text(state: MatchState, ns: str, ew: str, index: int) -> str:
+    """The game record ``simulate`` writes for match ``index``, tagged with the players."""
+    tags = {"north-south": ns, "east-west": ew, "match": str(index + 1)}
+    return dumps(record_from_state(state, tags=tags))
+
+
+def write_record(folder: str, index: int, text: str) -> None:
+    """Write the record text of match ``index`` to :func:`record_path`, whole or not at all.
+
+    A temporary file in the same folder, then a rename: a reader never sees half a
+    record, and a failure (an OSError) leaves no file behind.
+    """
+    path = record_path(folder, index)
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            handle.write(text + "\n")
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -265,13 +309,14 @@ def write_record(path: Path, text: str) -> None:
         raise
 
 
-_Job = tuple[str, str, Rules, int, int, bool]
-"""A match: the players' kinds, the rules, its seed and index, whether to write its record."""
-
-
-def record_path(folder: str, index: int) -> Path:
-    """Where ``simulate`` writes the record of match ``index``: ``match-00001.json`` and on."""
-    return Path(folder) / f"match-{index + 1:05d}.json"
+def store_record(folder: str, index: int, text: str, written: int) -> None:
+    """:func:`write_record`, its failure raised as :class:`RecordsNotWritten` after ``written``."""
+    try:
+        write_record(folder, index, text)
+    except OSError as error:
+        raise RecordsNotWritten(
+            record_path(folder, index), error.strerror or str(error), written
+        ) from None
 
 
 def _play_one(job: _Job) -> tuple[MatchStats, str | None]:
@@ -281,13 +326,8 @@ def _play_one(job: _Job) -> tuple[MatchStats, str | None]:
     order, so a failure leaves exactly the records before it.
     """
     ns, ew, rules, seed, index, records = job
-    players = [PLAYER_KINDS[ns](), PLAYER_KINDS[ew](), PLAYER_KINDS[ns](), PLAYER_KINDS[ew]()]
-    state = play_match(players, rules, seed=seed)
-    text = None
-    if records:
-        tags = {"north-south": ns, "east-west": ew, "match": str(index + 1)}
-        text = dumps(record_from_state(state, tags=tags)) + "\n"
-    return match_stats(state), text
+    state = play_numbered(ns, ew, rules, seed, index)
+    return match_stats(state), record_text(state, ns, ew, index) if records else None
 
 
 def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the players
@@ -311,22 +351,14 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     temporary file renamed), in order; a file that cannot be written stops the
     run with :class:`RecordsNotWritten`, the records before it written and none
     after. Matches are made as they are played, so memory does not grow with
-    ``matches``.
+    ``matches``. :func:`backalley.cluster.simulate` plays the same run on a Dask
+    cluster.
     """
-    for name in (ns, ew):
-        if name not in PLAYER_KINDS:
-            raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYER_KINDS)}")
-    if not 1 <= matches <= MAX_MATCHES:
-        raise ValueError(f"play from 1 to {MAX_MATCHES} matches (2**32), not {matches}")
+    check_run(ns, ew, matches, records)
     if jobs < 1:
         raise ValueError(f"use at least one process, not {jobs}")
-    if records is not None:
-        check_folder(records)
     # Made as they are needed, so a run of any length holds only the matches in flight.
-    work = (
-        (ns, ew, rules, match_seed(seed, index), index, records is not None)
-        for index in range(matches)
-    )
+    work = ((ns, ew, rules, seed, index, records is not None) for index in range(matches))
     played = _run(work, jobs)
     try:
         return summarize(_results(played, records, progress), (ns, ew))
@@ -343,11 +375,7 @@ def _results(
     """Each match's figures in order, its record written first; progress told of each."""
     for index, (stats, text) in enumerate(played):
         if records is not None and text is not None:
-            path = record_path(records, index)
-            try:
-                write_record(path, text)
-            except OSError as error:
-                raise RecordsNotWritten(path, error.strerror or str(error), index) from None
+            store_record(records, index, text, index)
         if progress is not None:
             progress(index + 1)
         yield stats

@@ -1,0 +1,30 @@
+"""Collection settings for the whole run: skip what needs an extra that is not installed.
+
+The framework adapters import their frameworks; without the extra their modules
+(and the docs pages whose examples use them) are left out of the doctest run,
+and their tests skip themselves with ``pytest.importorskip``.
+"""
+
+from importlib.util import find_spec
+
+_NEEDS = {
+    "pyspiel": [
+        "src/backalley/openspiel.py",
+        "src/backalley/adapters/openspiel.py",
+        "docs/openspiel.md",
+    ],
+    "pettingzoo": [
+        "src/backalley/pettingzoo.py",
+        "src/backalley/adapters/pettingzoo.py",
+        "docs/pettingzoo.md",
+    ],
+    "gymnasium": [
+        "src/backalley/pettingzoo.py",
+        "src/backalley/adapters/pettingzoo.py",
+        "docs/pettingzoo.md",
+    ],
+}
+
+collect_ignore = sorted(
+    {path for module, paths in _NEEDS.items() if find_spec(module) is None for path in paths}
+)

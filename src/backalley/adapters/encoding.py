@@ -1,0 +1,376 @@
+"""One encoding of what a seat knows, as tensors and strings, for every framework adapter.
+
+Game-AI frameworks feed a seat's knowledge to a network as a flat tensor of
+numbers, and key search trees on strings. Both are written here from a seat's
+view (:func:`backalley.engine.view.view`), never from the full state, so an
+encoding cannot leak another hand. OpenSpiel's game, the PettingZoo environment
+and the batch engine all use this one layout, which the tables
+:data:`OBSERVATION` and :data:`INFORMATION_STATE` describe field by field (name,
+offset, shape); nothing else in the package states an offset.
+
+The **observation** is what the seat sees now. The **information state** adds
+the order of play of the current deal (perfect recall within a deal); earlier
+deals enter both tensors only through the running totals and the count of
+deals played, since the past deals' cards do not change what may happen next.
+The information-state *string* does recall the earlier deals too.
+
+All values are 0 or 1 except the counts (``tricks_won``, ``totals``, ``deals``),
+which are plain numbers (points for ``totals``, unscaled). Seats are absolute
+(North 0, East 1, South 2, West 3); ``seat`` says whose view it is. Card ``c``
+is position ``c`` of a 54-card field (clubs 2 … A, diamonds, hearts, spades,
+LITTLE, BIG: the numbering of :class:`~backalley.core.cards.Card`).
+
+Pure Python (lists of floats, no numpy), so it runs wherever the core runs.
+
+>>> from backalley import Rules, Seat, apply, legal_actions, new_match
+>>> from backalley.engine.view import view
+>>> state = new_match(Rules(schedule=[2]), seed=7)
+>>> state = apply(state, legal_actions(state)[0])
+>>> tensor = observation_tensor(view(state, Seat.EAST))
+>>> len(tensor) == OBSERVATION.size, sum(OBSERVATION.part(tensor, "hand"))
+(True, 2.0)
+>>> OBSERVATION["hand"]
+Field(name='hand', offset=30, shape=(54,))
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Iterator, Sequence
+from typing import Final, Protocol
+
+import attrs
+
+from ..core.actions import Bid
+from ..core.cards import PACK_SIZE, SEATS, Card
+from ..core.rules import MAX_HAND_SIZE
+from ..engine.state import Phase
+from ..engine.view import DealView, SeatView
+
+__all__ = [
+    "INFORMATION_STATE",
+    "OBSERVATION",
+    "Field",
+    "Layout",
+    "information_state_string",
+    "information_state_tensor",
+    "observation_string",
+    "observation_tensor",
+    "write_information_state",
+    "write_observation",
+]
+
+_PHASES: Final = (Phase.DEAL, Phase.BID, Phase.PLAY, Phase.OVER)
+_BID_SLOTS: Final = 14
+"""Per seat: Pass, 1 … 12, Board (the order of :mod:`backalley.core.action_index`)."""
+
+
+@attrs.frozen
+class Field:
+    """One named part of a tensor: where it starts and its shape (row-major)."""
+
+    name: str
+    offset: int
+    shape: tuple[int, ...]
+
+    @property
+    def size(self) -> int:
+        """How many numbers the field holds."""
+        return math.prod(self.shape)
+
+    @property
+    def end(self) -> int:
+        """The offset just past the field."""
+        return self.offset + self.size
+
+
+# The one table of the layout: (name, shape, meaning). Offsets follow from the order.
+_OBSERVATION_SPEC: Final[tuple[tuple[str, tuple[int, ...], str], ...]] = (
+    ("seat", (4,), "the viewing seat, one-hot"),
+    ("to_move", (4,), "the seat to act, one-hot (0 at a chance step and after the match)"),
+    ("phase", (4,), "deal, bid, play, over: one-hot"),
+    ("dealer", (4,), "the dealer of the current (or next) deal, one-hot"),
+    ("hand_size", (MAX_HAND_SIZE,), "the current (or next) hand size, one-hot at size - 1"),
+    ("tiebreak", (1,), "1 in a tiebreak deal (no bidding)"),
+    ("hand", (PACK_SIZE,), "the cards the seat holds (while dealing: those dealt so far)"),
+    ("turned", (PACK_SIZE,), "the turned card, one-hot (0 between deals)"),
+    ("trump", (5,), "clubs, diamonds, hearts, spades or none: one-hot (0 between deals)"),
+    ("swap", (PACK_SIZE,), "the card this seat took for a joker (in the swapper's view only)"),
+    ("bids", (4, _BID_SLOTS), "per seat, its bid: Pass, 1 … 12, Board, one-hot"),
+    ("leader", (4,), "who leads the trick in progress, one-hot"),
+    ("trick", (4, PACK_SIZE), "per seat, the card it played to the trick in progress"),
+    ("played", (4, PACK_SIZE), "per seat, the cards it played to completed tricks of the deal"),
+    ("tricks_won", (2,), "completed tricks of the deal taken by NS and by EW (counts)"),
+    ("trumps_broken", (1,), "1 once a trump or joker was played to a completed trick"),
+    ("totals", (2,), "running totals of NS and EW over the finished deals (points)"),
+    ("deals", (2,), "deals of the schedule played, deals in the schedule (counts)"),
+)
+_HISTORY_SPEC: Final[tuple[tuple[str, tuple[int, ...], str], ...]] = (
+    ("history_leaders", (MAX_HAND_SIZE, 4), "per completed trick k, who led it, one-hot"),
+    (
+        "history",
+        (MAX_HAND_SIZE, 4, PACK_SIZE),
+        "per completed trick k and seat, the card that seat played to it",
+    ),
+)
+
+FIELD_MEANINGS: Final = {name: meaning for name, _, meaning in _OBSERVATION_SPEC + _HISTORY_SPEC}
+"""What each field means, by name (the documentation reads this table)."""
+
+
+class Layout:
+    """A tensor's fields in order, with their offsets; ``layout["hand"]`` is a :class:`Field`."""
+
+    def __init__(self, name: str, spec: Sequence[tuple[str, tuple[int, ...], str]]) -> None:
+        self.name = name
+        fields = []
+        offset = 0
+        for field_name, shape, _ in spec:
+            field = Field(field_name, offset, shape)
+            fields.append(field)
+            offset = field.end
+        self.fields: tuple[Field, ...] = tuple(fields)
+        self.size: int = offset
+        self._by_name = {field.name: field for field in fields}
+
+    def __getitem__(self, name: str) -> Field:
+        return self._by_name[name]
+
+    def __iter__(self) -> Iterator[Field]:
+        return iter(self.fields)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __repr__(self) -> str:
+        return f"<Layout {self.name}: {len(self.fields)} fields, {self.size} numbers>"
+
+    def part(self, tensor: Sequence[float], name: str) -> list[float]:
+        """The numbers of field ``name`` in ``tensor``, flat."""
+        field = self._by_name[name]
+        return list(tensor[field.offset : field.end])
+
+
+OBSERVATION: Final = Layout("observation", _OBSERVATION_SPEC)
+"""The observation tensor: what the seat sees now."""
+
+INFORMATION_STATE: Final = Layout("information state", _OBSERVATION_SPEC + _HISTORY_SPEC)
+"""The information-state tensor: the observation, then the deal's tricks in order."""
+
+_O: Final = {field.name: field.offset for field in INFORMATION_STATE}
+
+
+def _bid_slot(bid: Bid) -> int:
+    return _BID_SLOTS - 1 if bid.board else bid.amount
+
+
+_KEPT_FACTS: Final = 16
+_past_facts: dict[int, tuple[Sequence[DealView], tuple[int, int], int]] = {}
+
+
+def _totals_and_count(view: SeatView) -> tuple[tuple[int, int], int]:
+    """The view's running totals and count of deals played, summed once per history.
+
+    Both sum over the finished deals. Views built by ``backalley.adapters._views``
+    share one history tuple per seat for a whole deal, so the sums are kept by
+    that tuple (held alongside, so that its id cannot be reused meanwhile).
+    """
+    history = view.history
+    found = _past_facts.get(id(history))
+    if found is not None and found[0] is history:
+        return found[1], found[2]
+    totals, counted = view.totals, view.counted_deals
+    if len(_past_facts) >= _KEPT_FACTS:
+        _past_facts.clear()
+    _past_facts[id(history)] = (history, totals, counted)
+    return totals, counted
+
+
+def _write(view: SeatView, out: Buffer, history: bool) -> None:
+    """Set the fields of ``view`` in ``out`` (all zeros, at least the observation's size)."""
+    o = _O
+    seat = view.seat
+    out[o["seat"] + seat] = 1.0
+    phase = view.phase
+    out[o["phase"] + _PHASES.index(phase)] = 1.0
+    to_move = view.to_move
+    if to_move is not None:
+        out[o["to_move"] + to_move] = 1.0
+    out[o["dealer"] + view.dealer] = 1.0
+    totals, counted = _totals_and_count(view)
+    deal = view.deal
+    rules = view.rules
+    size = deal.hand_size if deal is not None else view.hand_size
+    out[o["hand_size"] + size - 1] = 1.0
+    for card in view.hand:
+        out[o["hand"] + card] = 1.0
+    out[o["totals"]] = float(totals[0])
+    out[o["totals"] + 1] = float(totals[1])
+    out[o["deals"]] = float(counted)
+    out[o["deals"] + 1] = float(rules.deals)
+    if deal is not None:
+        _write_deal(deal, out, history)
+
+
+def _write_deal(deal: DealView, out: Buffer, history: bool) -> None:
+    """Set the fields of the deal in progress."""
+    o = _O
+    if deal.tiebreak:
+        out[o["tiebreak"]] = 1.0
+    out[o["turned"] + deal.turned] = 1.0
+    trump = deal.trump
+    out[o["trump"] + (4 if trump is None else trump)] = 1.0
+    if deal.swap is not None:
+        out[o["swap"] + deal.swap.received] = 1.0
+    bids = o["bids"]
+    for bid in deal.bids:
+        out[bids + bid.seat * _BID_SLOTS + _bid_slot(bid)] = 1.0
+    leader = deal.leader
+    if leader is not None:
+        out[o["leader"] + leader] = 1.0
+        trick = o["trick"]
+        for at, card in enumerate(deal.trick):
+            out[trick + ((leader + at) % 4) * PACK_SIZE + card] = 1.0
+    played = o["played"]
+    ns = ew = 0
+    leaders = o["history_leaders"]
+    cards = o["history"]
+    for number, done in enumerate(deal.tricks):
+        first = done.leader
+        for at, card in enumerate(done.cards):
+            who = (first + at) % 4
+            out[played + who * PACK_SIZE + card] = 1.0
+            if history:
+                out[cards + (number * 4 + who) * PACK_SIZE + card] = 1.0
+        if history:
+            out[leaders + number * 4 + first] = 1.0
+        if done.winner is not None and done.winner % 2:
+            ew += 1
+        else:
+            ns += 1
+    out[o["tricks_won"]] = float(ns)
+    out[o["tricks_won"] + 1] = float(ew)
+    if deal.trumps_broken:
+        out[o["trumps_broken"]] = 1.0
+
+
+class Buffer(Protocol):
+    """Where a tensor is written: a list of floats, or a NumPy array, filled with zeros."""
+
+    def __setitem__(self, index: int, value: float, /) -> None: ...
+
+
+def write_observation(view: SeatView, out: Buffer) -> None:
+    """Write the observation of ``view`` into ``out`` (zeros, :data:`OBSERVATION` long).
+
+    Only the non-zero numbers are written, so a framework can reuse one array.
+    """
+    _write(view, out, history=False)
+
+
+def write_information_state(view: SeatView, out: Buffer) -> None:
+    """Write the information state of ``view`` into ``out`` (zeros, as long as the layout)."""
+    _write(view, out, history=True)
+
+
+def observation_tensor(view: SeatView) -> list[float]:
+    """The observation tensor of ``view``, laid out as :data:`OBSERVATION`."""
+    out = [0.0] * OBSERVATION.size
+    _write(view, out, history=False)
+    return out
+
+
+def information_state_tensor(view: SeatView) -> list[float]:
+    """The information-state tensor of ``view``, laid out as :data:`INFORMATION_STATE`."""
+    out = [0.0] * INFORMATION_STATE.size
+    _write(view, out, history=True)
+    return out
+
+
+# --- strings ------------------------------------------------------------------------
+
+
+def _cards(cards: Sequence[Card]) -> str:
+    return " ".join(card.code for card in cards) if cards else "-"
+
+
+def _deal_head(deal: DealView) -> str:
+    kind = " tiebreak" if deal.tiebreak else ""
+    text = f"deal {deal.number + 1}{kind}: {deal.hand_size} cards, dealer {deal.dealer}, "
+    text += f"turned {deal.turned.code}, {deal.trump_words}"
+    if deal.swap is not None:
+        text += f"; I gave {deal.swap.joker.code} for {deal.swap.received.code}"
+    return text
+
+
+def _tricks(deal: DealView) -> str:
+    """The deal's completed tricks in order, each card with its seat, and each winner."""
+    tricks = "; ".join(
+        " ".join(f"{seat}:{card.code}" for seat, card in trick.plays) + f" >{trick.winner}"
+        for trick in deal.tricks
+    )
+    return f"tricks {tricks or '-'}"
+
+
+def _deal_play(deal: DealView) -> str:
+    bids = ", ".join(str(bid) for bid in deal.bids) or "-"
+    return f"bids {bids} | {_tricks(deal)}"
+
+
+def _now(view: SeatView) -> list[str]:
+    """The lines that both strings share: where the match stands and what the seat sees."""
+    ns, ew = view.totals
+    to_move = view.to_move
+    lines = [
+        f"{view.seat.name.title()} sees: {view.phase.value}"
+        + (f", {to_move} to act" if to_move is not None else "")
+        + f"; deals played {view.counted_deals} of {view.rules.deals}; totals NS {ns} EW {ew}",
+        f"hand {_cards(view.hand)}",
+    ]
+    deal = view.deal
+    if deal is not None:
+        lines.append(_deal_head(deal))
+        lines.append("bids " + (", ".join(str(bid) for bid in deal.bids) or "-"))
+        won = deal.tricks_won
+        current = deal.current_trick
+        if current is not None:
+            trick = " ".join(f"{seat}:{card.code}" for seat, card in current.plays)
+            lines.append(
+                f"tricks NS {won[0]} EW {won[1]}; trick {trick or f'{current.leader} leads'}"
+            )
+    if view.outcome is not None:
+        winner = view.outcome.winner
+        lines.append("over: " + ("a draw" if winner is None else f"{winner} win"))
+    return lines
+
+
+def observation_string(view: SeatView) -> str:
+    """What the seat sees now, in a few lines of text (the deal's cards played so far)."""
+    lines = _now(view)
+    deal = view.deal
+    if deal is not None and deal.tricks:
+        played = " ".join(
+            f"{seat}:" + ",".join(card.code for card in deal.plays_of(seat)) for seat in SEATS
+        )
+        lines.append(f"played {played}")
+    return "\n".join(lines)
+
+
+@functools.lru_cache(maxsize=1024)
+def _past_deal(deal: DealView) -> str:
+    """One line for a finished deal (kept: every later string of the match repeats it)."""
+    return f"{_deal_head(deal)} | {_deal_play(deal)} | scores {deal.scores}"
+
+
+def information_state_string(view: SeatView) -> str:
+    """Everything the seat knows, in order: each finished deal, then the deal in progress.
+
+    Two positions give the same string exactly when the seat cannot tell them apart.
+    """
+    lines = [_past_deal(past) for past in view.history]
+    lines.extend(_now(view))
+    deal = view.deal
+    if deal is not None:
+        lines.append(_tricks(deal))
+    return "\n".join(lines)

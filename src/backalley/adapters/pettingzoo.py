@@ -1,0 +1,441 @@
+"""Back Alley as a PettingZoo AEC environment, and a Gymnasium environment for one seat.
+
+Every rule is the core's: the environment holds a
+:class:`~backalley.engine.state.MatchState` and each step goes through
+:func:`backalley.apply`; the observation is the shared encoding of the acting
+seat's view (:mod:`backalley.adapters.encoding`).
+
+- **Agents** are ``"north"``, ``"east"``, ``"south"``, ``"west"`` (seats 0-3;
+  North-South and East-West are partners). The agent to act is the seat whose
+  turn it is; there is no fixed cycle.
+- **Actions** are ``Discrete(68)``, the fixed indices of
+  :mod:`backalley.core.action_index`: 0 Pass, 1-12 bids, 13 Board, 14 + card
+  number to play that card. The observation's ``action_mask`` marks the legal
+  ones (all zero for an agent whose turn it is not).
+- **Observations** are a dict: ``"observation"``, the float32 tensor of
+  :data:`~backalley.adapters.encoding.OBSERVATION` (or of
+  :data:`~backalley.adapters.encoding.INFORMATION_STATE` with
+  ``observation="information_state"``), and ``"action_mask"`` (int8, 68).
+- **Deals** are not steps: each deal is dealt from the match seed
+  (:func:`backalley.seeded_deal`) as soon as it is due, so ``reset(seed=s)``
+  fixes the whole match but the players' choices.
+- **Rewards**: ``rewards="deal"`` (the default) gives each seat, at the end of
+  every deal, its pair's score for the deal minus the other pair's (over a match
+  they add up to the final margin); ``rewards="match"`` gives +1 to each seat of
+  the winning pair and -1 to the others at the end of the match (0 for a draw).
+- **Ends**: the match's end terminates every agent. Four passes throw a deal in
+  and an even tiebreak deal can be tied, so the rules allow a match without
+  end; after ``max_extra_deals`` thrown-in or tiebreak deals every agent is
+  truncated instead.
+- ``render_mode="ansi"`` returns the table as text (:mod:`backalley.pictures.text`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from ..core.action_index import (
+    BOARD_INDEX,
+    FIRST_CARD_INDEX,
+    NUM_ACTION_INDICES,
+    action_index,
+    index_action,
+)
+from ..core.actions import Bid, Play
+from ..core.cards import SEATS, Seat
+from ..core.dealing import MAX_SEED
+from ..core.rules import Rules
+from ..engine.match import apply, legal_actions, new_match, seeded_deal
+from ..engine.state import MatchState, Phase
+from ..engine.view import view
+from ..pictures.text import state_text
+from ..players.driver import Player, SeatedPlayer, player_seed
+from . import encoding
+from ._views import seat_view
+
+__all__ = ["AGENTS", "BackAlleyEnv", "SeatEnv", "env", "raw_env"]
+
+AGENTS: Final = ("north", "east", "south", "west")
+"""The agents, by seat number."""
+
+_SEAT_OF: Final = {agent: SEATS[number] for number, agent in enumerate(AGENTS)}
+_ACTIONS: Final = tuple(
+    tuple(index_action(index, seat) for index in range(NUM_ACTION_INDICES)) for seat in SEATS
+)
+_BID_INDICES: Final = tuple([*range(size), BOARD_INDEX] for size in range(14))
+"""The legal bids on each hand size: Pass, 1 .. size - 1, Board."""
+_MOST_POINTS_PER_CARD: Final = 40
+"""A Board bid with multiplier 4 scores 40 points a card: no deal scores more."""
+
+
+def _rules(rules: Rules | None, schedule: Any) -> Rules:
+    if rules is not None:
+        if schedule is not None:
+            raise ValueError("give either rules or a schedule, not both")
+        return rules
+    return Rules() if schedule is None else Rules(schedule=schedule)
+
+
+class _Table:
+    """A match that deals itself: the part the AEC and the single-seat environments share."""
+
+    def __init__(self, rules: Rules, rewards: str, max_extra_deals: int, layout: str) -> None:
+        if rewards not in ("deal", "match"):
+            raise ValueError(f"rewards is 'deal' or 'match', not {rewards!r}")
+        if layout not in ("observation", "information_state"):
+            raise ValueError(f"observation is 'observation' or 'information_state', not {layout!r}")
+        if not isinstance(max_extra_deals, int) or max_extra_deals < 1:
+            raise ValueError(f"max_extra_deals is a whole number from 1, not {max_extra_deals!r}")
+        self.rules = rules
+        self.rewards = rewards
+        self.max_extra_deals = max_extra_deals
+        self.layout = (
+            encoding.INFORMATION_STATE if layout != "observation" else encoding.OBSERVATION
+        )
+        self.write = (
+            encoding.write_information_state
+            if layout != "observation"
+            else encoding.write_observation
+        )
+        self.match = new_match(rules, seed=0)
+        self.truncated = False
+        self.seat: Seat | None = None
+        # Bounds of the observation: indicators 0-1, trick counts 0-13, totals and deal counts
+        # as large as the schedule allows.
+        most = float(_MOST_POINTS_PER_CARD * sum(rules.schedule))
+        low = np.zeros(self.layout.size, np.float32)
+        high = np.ones(self.layout.size, np.float32)
+        totals = self.layout["totals"]
+        low[totals.offset : totals.end] = -most
+        high[totals.offset : totals.end] = most
+        won = self.layout["tricks_won"]
+        high[won.offset : won.end] = 13.0
+        deals = self.layout["deals"]
+        high[deals.offset : deals.end] = float(len(rules.schedule))
+        self.space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTION_INDICES,), dtype=np.int8),
+            }
+        )
+
+    def start(self, seed: int) -> None:
+        self.match = new_match(self.rules, seed=seed)
+        self.truncated = False
+        self._deal()
+
+    def _deal(self) -> None:
+        """Deal every deal that is due, or stop the match after too many extra deals."""
+        match = self.match
+        while match.phase is Phase.DEAL:
+            if len(match.history) - match.counted_deals >= self.max_extra_deals:
+                self.truncated = True
+                break
+            match = apply(match, seeded_deal(match))
+        self.match = match
+        self.seat = None if self.truncated else match.to_move
+
+    @property
+    def over(self) -> bool:
+        """Whether the match has ended or been stopped (no seat is to act)."""
+        return self.seat is None
+
+    def play(self, index: Any) -> tuple[float, float]:
+        """Apply the action with ``index`` for the seat to move; the pairs' rewards for it."""
+        seat = self.seat
+        if seat is None:
+            raise ValueError("the match is over: no more actions")
+        if type(index) is not int:
+            if isinstance(index, np.integer):
+                index = int(index)
+            if not isinstance(index, int) or isinstance(index, bool):
+                raise TypeError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index!r}")
+        if not 0 <= index < NUM_ACTION_INDICES:
+            raise ValueError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index}")
+        match = apply(self.match, _ACTIONS[seat][index])
+        self.match = match
+        deal = match.deal
+        if deal is not None:
+            # Within a deal nobody scores: the seat to act is all that changes here.
+            self.seat = deal.to_move
+            return (0.0, 0.0)
+        self._deal()
+        if self.rewards == "deal":
+            ns, ew = match.history[-1].scores
+            return (float(ns - ew), float(ew - ns))
+        if not self.over:
+            return (0.0, 0.0)
+        outcome = self.match.outcome
+        ns, ew = self.match.totals
+        if outcome is None:  # truncated: the totals so far decide
+            sign = (ns > ew) - (ns < ew)
+        else:
+            sign = 0 if outcome.winner is None else 1 - 2 * int(outcome.winner)
+        return (float(sign), float(-sign))
+
+    def mask(self, seat: Seat) -> np.ndarray[Any, np.dtype[np.int8]]:
+        """The legal actions of ``seat`` as 0/1 (all 0 unless it is to act)."""
+        mask = bytearray(NUM_ACTION_INDICES)
+        if seat == self.seat:
+            match = self.match
+            core = match.deal.core  # type: ignore[union-attr]
+            if core.leader is None:
+                for index in _BID_INDICES[core.setup.hand_size]:
+                    mask[index] = 1
+            else:
+                for play in legal_actions(match):
+                    mask[FIRST_CARD_INDEX + play.card] = 1  # type: ignore[union-attr]
+        return np.frombuffer(mask, np.int8)
+
+    def observe(self, seat: Seat) -> dict[str, np.ndarray[Any, Any]]:
+        tensor = np.zeros(self.layout.size, np.float32)
+        self.write(seat_view(self.match, seat), tensor)
+        return {"observation": tensor, "action_mask": self.mask(seat)}
+
+
+class BackAlleyEnv(AECEnv):  # type: ignore[misc]
+    """The AEC environment: four agents, the seat to move acts (see the module)."""
+
+    metadata: Final = {
+        "render_modes": ["ansi"],
+        "name": "back_alley_v0",
+        "is_parallelizable": False,
+    }
+
+    def __init__(  # noqa: PLR0913 -- keyword settings, as Gymnasium environments take them
+        self,
+        rules: Rules | None = None,
+        *,
+        schedule: Any = None,
+        rewards: str = "deal",
+        observation: str = "observation",
+        max_extra_deals: int = 20,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self._table = _Table(_rules(rules, schedule), rewards, max_extra_deals, observation)
+        self.possible_agents = list(AGENTS)
+        self.agents = list(AGENTS)
+        self.observation_spaces = dict.fromkeys(AGENTS, self._table.space)
+        self.action_spaces = dict.fromkeys(AGENTS, spaces.Discrete(NUM_ACTION_INDICES))
+        self._seeds = random.Random()
+        self._reset_dicts()
+
+    def _reset_dicts(self) -> None:
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
+        self.agent_selection = AGENTS[0]
+        self._rewarded = False
+
+    @property
+    def match(self) -> MatchState:
+        """The core's state of the match."""
+        return self._table.match
+
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
+        """The observation space of ``agent`` (the same for all four)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space[Any]:
+        """``Discrete(68)`` for every agent."""
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        """Start a match; ``seed`` (0 to 2**64 - 1) fixes every deal of it.
+
+        Without a seed the match seed is drawn from the generator the last seed
+        started, so a sequence of resets is reproducible from its first seed.
+        """
+        if seed is not None:
+            self._seeds = random.Random(seed)
+            match_seed = seed
+        else:
+            match_seed = self._seeds.randrange(MAX_SEED + 1)
+        self._table.start(match_seed)
+        self._reset_dicts()
+        self._select()
+
+    def _select(self) -> None:
+        table = self._table
+        if table.over:
+            ended = self.truncations if table.truncated else self.terminations
+            for agent in self.agents:
+                ended[agent] = True
+            return
+        seat = table.seat
+        assert seat is not None
+        self.agent_selection = AGENTS[seat]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray[Any, Any]]:
+        """``agent``'s observation and its action mask."""
+        return self._table.observe(_SEAT_OF[agent])
+
+    def action_mask(self, agent: str) -> np.ndarray[Any, np.dtype[np.int8]]:
+        """``agent``'s action mask alone, without building the observation."""
+        return self._table.mask(_SEAT_OF[agent])
+
+    def step(self, action: Any) -> None:
+        """Act for the selected agent (None for an agent whose match has ended)."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        # A refused action raises here and leaves the environment as it was.
+        ns, ew = self._table.play(action)
+        self._cumulative_rewards[agent] = 0.0
+        rewards = self.rewards
+        if ns or ew or self._rewarded:
+            # Only a step that ends a deal (or follows one) touches the reward dicts.
+            self._rewarded = bool(ns or ew)
+            cumulative = self._cumulative_rewards
+            for seat, name in enumerate(AGENTS):
+                reward = ns if seat % 2 == 0 else ew
+                rewards[name] = reward
+                cumulative[name] += reward
+        self._select()
+
+    def render(self) -> str | None:
+        """The table as text (all four hands shown) when ``render_mode`` is ``"ansi"``."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode")
+            return None
+        return state_text(self._table.match)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def raw_env(**kwargs: Any) -> BackAlleyEnv:
+    """The environment without PettingZoo's checking wrappers."""
+    return BackAlleyEnv(**kwargs)
+
+
+def env(**kwargs: Any) -> Any:
+    """The environment inside PettingZoo's order-enforcing wrapper (the usual entry point).
+
+    Keyword arguments go to :class:`BackAlleyEnv`: ``rules`` or ``schedule``,
+    ``rewards``, ``observation``, ``max_extra_deals``, ``render_mode``.
+    """
+    from pettingzoo.utils import wrappers  # noqa: PLC0415 -- only the wrapped form needs it
+
+    return wrappers.OrderEnforcingWrapper(BackAlleyEnv(**kwargs))
+
+
+class SeatEnv(gymnasium.Env):  # type: ignore[misc]
+    """A Gymnasium environment for one seat; the other three are played by ``players``.
+
+    ``players`` is one :class:`~backalley.players.Player` for the three other
+    seats, or a mapping from each other seat to its player. Each sees only its
+    own view, as in :func:`backalley.players.play_match`; a seeded player is
+    seated with :func:`~backalley.players.player_seed`. The action and
+    observation spaces, rewards and ends are those of :class:`BackAlleyEnv`,
+    seen by ``seat``; ``info["action_mask"]`` repeats the mask.
+    """
+
+    metadata: Final = {"render_modes": ["ansi"]}
+
+    def __init__(  # noqa: PLR0913 -- keyword settings, as Gymnasium environments take them
+        self,
+        players: Player | Mapping[Seat, Player],
+        *,
+        seat: Seat = Seat.SOUTH,
+        rules: Rules | None = None,
+        schedule: Any = None,
+        rewards: str = "deal",
+        observation: str = "observation",
+        max_extra_deals: int = 20,
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
+        self.render_mode = render_mode
+        self.seat = Seat(seat)
+        others = [other for other in SEATS if other != self.seat]
+        if isinstance(players, Mapping):
+            missing = [other.name.title() for other in others if other not in players]
+            if missing:
+                raise ValueError(f"no player for {', '.join(missing)}")
+            self._players: Sequence[Player] = [players[other] for other in others]
+        else:
+            self._players = [players] * 3
+        self._others = others
+        self._table = _Table(_rules(rules, schedule), rewards, max_extra_deals, observation)
+        self.observation_space = self._table.space
+        self.action_space = spaces.Discrete(NUM_ACTION_INDICES)
+        self._seated: dict[Seat, Player] = {}
+
+    @property
+    def match(self) -> MatchState:
+        """The core's state of the match."""
+        return self._table.match
+
+    def reset(
+        self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray[Any, Any]], dict[str, Any]]:
+        """Start a match (``seed`` fixes its deals and the seated players' choices)."""
+        super().reset(seed=seed)
+        match_seed = seed if seed is not None else int(self.np_random.integers(0, 2**63))
+        self._table.start(match_seed)
+        self._seated = {
+            other: player.for_seat(other, player_seed(match_seed, other))
+            if isinstance(player, SeatedPlayer)
+            else player
+            for other, player in zip(self._others, self._players, strict=True)
+        }
+        reward = self._others_play()
+        del reward  # before the seat's first action nobody has scored
+        observation = self._table.observe(self.seat)
+        return observation, {"action_mask": observation["action_mask"]}
+
+    def _others_play(self) -> float:
+        """Let the other seats act until it is this seat's turn; this seat's pair's rewards."""
+        table = self._table
+        pair = self.seat % 2
+        total = 0.0
+        while table.seat is not None and table.seat != self.seat:
+            seat = table.seat
+            legal: tuple[Bid | Play, ...] = legal_actions(table.match)  # type: ignore[assignment]
+            chosen = self._seated[seat](view(table.match, seat), legal)
+            if chosen not in legal:
+                raise ValueError(
+                    f"the player at {seat.name.title()} returned {chosen!r}: not legal"
+                )
+            total += table.play(action_index(chosen))[pair]
+        return total
+
+    def step(
+        self, action: Any
+    ) -> tuple[dict[str, np.ndarray[Any, Any]], float, bool, bool, dict[str, Any]]:
+        """Play ``action`` for the seat, then the others until its next turn or the end."""
+        table = self._table
+        reward = table.play(action)[self.seat % 2]
+        reward += self._others_play()
+        observation = table.observe(self.seat)
+        terminated = table.match.is_over
+        return (
+            observation,
+            reward,
+            terminated,
+            table.truncated,
+            {"action_mask": observation["action_mask"]},
+        )
+
+    def render(self) -> str | None:
+        """The table as text when ``render_mode`` is ``"ansi"``."""
+        if self.render_mode is None:
+            return None
+        return state_text(self._table.match)

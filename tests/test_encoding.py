@@ -1,0 +1,149 @@
+"""The shared observation encoding: every field decodes back to what the seat's view says."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backalley import Rules, Seat, apply, legal_actions, new_match
+from backalley.adapters._views import seat_view
+from backalley.adapters.encoding import (
+    FIELD_MEANINGS,
+    INFORMATION_STATE,
+    OBSERVATION,
+    information_state_string,
+    information_state_tensor,
+    observation_string,
+    observation_tensor,
+)
+from backalley.core.cards import CARDS
+from backalley.engine.state import Phase
+from backalley.engine.view import SeatView, view
+
+PHASES = [Phase.DEAL, Phase.BID, Phase.PLAY, Phase.OVER]
+
+
+def ones(tensor, name, layout=INFORMATION_STATE):
+    return [i for i, value in enumerate(layout.part(tensor, name)) if value]
+
+
+def rows(tensor, name, width, layout=INFORMATION_STATE):
+    part = layout.part(tensor, name)
+    return [[i for i in range(width) if part[row * width + i]] for row in range(len(part) // width)]
+
+
+def check_decodes(seen: SeatView) -> None:
+    tensor = information_state_tensor(seen)
+    assert len(tensor) == INFORMATION_STATE.size
+    assert observation_tensor(seen) == tensor[: OBSERVATION.size]
+    assert ones(tensor, "seat") == [seen.seat]
+    assert ones(tensor, "phase") == [PHASES.index(seen.phase)]
+    assert ones(tensor, "to_move") == ([] if seen.to_move is None else [seen.to_move])
+    assert ones(tensor, "dealer") == [seen.dealer]
+    assert ones(tensor, "hand_size") == [seen.hand_size - 1]
+    assert [CARDS[c] for c in ones(tensor, "hand")] == sorted(seen.hand)
+    assert INFORMATION_STATE.part(tensor, "totals") == list(seen.totals)
+    assert INFORMATION_STATE.part(tensor, "deals") == [seen.counted_deals, seen.rules.deals]
+    deal = seen.deal
+    if deal is None:
+        for name in ("turned", "trump", "swap", "bids", "leader", "trick", "played", "history"):
+            assert ones(tensor, name) == []
+        return
+    assert ones(tensor, "tiebreak") == ([0] if deal.tiebreak else [])
+    assert ones(tensor, "turned") == [deal.turned]
+    assert ones(tensor, "trump") == [4 if deal.trump is None else deal.trump]
+    assert ones(tensor, "swap") == ([] if deal.swap is None else [deal.swap.received])
+    bids = rows(tensor, "bids", 14)
+    for seat in Seat:
+        bid = deal.bid_of(seat)
+        assert bids[seat] == ([] if bid is None else [13 if bid.board else bid.amount])
+    assert ones(tensor, "leader") == ([] if deal.leader is None else [deal.leader])
+    trick = rows(tensor, "trick", 54)
+    current = deal.current_trick
+    in_trick = {} if current is None else {seat: card for seat, card in current.plays}
+    for seat in Seat:
+        assert trick[seat] == ([in_trick[seat]] if seat in in_trick else [])
+    played = rows(tensor, "played", 54)
+    history = rows(tensor, "history", 54)
+    leaders = rows(tensor, "history_leaders", 4)
+    for seat in Seat:
+        done = [card for t in deal.tricks for who, card in t.plays if who == seat]
+        assert played[seat] == sorted(done)
+    for number in range(13):
+        if number < len(deal.tricks):
+            done = deal.tricks[number]
+            assert leaders[number] == [done.leader]
+            for who, card in done.plays:
+                assert history[number * 4 + who] == [card]
+        else:
+            assert leaders[number] == []
+            assert all(history[number * 4 + seat] == [] for seat in Seat)
+    assert INFORMATION_STATE.part(tensor, "tricks_won") == list(deal.tricks_won)
+    assert ones(tensor, "trumps_broken") == ([0] if deal.trumps_broken else [])
+
+
+def test_the_layout_has_one_meaning_per_field_and_no_gaps():
+    offset = 0
+    for field in INFORMATION_STATE:
+        assert field.offset == offset
+        assert FIELD_MEANINGS[field.name]
+        offset = field.end
+    assert offset == INFORMATION_STATE.size
+    assert [f.name for f in OBSERVATION] == [f.name for f in INFORMATION_STATE][
+        : len(OBSERVATION.fields)
+    ]
+
+
+@settings(max_examples=15)
+@given(seed=st.integers(0, 2**64 - 1), choices=st.randoms(use_true_random=False))
+def test_every_field_decodes_to_the_view(seed, choices):
+    rules = Rules(schedule=[3, 1, 13], tie="tiebreak-deal")
+    state = new_match(rules, seed=seed)
+    steps = 0
+    while not state.is_over and steps < 150:
+        for seat in Seat:
+            check_decodes(view(state, seat))
+        state = apply(state, choices.choice(legal_actions(state)))
+        steps += 1
+    for seat in Seat:
+        check_decodes(view(state, seat))
+
+
+def _tokens(text):
+    for mark in ":,|;>\n":
+        text = text.replace(mark, " ")
+    return set(text.split())
+
+
+def test_strings_say_what_the_seat_knows_and_no_more():
+    rng = random.Random(4)
+    state = new_match(Rules(schedule=[3, 2]), seed=4)
+    while not state.is_over:
+        for seat in Seat:
+            seen = view(state, seat)
+            lines = information_state_string(seen).split("\n")
+            assert len(lines) > len(seen.history)
+            # One line for each finished deal, then the deal in progress.
+            known = _tokens("\n".join(lines[len(seen.history) :]))
+            now = _tokens(observation_string(seen))
+            assert {card.code for card in seen.hand} <= now <= known | {"played"}
+            if state.deal is not None:
+                # Another seat's unplayed cards appear nowhere in what this seat is told.
+                for other in Seat:
+                    if other != seat:
+                        assert not {card.code for card in state.deal.hand(other)} & known
+        state = apply(state, rng.choice(legal_actions(state)))
+
+
+def test_the_adapters_kept_views_equal_the_engines_views():
+    rng = random.Random(2)
+    for seed in range(3):
+        state = new_match(Rules(schedule=[2, 1, 3], tie="tiebreak-deal"), seed=seed)
+        while not state.is_over:
+            for seat in Seat:
+                assert seat_view(state, seat) == view(state, seat)
+            state = apply(state, rng.choice(legal_actions(state)))
+        for seat in Seat:
+            assert seat_view(state, seat) == view(state, seat)

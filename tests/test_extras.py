@@ -1,0 +1,35 @@
+"""A feature whose extra is missing says so in one line, naming the extra to install."""
+
+import importlib
+import sys
+
+import pytest
+
+from backalley._extras import MissingExtra, require_extra
+
+
+@pytest.mark.parametrize(
+    ("module", "framework", "extra"),
+    [
+        ("backalley.openspiel", "pyspiel", "openspiel"),
+        ("backalley.pettingzoo", "pettingzoo", "pettingzoo"),
+        ("backalley.pettingzoo", "gymnasium", "pettingzoo"),
+    ],
+)
+def test_importing_an_adapter_without_its_framework_names_the_extra(
+    monkeypatch, module, framework, extra
+):
+    # A None entry in sys.modules makes the framework look uninstalled.
+    monkeypatch.setitem(sys.modules, framework, None)
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    with pytest.raises(MissingExtra) as missing:
+        importlib.import_module(module)
+    message = str(missing.value)
+    assert message == f"{module} needs the {extra!r} extra: pip install 'backalley[{extra}]'"
+    assert "\n" not in message
+    assert isinstance(missing.value, ImportError)
+    assert missing.value.extra == extra
+
+
+def test_a_module_that_is_there_is_not_refused():
+    require_extra("backalley.test", "test", ["json", "random"])
