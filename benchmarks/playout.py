@@ -13,16 +13,21 @@ import argparse
 import random
 import statistics
 import time
+from collections.abc import Callable
 
 from backalley import Deal, Rules, apply, legal_actions, new_match
 
 
-def playout(rules: Rules, seed: int, rng: random.Random) -> tuple[float, int, float, int]:
+def playout(
+    rules: Rules,
+    seed: int,
+    rng: random.Random,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[float, int, float, int]:
     """One match; seconds and count of player actions, then of chance actions."""
     state = new_match(rules, seed=seed)
     player_time = chance_time = 0.0
     players = chances = 0
-    clock = time.perf_counter
     choice = rng.choice
     while not state.is_over:
         start = clock()

@@ -4,10 +4,15 @@
 ``thorough`` is for long local runs: ``HYPOTHESIS_PROFILE=thorough pytest``;
 ``mutation`` is for mutation testing (``docs/testing.md``): few examples, no
 example database and a fixed seed, so every mutant meets the same examples.
+
+``BACKALLEY_EXPECT_COMPILED=1`` (or ``0``) makes the run refuse to start unless the
+``backalley`` it imports is the compiled build (or the pure-Python one): CI's second
+run tests the installed compiled wheel and must never fall back to the source.
 """
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -33,3 +38,18 @@ settings.register_profile(
     suppress_health_check=list(HealthCheck),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Stop at once if the build under test is not the one the run expects."""
+    expected = os.environ.get("BACKALLEY_EXPECT_COMPILED")
+    if expected is None:
+        return
+    import backalley  # noqa: PLC0415 -- only when a build is expected
+
+    if backalley.__compiled__ is not (expected == "1"):
+        build = "compiled" if backalley.__compiled__ else "pure Python"
+        raise pytest.UsageError(
+            f"BACKALLEY_EXPECT_COMPILED={expected}, but the backalley imported from "
+            f"{backalley.__file__} is {build}"
+        )

@@ -13,6 +13,7 @@ happens that the rules do not say. The rules are stated, with their sources, in
 """
 
 from collections.abc import Mapping
+from importlib.machinery import EXTENSION_SUFFIXES
 from types import ModuleType
 from typing import Any
 
@@ -25,6 +26,7 @@ from .core.errors import IllegalAction, Reason
 from .core.rules import SCHEDULES, Rules, TiePolicy
 from .core.scoring import score
 from .core.tricks import Trick
+from .engine import match as _match
 from .engine import view as _view
 from .engine.display import register_svg
 from .engine.match import apply, legal_actions, new_match, seeded_deal
@@ -72,6 +74,13 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+__compiled__: bool = (_match.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
+"""True when the rules core and the engine run compiled by mypyc (``BACKALLEY_COMPILE=1``).
+
+The compiled build and the pure-Python one are built from the same source and
+pass the same tests; ``backalley --version`` names the build that is running.
+"""
 
 _paths.install()
 

@@ -16,7 +16,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
+from .. import __compiled__, __version__
 from . import check, demo, fuzz, perft, play, replay, serve, simulate
 from ._common import EXIT_OK, EXIT_USAGE, CommandError, silence
 
@@ -26,13 +26,19 @@ COMMANDS = (demo, simulate, play, check, replay, perft, serve, fuzz)
 """The command modules, in the order ``backalley --help`` lists them."""
 
 
+def version_text() -> str:
+    """What ``backalley --version`` prints: the version and which build is running."""
+    build = "compiled by mypyc" if __compiled__ else "pure Python"
+    return f"backalley {__version__} ({build})"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser for ``backalley`` and all its commands."""
     parser = argparse.ArgumentParser(
         prog="backalley",
         description="The reference rules engine for the card game Back Alley.",
     )
-    parser.add_argument("--version", action="version", version=f"backalley {__version__}")
+    parser.add_argument("--version", action="version", version=version_text())
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
         command.add_parser(commands)

@@ -37,7 +37,7 @@ how a recorded game is replayed.
 from __future__ import annotations
 
 import secrets
-from typing import Final
+from typing import Final, cast, overload
 
 from ..core.actions import Bid, Deal, Play, deal_of_permutation
 from ..core.bidding import bid_in_range, opening_leader
@@ -75,7 +75,19 @@ from .state import (
 __all__ = ["apply", "legal_actions", "new_match", "seeded_deal"]
 
 
-def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchState:
+@overload
+def new_match(rules: Rules | None = None) -> MatchState: ...
+
+
+@overload
+def new_match(rules: Rules | None = None, *, seed: int | None) -> MatchState: ...
+
+
+# The implementation takes ``object`` because it checks its arguments itself: compiled
+# by mypyc, an ``int`` parameter would refuse a text with mypyc's own message and take
+# a bool for an int before the check below could refuse it (the overloads keep the
+# types that callers see).
+def new_match(rules: object = None, *, seed: object = None) -> MatchState:
     """A match about to be dealt its first deal.
 
     The seed (0 to 2**64 - 1) fixes every seeded deal, so the same rules, seed
@@ -87,10 +99,9 @@ def new_match(rules: Rules | None = None, *, seed: int | None = None) -> MatchSt
     elif not isinstance(rules, Rules):
         raise TypeError(f"rules must be a backalley.Rules, not {type(rules).__name__}")
     if seed is None:
-        seed = secrets.randbits(64)
-    else:
-        check_whole(seed, MAX_SEED, "a seed")
-    return MatchState(MatchCore(rules, seed))
+        return MatchState(MatchCore(rules, secrets.randbits(64)))
+    check_whole(seed, MAX_SEED, "a seed")
+    return MatchState(MatchCore(rules, cast(int, seed)))  # a whole number: checked above
 
 
 def seeded_deal(state: MatchState) -> Deal:
