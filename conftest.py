@@ -18,6 +18,7 @@ _NEEDS = {
         "src/backalley/adapters/pettingzoo.py",
         "docs/pettingzoo.md",
     ],
+    "numpy": ["src/backalley/batch", "docs/batch.md", "tests/batch_reference.py"],
     "gymnasium": [
         "src/backalley/pettingzoo.py",
         "src/backalley/adapters/pettingzoo.py",

@@ -28,10 +28,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("formats",),
     # 4. Users of the engine and formats: pictures, players, test strategies.
     ("pictures", "players", "strategies"),
-    # 5. Bridges to other programs: protocol, framework adapters, batch engine, cluster.
-    ("protocol", "adapters", "batch", "cluster"),
-    # 6. Short import paths for the adapters (``backalley.openspiel``, ``backalley.pettingzoo``).
-    ("openspiel", "pettingzoo"),
+    # 5. Bridges to other programs: protocol, framework adapters, cluster.
+    ("protocol", "adapters", "cluster"),
+    # 6. Users of the adapters: their short import paths (``backalley.openspiel``,
+    #    ``backalley.pettingzoo``) and the batch engine (it vectorizes the adapters'
+    #    observation encoding, whose field table it reads).
+    ("openspiel", "pettingzoo", "batch"),
     # 7. The command line.
     ("cli",),
     # 8. The package itself (the public names, the notebook pictures it registers) and

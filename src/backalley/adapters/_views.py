@@ -13,6 +13,7 @@ check it at every step.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Final
 
 from ..core.cards import Seat
@@ -24,13 +25,13 @@ __all__ = ["seat_view"]
 _KEEP: Final = 64
 """How many histories to remember (a search visits few at a time)."""
 
-_histories: OrderedDict[int, tuple[tuple[DealResult, ...], tuple[tuple[DealView, ...], ...]]]
+_histories: OrderedDict[int, tuple[tuple[DealResult, ...], tuple[Sequence[DealView], ...]]]
 _histories = OrderedDict()
 
 
 def _history_views(
     history: tuple[DealResult, ...], state: MatchState
-) -> tuple[tuple[DealView, ...], ...]:
+) -> tuple[Sequence[DealView], ...]:
     """The four seats' views of the finished deals of ``history``."""
     key = id(history)
     found = _histories.get(key)

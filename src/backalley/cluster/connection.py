@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
 
+from .._extras import MissingExtra
+
 if TYPE_CHECKING:
     from distributed import Client
 
@@ -24,9 +26,8 @@ __all__ = ["LOCAL", "MISSING_EXTRA", "ClusterError", "connect", "local_workers",
 LOCAL: Final = "local"
 """The address that starts a cluster on this machine instead of joining one."""
 
-MISSING_EXTRA: Final = (
-    "running on a cluster needs Dask: install the extra with pip install 'backalley[cluster]'"
-)
+MISSING_EXTRA: Final = str(MissingExtra("running on a cluster", "cluster"))
+"""The one line said when Dask is not installed (worded as for every extra, in ``_extras``)."""
 
 CONNECT_TIMEOUT: Final = 10
 """Seconds to wait for a scheduler before saying it cannot be reached."""
