@@ -12,7 +12,7 @@ from backalley import Bid, Card, Play, Rules, Seat, Suit, new_match
 from backalley.cli import main
 from backalley.cli.play import Table, marked_hand
 from backalley.engine.view import SeatView
-from backalley.players import driver
+from backalley.players import MonteCarloPlayer, driver
 from decks import position
 
 SHORT_MATCH = ["play", "--schedule", "2,1", "--seed", "3"]
@@ -211,3 +211,18 @@ def test_endless_throw_ins_leave_the_match_unfinished(monkeypatch: pytest.Monkey
     assert "3 deals in a row were thrown in" in text
     assert text.rstrip().endswith("The match is left unfinished.")
     assert text.count("All four passed") == 3
+
+
+def test_the_opponents_can_be_monte_carlo_players(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--opponents montecarlo`` seats Monte Carlo players; the match plays to its end."""
+    status, text, _ = _drive(monkeypatch, [*SHORT_MATCH, "--opponents", "montecarlo"])
+    assert status == 0
+    assert "Match over:" in text
+
+
+def test_the_table_seats_the_kind_asked_for() -> None:
+    out = io.StringIO()
+    table = Table(new_match(), Seat.SOUTH, inp=io.StringIO(), out=out, opponents="montecarlo")
+    others = [player for seat, player in table.players.items() if seat is not Seat.SOUTH]
+    assert len(others) == 3
+    assert all(isinstance(player, MonteCarloPlayer) for player in others)

@@ -142,3 +142,44 @@ def test_records_need_an_existing_folder(tmp_path, capsys):
     missing = tmp_path / "missing"
     assert main(["simulate", "--matches", "1", "--records", str(missing)]) == 2
     assert "no folder" in capsys.readouterr().err
+
+
+def test_duplicate_plays_each_set_of_deals_with_the_pairs_exchanged() -> None:
+    """``duplicate``: each seed is played as given and exchanged; rows are the player kinds."""
+    rules = Rules(schedule=[3, 1])
+    summary = simulate("heuristic", "random", rules, seed=4, matches=3, duplicate=True)
+    assert summary.duplicate and summary.matches == 6
+    given = [
+        play_match([HeuristicPlayer(), RandomPlayer()] * 2, rules, seed=match_seed(4, index))
+        for index in range(3)
+    ]
+    exchanged = [
+        play_match([RandomPlayer(), HeuristicPlayer()] * 2, rules, seed=match_seed(4, index))
+        for index in range(3)
+    ]
+    # The same deals: the first deal of each set is dealt from the same deck.
+    for one, two in zip(given, exchanged, strict=True):
+        assert one.history[0].deal.setup.deck == two.history[0].deal.setup.deck
+    heuristic_wins = sum(state.outcome.winner == 0 for state in given if state.outcome) + sum(
+        state.outcome.winner == 1 for state in exchanged if state.outcome
+    )
+    assert summary.pairs[0].player == "heuristic"
+    assert summary.pairs[0].wins == heuristic_wins
+    heuristic_total = sum(s.totals[0] for s in given) + sum(s.totals[1] for s in exchanged)
+    assert summary.pairs[0].average_score == pytest.approx(heuristic_total / 6)
+
+
+def test_the_command_pits_the_monte_carlo_player_in_duplicate(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ["simulate", "--ns", "montecarlo", "--ew", "heuristic", "--schedule", "2,1"]
+    assert main([*args, "--matches", "1", "--duplicate"]) == 0
+    out = capsys.readouterr().out
+    assert "2 matches" in out and "played twice with the pairs exchanged" in out
+    assert "NS/EW montecarlo" in out and "EW/NS heuristic" in out
+
+
+def test_duplicate_is_refused_on_a_cluster(capsys: pytest.CaptureFixture[str]) -> None:
+    status = main([*ARGS, "--duplicate", "--cluster", "local"])
+    assert status != 0
+    assert "--duplicate runs on this machine only" in capsys.readouterr().err

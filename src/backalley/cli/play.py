@@ -29,7 +29,7 @@ from ..engine.view import DealView, SeatView, view
 from ..formats.notation import parse_bid
 from ..pictures.prose import result_sentence, score_rows, sheet_lines
 from ..pictures.text import trick_text, trump_words
-from ..players import HeuristicPlayer, Player, PlayerError, play_match
+from ..players import PLAYER_KINDS, Player, PlayerError, play_match
 from ..players.driver import play_step, seat_players
 from . import _common as common
 
@@ -51,8 +51,8 @@ Answers:
 HELP = "play one seat in the terminal against three computer players"
 """The command's line in ``backalley --help``."""
 DESCRIPTION = """\
-Play one seat against three heuristic computer players (your partner included). Type ?
-at any prompt for help and your legal actions."""
+Play one seat against three computer players (your partner included), heuristic unless
+--opponents names another kind. Type ? at any prompt for help and your legal actions."""
 
 
 def add_parser(commands: common.Commands) -> None:
@@ -60,6 +60,12 @@ def add_parser(commands: common.Commands) -> None:
     parser = common.add_command(commands, "play", run, HELP, DESCRIPTION)
     parser.add_argument("--seat", default="S", help="your seat: N, E, S or W (default S)")
     common.add_seed_option(parser, None, "seed for the deals")
+    parser.add_argument(
+        "--opponents",
+        default="heuristic",
+        choices=sorted(PLAYER_KINDS),
+        help="the computer players at the other three seats (default heuristic)",
+    )
     common.add_rules_options(parser)
 
 
@@ -76,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
         f"{_name(seat)}; your partner is {_name(seat.partner)}. Type ? for help.",
         file=out,
     )
-    return Table(state, seat, inp=sys.stdin, out=out).play()
+    return Table(state, seat, inp=sys.stdin, out=out, opponents=args.opponents).play()
 
 
 def _name(seat: Seat) -> str:
@@ -131,14 +137,23 @@ class _Leave(Exception):
 
 
 class Table:
-    """One person at ``seat``, heuristic computer players at the other three seats.
+    """One person at ``seat``, computer players at the other three seats.
 
-    The match is driven by :func:`~backalley.players.play_match`: the person is a
+    ``opponents`` names their kind (``backalley.players.PLAYER_KINDS``). The match
+    is driven by :func:`~backalley.players.play_match`: the person is a
     player like the others (:meth:`choose`), and the table is told of every action
     (:meth:`watch`) to tell the person what happened.
     """
 
-    def __init__(self, state: MatchState, seat: Seat, *, inp: TextIO, out: TextIO) -> None:
+    def __init__(
+        self,
+        state: MatchState,
+        seat: Seat,
+        *,
+        inp: TextIO,
+        out: TextIO,
+        opponents: str = "heuristic",
+    ) -> None:
         self.state = state
         self.seat = seat
         self.inp = inp
@@ -147,7 +162,7 @@ class Table:
         self.echo_free = bool(isatty and isatty())
         """Whether the terminal shows the answers as they are typed."""
         self.players: dict[Seat, Player] = {
-            other: HeuristicPlayer() if other is not seat else self.choose for other in Seat
+            other: PLAYER_KINDS[opponents]() if other is not seat else self.choose for other in Seat
         }
         self._seated = seat_players(self.players, state.seed)
 

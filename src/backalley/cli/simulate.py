@@ -61,6 +61,11 @@ def add_parser(commands: common.Commands) -> None:
         "--jobs", type=int, default=1, help="processes to play in; results do not depend on it"
     )
     parser.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each match's deals twice, the second time with the pairs exchanged",
+    )
+    parser.add_argument(
         "--records",
         metavar="DIR",
         help="also write each match as a game record, DIR/match-00001.json and on "
@@ -78,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.jobs < 1:
         raise common.CommandError(f"--jobs must be at least 1, not {args.jobs}")
+    if args.duplicate and args.cluster is not None:
+        raise common.CommandError("--duplicate runs on this machine only: leave out --cluster")
     cpus = available_cpus()
     if args.jobs > cpus:
         # More processes than CPUs only share the same CPUs, at the cost of starting them.
@@ -87,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
         )
         args.jobs = cpus
     rules = common.rules_from(args)
-    bar = _ProgressBar(sys.stderr, args.matches) if sys.stderr.isatty() else None
+    total = 2 * args.matches if args.duplicate else args.matches
+    bar = _ProgressBar(sys.stderr, total) if sys.stderr.isatty() else None
     done = 0
 
     def progress(count: int) -> None:
@@ -109,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
                     jobs=args.jobs,
                     progress=progress,
                     records=args.records,
+                    duplicate=args.duplicate,
                 )
             else:
                 try:
@@ -130,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         # Say how far the run got, so what it printed or wrote is not taken for the whole.
         raise common.CommandError(
-            f"interrupted after {done} of {args.matches} matches; no summary printed", 130
+            f"interrupted after {done} of {total} matches; no summary printed", 130
         ) from None
     finally:
         if bar is not None:
@@ -141,6 +150,11 @@ def run(args: argparse.Namespace) -> int:
         f"({rules.deals} deal{'' if rules.deals == 1 else 's'}), ties {rules.tie.value}, "
         f"seed {args.seed}"
     )
+    if summary.duplicate:
+        head += (
+            f"\nduplicate: {args.matches} sets of deals, each played twice with the pairs "
+            "exchanged; each row is a kind of player, whichever seats it held"
+        )
     if partial is not None:
         if not summary.matches:
             raise common.CommandError(f"no match could be played: {partial}", common.EXIT_INVALID)
@@ -165,15 +179,18 @@ def available_cpus() -> int:
 def summary_lines(summary: Summary) -> list[str]:
     """The summary table, one line per pair, then draws and throw-ins."""
     lines = [
-        "pair  players    wins  win rate (95% CI)       avg score  boards bid/made"
+        "pair  players     wins  win rate (95% CI)       avg score  boards bid/made"
         "  avg target  avg tricks"
     ]
     n = summary.matches
     for pair in summary.pairs:
         low, high = pair.win_interval
         rate = f"{pair.wins / n:6.1%} ({low:.1%}-{high:.1%})"
+        label = pair.pair.label
+        if summary.duplicate:
+            label = "NS/EW" if pair.pair == 0 else "EW/NS"
         lines.append(
-            f"{pair.pair.label:<4}  {pair.player:<9} {pair.wins:5}  {rate:<22} "
+            f"{label:<5} {pair.player:<10} {pair.wins:5}  {rate:<22} "
             f"{pair.average_score:10.1f}  {pair.boards_bid:>9}/{pair.boards_made:<5}"
             f"  {pair.average_target:10.2f}  {pair.average_tricks:10.2f}"
         )

@@ -15,10 +15,12 @@ from collections.abc import Callable
 
 from .driver import Player, PlayerError, SeatedPlayer, play_match, player_seed
 from .heuristic import HeuristicPlayer
+from .montecarlo import MonteCarloPlayer
 from .simple import RandomPlayer
 
 PLAYER_KINDS: dict[str, Callable[[], Player]] = {
     "heuristic": HeuristicPlayer,
+    "montecarlo": MonteCarloPlayer,
     "random": RandomPlayer,
 }
 """The computer players by the names the command line uses."""
@@ -26,6 +28,7 @@ PLAYER_KINDS: dict[str, Callable[[], Player]] = {
 __all__ = [
     "PLAYER_KINDS",
     "HeuristicPlayer",
+    "MonteCarloPlayer",
     "Player",
     "PlayerError",
     "RandomPlayer",

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from ..core.actions import Bid, Play
-from ..core.cards import Card, Rank, Suit, trump_mask
+from ..core.cards import Card, Rank, Seat, Suit, trump_mask
 from ..core.tricks import trick_winner
 from ..engine.view import SeatView
 
@@ -41,6 +41,7 @@ __all__ = [
     "HeuristicPlayer",
     "card_cost",
     "hand_tricks",
+    "heuristic_bid",
 ]
 
 BIG_JOKER_TRICKS: Final = 1.25
@@ -102,6 +103,33 @@ def hand_tricks(hand: Sequence[Card], trump: Suit | None) -> float:
     return total
 
 
+def heuristic_bid(  # noqa: PLR0913 - what the bid is a function of, one argument each
+    seat: Seat,
+    hand: Sequence[Card],
+    trump: Suit | None,
+    hand_size: int,
+    partner_bid: Bid | None,
+    *,
+    round_up_from: float = ROUND_UP_FROM,
+) -> Bid:
+    """The heuristic's bid for ``hand``, given the partner's bid if it came first (``001``).
+
+    The side's target is the hand's count plus half the partner's bid, rounded
+    up from ``round_up_from``; the bid is that target less the partner's bid,
+    within Pass and hand size - 1. Board when the count reaches the hand size;
+    Pass after a partner's Board (the side is scored on that Board alone).
+    """
+    if partner_bid is not None and partner_bid.board:
+        return Bid(seat)
+    count = hand_tricks(hand, trump)
+    if count >= BOARD_SHARE * hand_size:
+        return Bid(seat, board=True)
+    said = partner_bid.amount if partner_bid is not None else 0
+    side_target = math.floor(count + PARTNER_BELIEF * said + 1 - round_up_from)
+    amount = max(0, min(side_target - said, hand_size - 1, hand_size - said))
+    return Bid(seat, amount)
+
+
 def card_cost(card: Card, trump: Suit | None) -> int:
     """How dear a card is to give up: plain cards by rank, then trumps, BIG dearest."""
     if (1 << card) & trump_mask(trump):
@@ -136,17 +164,16 @@ class HeuristicPlayer:
 
     def bid(self, view: SeatView, legal: Sequence[Bid | Play]) -> Bid:
         """Bid for the side: the hand's count plus half the partner's bid, less that bid."""
-        seat, size = view.seat, view.hand_size
         partner_bid = view.deal.bid_of(view.partner) if view.deal is not None else None
-        if partner_bid is not None and partner_bid.board:
-            return Bid(seat)  # the side is scored on the partner's Board alone
-        count = hand_tricks(view.hand, view.trump)
-        if count >= BOARD_SHARE * size:
-            return _pick(legal, Bid(seat, board=True))
-        said = partner_bid.amount if partner_bid is not None else 0
-        side_target = math.floor(count + PARTNER_BELIEF * said + 1 - self.round_up_from)
-        amount = max(0, min(side_target - said, size - 1, size - said))
-        return _pick(legal, Bid(seat, amount))
+        wanted = heuristic_bid(
+            view.seat,
+            view.hand,
+            view.trump,
+            view.hand_size,
+            partner_bid,
+            round_up_from=self.round_up_from,
+        )
+        return _pick(legal, wanted)
 
     def play(self, view: SeatView, legal: Sequence[Play]) -> Play:
         """Lead a side ace, let a winning partner have the trick, else win as cheaply as can be."""

@@ -165,12 +165,17 @@ class PairSummary:
 
 @attrs.frozen
 class Summary:
-    """The results of a run of matches."""
+    """The results of a run of matches.
+
+    With ``duplicate`` every set of deals was played twice, the pairs exchanged:
+    ``pairs[0]`` is then the first kind of player, whichever seats it held.
+    """
 
     matches: int
     draws: int
     throw_ins: int
     pairs: tuple[PairSummary, PairSummary]
+    duplicate: bool = False
 
     @property
     def draw_interval(self) -> tuple[float, float]:
@@ -178,9 +183,12 @@ class Summary:
         return wilson_interval(self.draws, self.matches)
 
 
-def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summary:
+def summarize(
+    results: Iterable[MatchStats], players: tuple[str, str], *, duplicate: bool = False
+) -> Summary:
     """Add up match figures, in the order given, in one pass: nothing is kept per match.
 
+    ``duplicate``: see :class:`Summary`.
     The memory a run needs so does not grow with its number of matches.
     """
     n = draws = throw_ins = 0
@@ -216,7 +224,13 @@ def summarize(results: Iterable[MatchStats], players: tuple[str, str]) -> Summar
                 average_tricks=tricks / numeric if numeric else 0.0,
             )
         )
-    return Summary(matches=n, draws=draws, throw_ins=throw_ins, pairs=(pairs[0], pairs[1]))
+    return Summary(
+        matches=n,
+        draws=draws,
+        throw_ins=throw_ins,
+        pairs=(pairs[0], pairs[1]),
+        duplicate=duplicate,
+    )
 
 
 class RecordsNotWritten(Exception):
@@ -265,9 +279,10 @@ def check_run(ns: str, ew: str, matches: int, records: str | None) -> None:
         check_folder(records)
 
 
-_Job = tuple[str, str, Rules, int, int, bool]
+_Job = tuple[str, str, Rules, int, int, bool, int | None]
 """A match: the players' kinds, the rules, the run's seed, the index, whether to give back
-its record."""
+its record, and in a duplicate run which seating of its set it is (0 as given, 1
+exchanged; else None)."""
 
 
 def record_path(folder: str, index: int) -> Path:
@@ -325,9 +340,20 @@ def _play_one(job: _Job) -> tuple[MatchStats, str | None]:
     The record's text comes back with the figures: the parent writes the files, in
     order, so a failure leaves exactly the records before it.
     """
-    ns, ew, rules, seed, index, records = job
+    first, second, rules, seed, index, records, seating = job
+    ns, ew = (second, first) if seating else (first, second)
+    # Both seatings of a duplicate set play match ``index`` of the run: the same seed.
     state = play_numbered(ns, ew, rules, seed, index)
-    return match_stats(state), record_text(state, ns, ew, index) if records else None
+    number = index if seating is None else 2 * index + seating
+    text = record_text(state, ns, ew, number) if records else None
+    stats = match_stats(state)
+    return (_exchanged(stats) if seating else stats), text
+
+
+def _exchanged(stats: MatchStats) -> MatchStats:
+    """A match's figures seen from the other side: pair 0 is the first kind of player."""
+    winner = None if stats.winner is None else stats.winner.other
+    return MatchStats(winner, (stats.pairs[1], stats.pairs[0]), stats.throw_ins, stats.deals)
 
 
 def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the players
@@ -340,6 +366,7 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     records: str | None = None,
+    duplicate: bool = False,
 ) -> Summary:
     """Play ``matches`` matches, ``ns`` players for North-South against ``ew`` for East-West.
 
@@ -352,16 +379,25 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     run with :class:`RecordsNotWritten`, the records before it written and none
     after. Matches are made as they are played, so memory does not grow with
     ``matches``. :func:`backalley.cluster.simulate` plays the same run on a Dask
-    cluster.
+    cluster. With ``duplicate`` each match's deals are played twice, the second
+    time with the pairs exchanged (``2 * matches`` matches; the summary's pairs
+    are then the two kinds of player, whichever seats they held). The deals are
+    the same as long as the two matches throw in the same deals: a thrown-in deal
+    is redealt from the next deal of the seed.
     """
     check_run(ns, ew, matches, records)
     if jobs < 1:
         raise ValueError(f"use at least one process, not {jobs}")
     # Made as they are needed, so a run of any length holds only the matches in flight.
-    work = ((ns, ew, rules, seed, index, records is not None) for index in range(matches))
+    seatings: tuple[int | None, ...] = (0, 1) if duplicate else (None,)
+    work = (
+        (ns, ew, rules, seed, index, records is not None, seating)
+        for index in range(matches)
+        for seating in seatings
+    )
     played = _run(work, jobs)
     try:
-        return summarize(_results(played, records, progress), (ns, ew))
+        return summarize(_results(played, records, progress), (ns, ew), duplicate=duplicate)
     finally:
         # Stop the workers now, on a failure too, not whenever the generator is collected.
         played.close()
@@ -372,7 +408,11 @@ def _results(
     records: str | None,
     progress: Callable[[int], None] | None,
 ) -> Iterator[MatchStats]:
-    """Each match's figures in order, its record written first; progress told of each."""
+    """Each match's figures in order, its record written first; progress told of each.
+
+    Match ``number`` here is the record's number: in a duplicate run the two
+    seatings of a set come one after the other.
+    """
     for index, (stats, text) in enumerate(played):
         if records is not None and text is not None:
             store_record(records, index, text, index)

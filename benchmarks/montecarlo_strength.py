@@ -1,0 +1,124 @@
+"""Measure the Monte Carlo pair against another pair on duplicate deals, and its time per decision.
+
+Plays N sets of deals; each set is one seed played twice, the Monte Carlo pair
+North-South the first time and East-West the second (seat-swapped duplicate
+deals, so the luck of the cards largely cancels). Prints the Monte Carlo pair's
+wins, draws and losses over all matches with a 95% Wilson interval, its mean
+result per set (1 a win, 1/2 a draw) with a 95% normal interval over the sets
+(the pairing taken into account), the average score margin, and the Monte Carlo
+player's CPU time per decision (mean, median and 95th percentile; one process,
+so one core, with ``time.process_time`` read around each decision).
+
+    python benchmarks/montecarlo_strength.py --sets 150 --opponent heuristic --schedule short
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import time
+
+from backalley import Bid, Play, Rules, Seat
+from backalley.engine.view import SeatView
+from backalley.players import PLAYER_KINDS, MonteCarloPlayer, Player, SeatedPlayer, play_match
+from backalley.players.montecarlo import DEFAULT_BID_INFERENCE, DEFAULT_SAMPLES
+from backalley.players.simulation import match_seed, wilson_interval
+
+Z = 1.959964
+
+
+class Timed:
+    """Seats a player and records the seconds each of its decisions takes."""
+
+    def __init__(self, player: Player, times: list[float]) -> None:
+        self.player = player
+        self.times = times
+
+    def for_seat(self, seat: Seat, seed: int) -> Timed:
+        inner = self.player
+        if isinstance(inner, SeatedPlayer):
+            inner = inner.for_seat(seat, seed)
+        return Timed(inner, self.times)
+
+    def __call__(self, view: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        # CPU time of this process: on a shared machine the wall clock also counts the
+        # time other programs hold the core.
+        start = time.process_time()
+        action = self.player(view, legal)
+        self.times.append(time.process_time() - start)
+        return action
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", type=int, default=100, help="seeds, each played twice")
+    parser.add_argument("--opponent", default="heuristic", choices=sorted(PLAYER_KINDS))
+    parser.add_argument("--schedule", default="short")
+    parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
+    parser.add_argument(
+        "--bid-inference", type=float, default=DEFAULT_BID_INFERENCE, help="weight of bids"
+    )
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args()
+    rules = Rules(schedule=args.schedule)
+    template = MonteCarloPlayer(samples=args.samples, bid_inference=args.bid_inference)
+    start = time.perf_counter()
+    times, results, margins, counts = _play_sets(template, args, rules)
+    elapsed = time.perf_counter() - start
+    won, drawn, lost = counts
+    matches = won + drawn + lost
+    low, high = wilson_interval(won, matches)
+    mean = statistics.fmean(results)
+    half = Z * statistics.stdev(results) / math.sqrt(len(results)) if len(results) > 1 else 1.0
+    ms = sorted(1000 * t for t in times)
+    print(f"Monte Carlo {template!r} against {args.opponent}, {rules}")
+    print(
+        f"matches: {matches} ({args.sets} duplicate sets); Monte Carlo won {won}, drew {drawn}, "
+        f"lost {lost}: win rate {won / matches:.1%} (95% Wilson CI {low:.1%}-{high:.1%})"
+    )
+    print(
+        f"result per set (win 1, draw 1/2): {mean:.3f} (95% CI {mean - half:.3f}-{mean + half:.3f})"
+    )
+    print(f"average score margin per match: {statistics.fmean(margins):+.1f}")
+    mean_ms, median_ms = statistics.fmean(ms), statistics.median(ms)
+    print(
+        f"CPU ms per decision: mean {mean_ms:.1f}, median {median_ms:.1f}, "
+        f"95th percentile {ms[int(0.95 * (len(ms) - 1))]:.1f} over {len(ms)} decisions"
+    )
+    print(f"{matches} matches in {elapsed:.0f} s")
+
+
+def _play_sets(
+    template: MonteCarloPlayer, args: argparse.Namespace, rules: Rules
+) -> tuple[list[float], list[float], list[int], tuple[int, int, int]]:
+    """Play the duplicate sets: decision times, results per set, margins, and W/D/L."""
+    times: list[float] = []
+    results: list[float] = []
+    margins: list[int] = []
+    won = drawn = lost = 0
+    for index in range(args.sets):
+        seed = match_seed(args.seed, index)
+        per_set = 0.0
+        for mc_pair in (0, 1):
+            mc = Timed(template, times)
+            other = PLAYER_KINDS[args.opponent]()
+            players: list[Player] = [mc, other] * 2 if mc_pair == 0 else [other, mc] * 2
+            outcome = play_match(players, rules, seed=seed).outcome
+            assert outcome is not None
+            margins.append(outcome.totals[mc_pair] - outcome.totals[1 - mc_pair])
+            if outcome.winner is None:
+                drawn += 1
+                per_set += 0.25
+            elif outcome.winner == mc_pair:
+                won += 1
+                per_set += 0.5
+            else:
+                lost += 1
+        results.append(per_set)
+        print(f"set {index + 1}: {won} won, {drawn} drawn, {lost} lost", flush=True)
+    return times, results, margins, (won, drawn, lost)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,560 @@
+"""A Monte Carlo player: determinized search over deals sampled from its own view.
+
+For every decision the player draws ``samples`` deals uniformly among those
+consistent with what its seat knows (:mod:`backalley.engine.sampling`: its
+hand, the cards played, the voids and forced joker answers they reveal, its own
+joker swap), plays each legal action out to the end of the deal on every
+sampled deal, and takes the action with the best average result. This is
+perfect-information Monte Carlo (PIMC), the usual strong baseline of
+trick-taking games.
+
+- **Result of a deal**: the points its pair scores on the deal less the points
+  the other pair scores (in a tiebreak deal, which has no contracts: tricks
+  taken less tricks lost).
+- **Play-outs**: every seat follows a fast policy on card masks, the heuristic
+  of seed ``001`` (lead a side ace, let a winning partner have the trick, else
+  win as cheaply as can be, and once the side has made its target spend no
+  trump), or random legal cards (``policy="random"``, ``rollouts`` of them per
+  sample and action). Legality is the rules core's own ``allowed_plays`` and the
+  trick's winner its ``trick_winner``. When at most ``exact_tricks`` tricks
+  remain, each sampled deal is solved exactly instead (every seat seeing every
+  card: alpha-beta on the score difference).
+- **Bids as evidence**: each sampled deal's results are weighed by how well
+  the deal explains the bids the others made, if they bid like the heuristic
+  (``bid_inference``; the sampler itself stays uniform).
+- **Bidding**: on each sampled deal, the bids still to come are predicted with
+  the heuristic's bidding, the deal is played out from the opening lead those
+  bids give, and each candidate bid is scored on the tricks its pair took. So
+  it bids Board when the samples say all tricks are likely enough to pay, and
+  passes (even into a throw-in) when nothing else pays.
+
+Its decisions are a function of its view and its seed alone: each decision's
+random generator is seeded from the player's seed and the view, so the same
+view gives the same action whatever was asked before, and the hidden cards are
+never read (the player receives only the view). ``time_budget`` (seconds per
+decision) stops the sampling early; with it, a decision also depends on the
+machine's speed.
+
+>>> from backalley import Rules
+>>> from backalley.players import HeuristicPlayer, play_match
+>>> mc = MonteCarloPlayer(samples=8)
+>>> play_match([mc, HeuristicPlayer()] * 2, Rules(schedule=[2, 1]), seed=3).is_over
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Final, Literal
+
+from ..core.actions import Bid, Play
+from ..core.bidding import Contract, contracts, is_throw_in, opening_leader
+from ..core.cards import SEATS, SUIT_MASKS, Card, Seat, Suit, cards_of, trump_mask
+from ..core.scoring import score
+from ..core.tricks import allowed_plays, trick_winner
+from ..engine.sampling import DealSampler
+from ..engine.view import SeatView
+from .heuristic import heuristic_bid
+
+__all__ = ["MonteCarloPlayer"]
+
+DEFAULT_SAMPLES: Final = 32
+DEFAULT_EXACT_TRICKS: Final = 2
+DEFAULT_BID_INFERENCE: Final = 1.0
+_BOARD_MISS: Final = 3
+"""A Board where the heuristic bids a number, or the other way round, counts as three tricks."""
+
+_ACES: Final = sum(1 << (13 * suit + 12) for suit in range(4))
+# RANK_MASKS[r]: the four plain cards of rank r + 2, for "the lowest-ranked plain card".
+_RANK_MASKS: Final = tuple(sum(1 << (13 * suit + r) for suit in range(4)) for r in range(13))
+_MOVE_SEED_DOMAIN: Final = b"backalley-montecarlo-v1"
+
+Policy = Literal["heuristic", "random"]
+
+
+class MonteCarloPlayer:
+    """Determinized Monte Carlo search on deals sampled from its view (see the module).
+
+    ``samples`` deals are drawn per decision; ``rollouts`` play-outs per sample
+    and action (only the ``random`` policy gains from more than one);
+    ``bid_inference`` weighs each sampled deal by ``exp(-bid_inference * d)``,
+    ``d`` the tricks by which the others' bids differ from the heuristic's bids
+    on the sampled hands (0: no weighing);
+    ``time_budget`` caps the seconds per decision (None: no cap, fully
+    reproducible); ``exact_tricks`` is the number of tricks left from which
+    each sample is solved exactly (0: never); ``seed`` seeds the player.
+    """
+
+    def __init__(  # noqa: PLR0913 - the search's settings, each a keyword
+        self,
+        *,
+        samples: int = DEFAULT_SAMPLES,
+        rollouts: int = 1,
+        time_budget: float | None = None,
+        exact_tricks: int = DEFAULT_EXACT_TRICKS,
+        policy: Policy = "heuristic",
+        bid_inference: float = DEFAULT_BID_INFERENCE,
+        seed: int = 0,
+    ) -> None:
+        if samples < 1 or rollouts < 1:
+            raise ValueError("a Monte Carlo player needs at least one sample and one rollout")
+        if time_budget is not None and time_budget <= 0:
+            raise ValueError(f"the time budget is a positive number of seconds, not {time_budget}")
+        if bid_inference < 0:
+            raise ValueError(f"the bid inference is a weight of 0 or more, not {bid_inference}")
+        if policy not in ("heuristic", "random"):
+            raise ValueError(f"unknown play-out policy {policy!r}: heuristic or random")
+        self.samples = samples
+        self.rollouts = rollouts
+        self.time_budget = time_budget
+        self.exact_tricks = exact_tricks
+        self.policy: Policy = policy
+        self.bid_inference = bid_inference
+        self.seed = seed
+
+    def __repr__(self) -> str:
+        return (
+            f"MonteCarloPlayer(samples={self.samples}, rollouts={self.rollouts}, "
+            f"time_budget={self.time_budget}, exact_tricks={self.exact_tricks}, "
+            f"policy={self.policy!r}, bid_inference={self.bid_inference}, seed={self.seed})"
+        )
+
+    def for_seat(self, seat: Seat, seed: int) -> MonteCarloPlayer:
+        """The same player, seeded with ``seed``."""
+        return MonteCarloPlayer(
+            samples=self.samples,
+            rollouts=self.rollouts,
+            time_budget=self.time_budget,
+            exact_tricks=self.exact_tricks,
+            policy=self.policy,
+            bid_inference=self.bid_inference,
+            seed=seed,
+        )
+
+    def __call__(self, view: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        """The legal action with the best average result over the sampled deals."""
+        if len(legal) == 1 or view.deal is None:
+            return legal[0]
+        rng = random.Random(self._move_seed(view))
+        sampler = DealSampler(view.deal, view.seat, view.hand)
+        table = _Table.of(view)
+        start = time.perf_counter()
+        totals = [0.0] * len(legal)
+        for done in range(self.samples):
+            budget = self.time_budget
+            if done and budget is not None and time.perf_counter() - start > budget:
+                break
+            extra = sampler.draw_hands(rng)
+            hands = [extra[s] for s in range(4)]
+            hands[view.seat] |= table.mine
+            weight = self._likelihood(view, sampler, hands) if self.bid_inference else 1.0
+            if isinstance(legal[0], Bid):
+                values = self._bid_values(view, table, hands, legal, rng)
+            else:
+                values = self._play_values(table, hands, legal, rng)
+            for i, value in enumerate(values):
+                totals[i] += weight * value
+        best = max(range(len(legal)), key=lambda i: (totals[i], -i))
+        return legal[best]
+
+    def _move_seed(self, view: SeatView) -> int:
+        """A seed for this decision from the player's seed and the view, nothing else."""
+        deal = view.deal
+        assert deal is not None
+        key = repr(
+            (
+                self.seed,
+                view.seat,
+                len(view.history),
+                view.totals,
+                view.hand,
+                deal.bids,
+                deal.tricks,
+                deal.trick,
+                deal.swap,
+            )
+        )
+        digest = hashlib.sha256(_MOVE_SEED_DOMAIN + key.encode()).digest()
+        return int.from_bytes(digest[:8], "big")
+
+    def _likelihood(self, view: SeatView, sampler: DealSampler, hands: list[int]) -> float:
+        """How well a sampled deal explains the others' bids, if they bid like the heuristic.
+
+        Each other seat's bid is compared with the heuristic's bid on its sampled
+        hand (as dealt: what it holds and what it played); every trick of
+        difference (three for Board against a number) divides the weight by
+        ``exp(bid_inference)``. The sampler stays uniform: this only weighs the
+        samples' results.
+        """
+        deal = view.deal
+        assert deal is not None
+        miss = 0
+        said: list[Bid] = []
+        for bid in deal.bids:
+            seat = bid.seat
+            if seat != view.seat:
+                partner = next((b for b in said if b.seat == seat.partner), None)
+                hand = cards_of(hands[seat] | sampler.known[seat])
+                guess = heuristic_bid(seat, hand, deal.trump, deal.hand_size, partner)
+                if guess.board != bid.board:
+                    miss += _BOARD_MISS
+                else:
+                    miss += abs(guess.amount - bid.amount)
+            said.append(bid)
+        return math.exp(-self.bid_inference * miss)
+
+    # --- play ---------------------------------------------------------------------
+
+    def _play_values(
+        self,
+        table: _Table,
+        hands: list[int],
+        legal: Sequence[Bid | Play],
+        rng: random.Random,
+    ) -> list[float]:
+        values = []
+        exact = table.tricks_left <= self.exact_tricks
+        for action in legal:
+            assert isinstance(action, Play)
+            if exact:
+                values.append(float(_solve(table, hands, action.card)))
+                continue
+            total = 0.0
+            for _ in range(self.rollouts):
+                total += table.play_out(hands, action.card, rng, self.policy)
+            values.append(total / self.rollouts)
+        return values
+
+    # --- bidding ------------------------------------------------------------------
+
+    def _bid_values(
+        self,
+        view: SeatView,
+        table: _Table,
+        hands: list[int],
+        legal: Sequence[Bid | Play],
+        rng: random.Random,
+    ) -> list[float]:
+        """Each candidate bid's result on one sampled deal, the later bids predicted."""
+        size = table.size
+        known = view.bids
+        # Play-outs depend on the bids only through who leads and who bid Board
+        # (a Board bidder may lead trumps at once): one play-out per distinct pair.
+        taken: dict[tuple[Seat | None, tuple[bool, ...]], list[int]] = {}
+        values = []
+        for action in legal:
+            assert isinstance(action, Bid)
+            bids = [*known, action]
+            while len(bids) < 4:
+                seat = SEATS[(table.dealer + 1 + len(bids)) % 4]
+                partner = next((bid for bid in bids if bid.seat == seat.partner), None)
+                hand = cards_of(hands[seat])
+                bids.append(heuristic_bid(seat, hand, table.trump, size, partner))
+            if is_throw_in(bids):
+                values.append(0.0)
+                continue
+            leader = opening_leader(bids)
+            boards = tuple(bids[(s - table.dealer - 1) % 4].board for s in range(4))
+            key = (leader, boards)
+            if key not in taken:
+                assert leader is not None
+                deal = table.with_bids(bids, leader, boards)
+                taken[key] = [
+                    deal.tricks_after(hands, rng, self.policy) for _ in range(self.rollouts)
+                ]
+            pair_contracts = contracts(bids)
+            ours, theirs = pair_contracts[table.pair], pair_contracts[1 - table.pair]
+            margins = [_margin(ours, theirs, size, tricks) for tricks in taken[key]]
+            values.append(sum(margins) / len(margins))
+        return values
+
+
+def _margin(ours: Contract, theirs: Contract, size: int, tricks: int) -> int:
+    """Our score less theirs when our pair takes ``tricks`` of ``size``."""
+    return score(ours, hand_size=size, tricks=tricks) - score(
+        theirs, hand_size=size, tricks=size - tricks
+    )
+
+
+class _Table:
+    """The current deal as masks: what a play-out needs, read once from the view."""
+
+    def __init__(  # noqa: PLR0913 - the deal's parts, each one field
+        self,
+        *,
+        seat: Seat,
+        size: int,
+        dealer: Seat,
+        trump: Suit | None,
+        bids: Sequence[Bid],
+        leader: Seat,
+        trick: tuple[Card, ...],
+        won: tuple[int, int],
+        broken: bool,
+        mine: int,
+        tricks_left: int,
+    ) -> None:
+        self.seat = seat
+        self.pair = seat % 2
+        self.size = size
+        self.dealer = dealer
+        self.trump = trump
+        self.trumps = trump_mask(trump)
+        self.bids = tuple(bids)
+        self.leader = leader
+        self.trick = trick
+        self.won = won
+        self.broken = broken
+        self.mine = mine
+        self.tricks_left = tricks_left
+        # Who bid Board, by seat (a partial circuit while bidding; none in a tiebreak deal).
+        said = {bid.seat: bid.board for bid in bids}
+        self.boards = tuple(said.get(SEATS[s], False) for s in range(4))
+        pair_contracts = contracts(bids) if len(bids) == 4 else None
+        self.contracts = pair_contracts
+        # Tricks each pair needs to make its contract, and whether it bid Board
+        # (None: no contract, or every seat fights for every trick).
+        self.needed: tuple[tuple[int, int], tuple[bool, bool]] | None = (
+            None
+            if pair_contracts is None
+            else (
+                (pair_contracts[0].tricks_needed(size), pair_contracts[1].tricks_needed(size)),
+                (pair_contracts[0].is_board, pair_contracts[1].is_board),
+            )
+        )
+
+    @classmethod
+    def of(cls, view: SeatView) -> _Table:
+        deal = view.deal
+        assert deal is not None
+        leader = deal.leader if deal.leader is not None else deal.dealer.left
+        return cls(
+            seat=view.seat,
+            size=deal.hand_size,
+            dealer=deal.dealer,
+            trump=deal.trump,
+            bids=deal.bids,
+            leader=leader,
+            trick=deal.trick,
+            won=deal.tricks_won,
+            broken=deal.trumps_broken,
+            mine=sum(1 << card for card in view.hand),
+            tricks_left=deal.hand_size - len(deal.tricks),
+        )
+
+    def with_bids(self, bids: Sequence[Bid], leader: Seat, boards: tuple[bool, ...]) -> _Table:
+        """This deal, before the first card, once ``bids`` are said."""
+        table = _Table(
+            seat=self.seat,
+            size=self.size,
+            dealer=self.dealer,
+            trump=self.trump,
+            bids=bids,
+            leader=leader,
+            trick=(),
+            won=(0, 0),
+            broken=False,
+            mine=self.mine,
+            tricks_left=self.size,
+        )
+        # In the bidding's play-outs every seat fights for every trick.
+        table.needed = None
+        return table
+
+    def result(self, won: Sequence[int]) -> int:
+        """Our pair's score on the deal less the other pair's (tricks, without contracts)."""
+        pair = self.pair
+        if self.contracts is None:
+            return won[pair] - won[1 - pair]
+        size = self.size
+        return score(self.contracts[pair], hand_size=size, tricks=won[pair]) - score(
+            self.contracts[1 - pair], hand_size=size, tricks=won[1 - pair]
+        )
+
+    def play_out(
+        self,
+        hands: list[int],
+        card: int,
+        rng: random.Random,
+        policy: Policy,
+        record: list[int] | None = None,
+    ) -> int:
+        """Our margin after playing ``card`` now and the rest by the policy.
+
+        ``record``, if given, receives the cards played, in order.
+        """
+        won = self._run(list(hands), card, rng, policy, record)
+        return self.result(won)
+
+    def tricks_after(self, hands: list[int], rng: random.Random, policy: Policy) -> int:
+        """Tricks our pair takes when the whole deal is played by the policy."""
+        return self._run(list(hands), None, rng, policy)[self.pair]
+
+    def _run(
+        self,
+        hands: list[int],
+        first: int | None,
+        rng: random.Random,
+        policy: Policy,
+        record: list[int] | None = None,
+    ) -> list[int]:
+        """Play the deal out from here (``first``: the card the seat to move plays)."""
+        trumps, trump = self.trumps, self.trump
+        leader = int(self.leader)
+        trick = tuple(int(card) for card in self.trick)
+        won = list(self.won)
+        broken = self.broken
+        needed = self.needed
+        boards = self.boards
+        while hands[0] | hands[1] | hands[2] | hands[3]:
+            seat = (leader + len(trick)) % 4
+            if first is not None:
+                card, first = first, None
+            else:
+                allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]  # type: ignore[arg-type]
+                if policy == "random":
+                    choices = cards_of(allowed)
+                    card = choices[rng.randrange(len(choices))]
+                else:
+                    card = _choose(seat, allowed, trick, leader, trumps, won, needed)
+            hands[seat] ^= 1 << card
+            if record is not None:
+                record.append(card)
+            trick = (*trick, card)
+            if len(trick) == 4:
+                winner = trick_winner(SEATS[leader], trick, trump)  # type: ignore[arg-type]
+                won[winner % 2] += 1
+                broken = broken or any((1 << c) & trumps for c in trick)
+                leader = int(winner)
+                trick = ()
+        return won
+
+
+def _cheapest(mask: int, trumps: int) -> int:
+    """The heuristic's cheapest card: the lowest-ranked plain card, else the lowest trump."""
+    plain = mask & ~trumps
+    if plain:
+        for rank in _RANK_MASKS:
+            low = plain & rank
+            if low:
+                return (low & -low).bit_length() - 1
+    return (mask & -mask).bit_length() - 1
+
+
+def _best_so_far(trick: tuple[int, ...], trumps: int) -> tuple[int, int]:
+    """The card winning the trick so far and its place in the trick (the rules' order)."""
+    best, at = trick[0], 0
+    led_suit = SUIT_MASKS[best // 13] if best < Card.LITTLE else 0
+    best_trump = (1 << best) & trumps
+    for i in range(1, len(trick)):
+        card = trick[i]
+        bit = 1 << card
+        if bit & trumps:
+            if not best_trump or card > best:
+                best, at, best_trump = card, i, bit
+        elif not best_trump and bit & led_suit and card > best:
+            best, at = card, i
+    return best, at
+
+
+def _beating(allowed: int, trick: tuple[int, ...], best: int, trumps: int) -> int:
+    """The cards of ``allowed`` that would beat ``best``, the card winning the trick."""
+    above = ~((1 << (best + 1)) - 1)
+    if (1 << best) & trumps:
+        return allowed & trumps & above
+    led = trick[0]
+    suit = SUIT_MASKS[led // 13] if led < Card.LITTLE else 0
+    return allowed & (trumps | (suit & above))
+
+
+def _choose(  # noqa: PLR0913, PLR0917 - the position as plain ints, for speed
+    seat: int,
+    allowed: int,
+    trick: tuple[int, ...],
+    leader: int,
+    trumps: int,
+    won: list[int],
+    needed: tuple[tuple[int, int], tuple[bool, bool]] | None,
+) -> int:
+    """The seed ``001`` heuristic's card, on masks."""
+    if not allowed & (allowed - 1):
+        return allowed.bit_length() - 1
+    if not trick:
+        aces = allowed & _ACES & ~trumps
+        return _cheapest(aces or allowed, trumps)
+    best, at = _best_so_far(trick, trumps)
+    if (leader + at) % 4 == (seat + 2) % 4:
+        return _cheapest(allowed, trumps)  # the partner is winning
+    winning = _beating(allowed, trick, best, trumps)
+    if needed is not None:
+        pair = seat % 2
+        targets, boards = needed
+        # One trick beats a Board: until then, a trump is worth spending.
+        their_board_unbeaten = boards[1 - pair] and won[pair] == 0
+        if won[pair] >= targets[pair] and not their_board_unbeaten:
+            winning &= ~trumps
+    return _cheapest(winning or allowed, trumps)
+
+
+def _solve(table: _Table, hands: list[int], card: int) -> int:
+    """Our exact margin after ``card``, every seat seeing every hand (alpha-beta)."""
+    trumps, trump = table.trumps, table.trump
+    boards = table.boards
+    pair = table.pair
+
+    def search(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
+        hands: list[int],
+        trick: tuple[int, ...],
+        leader: int,
+        won: tuple[int, int],
+        broken: bool,
+        alpha: float,
+        beta: float,
+        forced: int | None,
+    ) -> float:
+        if not (hands[0] | hands[1] | hands[2] | hands[3]):
+            return table.result(won)
+        seat = (leader + len(trick)) % 4
+        if forced is not None:
+            options: tuple[int, ...] = (forced,)
+        else:
+            allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]  # type: ignore[arg-type]
+            options = tuple(int(c) for c in cards_of(allowed))
+        maximizing = seat % 2 == pair
+        best = -1e9 if maximizing else 1e9
+        for option in options:
+            hands[seat] ^= 1 << option
+            after = (*trick, option)
+            if len(after) == 4:
+                winner = trick_winner(SEATS[leader], after, trump)  # type: ignore[arg-type]
+                taken = (won[0] + (winner % 2 == 0), won[1] + (winner % 2 == 1))
+                value = search(
+                    hands,
+                    (),
+                    int(winner),
+                    taken,
+                    broken or any((1 << c) & trumps for c in after),
+                    alpha,
+                    beta,
+                    None,
+                )
+            else:
+                value = search(hands, after, leader, won, broken, alpha, beta, None)
+            hands[seat] ^= 1 << option
+            if maximizing:
+                best = max(best, value)
+                alpha = max(alpha, value)
+            else:
+                best = min(best, value)
+                beta = min(beta, value)
+            if alpha >= beta:
+                break
+        return best
+
+    trick = tuple(int(c) for c in table.trick)
+    value = search(list(hands), trick, int(table.leader), table.won, table.broken, -1e9, 1e9, card)
+    return int(value)
