@@ -92,11 +92,12 @@ def test_wrong_claimed_score(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 def test_not_a_record(
     tmp_path: Path, content: str, fragment: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Input that is not a record exits 2 with the reason, and no traceback."""
+    """Input that is not a record exits 2 with the reason on standard error, and no traceback."""
     name = _write(tmp_path, "bad.json", content)
     assert main(["check", name]) == 2
     captured = capsys.readouterr()
-    assert fragment in captured.out
+    assert fragment in captured.err
+    assert captured.out == ""
     assert "Traceback" not in captured.out + captured.err
 
 
@@ -108,8 +109,8 @@ def test_missing_directory_and_huge_files(
     with huge.open("wb") as handle:
         handle.truncate(MAX_RECORD_BYTES + 10)
     assert main(["check", str(tmp_path / "absent.json"), str(tmp_path), str(huge)]) == 2
-    out = capsys.readouterr().out
-    assert "no such file" in out and "directory" in out and "a record may have at most" in out
+    err = capsys.readouterr().err
+    assert "no such file" in err and "directory" in err and "a record may have at most" in err
 
 
 def test_worst_status_wins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -119,7 +120,9 @@ def test_worst_status_wins(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     bad = _write(tmp_path, "bad.json", damaged)
     assert main(["check", good, bad]) == 1
     assert main(["check", good, bad, _write(tmp_path, "junk.json", "junk")]) == 2
-    assert len(capsys.readouterr().out.strip().splitlines()) == 5
+    captured = capsys.readouterr()
+    assert len(captured.out.strip().splitlines()) == 4
+    assert len(captured.err.strip().splitlines()) == 1
 
 
 def test_partial_record(capsys: pytest.CaptureFixture[str]) -> None:

@@ -133,7 +133,7 @@ def test_trick_and_targets_are_shown() -> None:
 
 
 def test_end_of_input_stops_cleanly() -> None:
-    """When input ends the table says so and the command exits with status 0, no traceback."""
+    """When input ends the table says so and the command exits with status 1, no traceback."""
     done = subprocess.run(
         [sys.executable, "-m", "backalley", *SHORT_MATCH],
         input="?\n",
@@ -142,7 +142,7 @@ def test_end_of_input_stops_cleanly() -> None:
         timeout=60,
         check=False,
     )
-    assert done.returncode == 0
+    assert done.returncode == 1
     assert "End of input: the match is left unfinished." in done.stdout
     assert "Legal: pass 1 board" in done.stdout
     assert "Traceback" not in done.stdout + done.stderr
@@ -152,7 +152,7 @@ def test_quit_and_score() -> None:
     """``score`` shows the sheet and ``quit`` leaves the table."""
     state = position(FOLLOW, turned="6H", bids=[1])
     table, out = _table(state, "score\nquit\n")
-    assert table.play() == 0
+    assert table.play() == 1
     text = out.getvalue()
     assert "Score sheet:" in text and "You leave the table" in text
 
@@ -198,7 +198,7 @@ def test_the_swapper_is_told_of_the_swap() -> None:
 
 
 def test_endless_throw_ins_leave_the_match_unfinished(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Players who always pass are stopped by the driver's bound, said in a sentence, status 0."""
+    """Players who always pass are stopped by the driver's bound, said in a sentence, status 1."""
     monkeypatch.setattr(driver, "MAX_THROW_INS_IN_A_ROW", 2)
     table, out = _table(new_match(Rules(schedule=[2]), seed=3), "pass\n" * 40)
 
@@ -206,7 +206,7 @@ def test_endless_throw_ins_leave_the_match_unfinished(monkeypatch: pytest.Monkey
         return next(action for action in legal if isinstance(action, Bid) and action.is_pass)
 
     table.players = {seat: table.choose if seat is Seat.SOUTH else passes for seat in Seat}
-    assert table.play() == 0
+    assert table.play() == 1
     text = out.getvalue()
     assert "3 deals in a row were thrown in" in text
     assert text.rstrip().endswith("The match is left unfinished.")

@@ -85,7 +85,7 @@ def test_no_progress_bar_off_a_terminal(capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        (["--matches", "0"], "--matches must be at least 1"),
+        (["--matches", "0"], "--matches runs from 1 to"),
         (["--jobs", "0"], "--jobs must be at least 1"),
         (["--schedule", "3,x"], "cannot read the schedule"),
         (["--first-dealer", "Q"], "unknown seat"),

@@ -37,6 +37,7 @@ from backalley.cluster import (  # noqa: E402
 )
 from backalley.cluster import simulate as simulate_on  # noqa: E402
 from backalley.players.simulation import (  # noqa: E402
+    RecordsNotWritten,
     match_stats,
     play_numbered,
     simulate,
@@ -294,24 +295,40 @@ def test_check_on_a_cluster_prints_what_one_process_prints(client, capsys, ship)
     assert capsys.readouterr().out == one_json
 
 
-def test_a_record_that_breaks_the_checker_is_named_and_the_rest_checked(client, capsys, tmp_path):
-    """A record whose check raises gets its own error line; every other file its report."""
+def test_bad_records_are_named_and_the_rest_checked(client, capsys, tmp_path):
+    """Each bad file gets its own line, as one process gives it; every other file its report."""
     huge, broken, missing = _bad_files(tmp_path)
     files = [RECORDS[0], huge, RECORDS[1], broken, missing, RECORDS[2]]
     options = ["--cluster", client.scheduler.address, "--chunk-size", "3"]
     assert main(["check", *files, *options]) == 2
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 6
-    assert lines[1].startswith(f"{huge}: error: the check failed: ValueError: Exceeds the limit")
-    # Every other file gets the very line one process gives it.
-    for index in (0, 2, 3, 4, 5):
-        main(["check", files[index]])
-        assert capsys.readouterr().out.strip() == lines[index]
-    assert lines[4] == f"{missing}: not a record: no such file"
+    captured = capsys.readouterr()
+    assert main(["check", *files]) == 2
+    assert capsys.readouterr() == captured
+    verdicts, errors = captured.out.splitlines(), captured.err.splitlines()
+    assert len(verdicts) == 3 and len(errors) == 3
+    assert errors[0].startswith(f"backalley check: {huge}: not a record: a number has more")
+    assert errors[2] == f"backalley check: {missing}: not a record: no such file"
     assert main(["check", "--json", *files, *options]) == 2
     reports = json.loads(capsys.readouterr().out)
     assert [report["file"] for report in reports] == files
-    assert reports[1]["status"] == "error" and "ValueError" in reports[1]["error"]["message"]
+    assert [reports[index]["status"] for index in (1, 3, 4)] == ["not_a_record"] * 3
+
+
+def test_a_check_that_raises_on_a_worker_is_an_error_line(capsys, monkeypatch):
+    """A file whose check raised on the cluster (an ItemFailure) is an error, on standard error."""
+    from backalley.cli import check as check_command  # noqa: PLC0415 -- patched below
+
+    def failing(names, **_):
+        yield check_command._failed(names[0], "RuntimeError: boom")
+        yield check_command.check_file(names[1])
+
+    monkeypatch.setattr(check_command, "check_files", failing)
+    assert main(["check", "odd.json", RECORDS[0]]) == 2
+    captured = capsys.readouterr()
+    assert (
+        captured.err == "backalley check: odd.json: error: the check failed: RuntimeError: boom\n"
+    )
+    assert captured.out.startswith(f"{RECORDS[0]}: valid: ")
 
 
 def test_standard_input_is_shipped(client, capsys, monkeypatch):
@@ -404,3 +421,25 @@ def test_no_summary_when_every_match_failed(client, monkeypatch, capsys):
         "backalley simulate: no match could be played: 1 of 1 matches failed "
         "(match 1: RuntimeError: boom); no other\n"
     )
+
+
+def test_a_record_that_cannot_be_written_stops_a_cluster_run(client, tmp_path):
+    """As in one process: the records before it written whole, none after, the count said."""
+    (tmp_path / "match-00003.json").mkdir()
+    with pytest.raises(RecordsNotWritten, match="and 2 records were written") as caught:
+        simulate_on(
+            "random",
+            "random",
+            SHORT,
+            seed=3,
+            matches=6,
+            client=client,
+            chunk_size=2,
+            records=str(tmp_path),
+        )
+    assert caught.value.path == tmp_path / "match-00003.json"
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "match-00001.json",
+        "match-00002.json",
+        "match-00003.json",
+    ]

@@ -32,6 +32,7 @@ from .engine.display import register_svg
 from .engine.match import apply, legal_actions, new_match, seeded_deal
 from .engine.sampling import sample_state
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
+from .engine.validate import InvalidState, Invariant, validate
 from .engine.view import SeatView
 
 __all__ = [
@@ -45,6 +46,8 @@ __all__ = [
     "DealSetup",
     "DealState",
     "IllegalAction",
+    "InvalidState",
+    "Invariant",
     "MatchState",
     "Outcome",
     "Overbid",
@@ -67,6 +70,7 @@ __all__ = [
     "score",
     "seeded_deal",
     "seeded_deck",
+    "validate",
 ]
 
 __version__ = "0.1.0"

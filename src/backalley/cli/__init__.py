@@ -3,7 +3,11 @@
 A command module has ``add_parser(commands)``, which registers its options and
 sets ``run``: a function of the parsed arguments returning the exit status.
 Errors reach the user as one line on standard error and a non-zero exit status,
-never as a traceback.
+never as a traceback; results go to standard output. Exit status: 0 all went well,
+1 a finding (a record that breaks the rules, a match left unfinished), 2 bad input or
+usage (bad options, a file that is not a record, a file or stream that cannot be
+read or written), 130 interrupted. A reader that stops reading the output
+(``| head -1``) ends the command quietly.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from collections.abc import Sequence
 
 from .. import __compiled__, __version__
 from . import check, demo, fuzz, perft, play, replay, serve, simulate
-from ._common import EXIT_OK, EXIT_USAGE, CommandError
+from ._common import EXIT_OK, EXIT_USAGE, CommandError, silence
 
 __all__ = ["main"]
 
@@ -50,14 +54,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     try:
         status: int = args.run(args)
+        # Flush here, not at exit, so that a full disk is reported like any other failure.
+        sys.stdout.flush()
     except CommandError as error:
-        print(f"backalley {args.command}: {error}", file=sys.stderr)
-        return error.status
+        return _fail(args.command, str(error), error.status)
     except (ValueError, TypeError) as error:
         # Bad values reach the library's constructors, which say what is wrong.
-        print(f"backalley {args.command}: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return _fail(args.command, str(error), EXIT_USAGE)
+    except BrokenPipeError:
+        # The reader of our output stopped reading (``| head -1``): not an error of ours.
+        silence(sys.stdout)
+        return EXIT_OK
+    except OSError as error:
+        # A file or stream that cannot be written or read: say so in one line.
+        silence(sys.stdout)
+        reason = error.strerror or str(error)
+        where = f"{error.filename}: " if error.filename else "cannot write the output: "
+        return _fail(args.command, where + reason, EXIT_USAGE)
     except KeyboardInterrupt:
-        print(f"backalley {args.command}: interrupted", file=sys.stderr)
-        return 130
+        return _fail(args.command, "interrupted", 130)
+    return status
+
+
+def _fail(command: str, message: str, status: int) -> int:
+    """Say on standard error why the command failed; its exit status."""
+    try:
+        print(f"backalley {command}: {message}", file=sys.stderr)
+        sys.stderr.flush()
+    except OSError:
+        # Standard error is gone too: the exit status is all that is left to say it.
+        silence(sys.stderr)
     return status

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TypeAlias
+from typing import TextIO, TypeAlias
 
 from ..core.cards import Seat
 from ..core.rules import SCHEDULES, Rules, TiePolicy
@@ -27,14 +27,18 @@ __all__ = [
     "add_rules_options",
     "add_seed_option",
     "rules_from",
+    "silence",
     "write_lines",
 ]
 
 EXIT_OK = 0
+"""All went well: every record valid, the match played to its end, the output written."""
 EXIT_INVALID = 1
-"""The input was read, and it breaks the rules (a record with an illegal action, say)."""
+"""A finding: the input was read and breaks the rules (a record with an illegal action or a
+wrong score, say), or a match was left unfinished."""
 EXIT_USAGE = 2
-"""The input could not be used at all: bad options, a file that is not what it should be."""
+"""Bad input or usage: bad options, a file that is not what it should be, a file or stream
+that cannot be read or written."""
 
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 Run: TypeAlias = Callable[[argparse.Namespace], int]
@@ -106,13 +110,55 @@ def add_json_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print machine-readable JSON")
 
 
-def write_lines(lines: Iterable[str]) -> None:
-    """Print lines to standard output, quietly stopping if the reader has gone (``| head``)."""
+def write_lines(lines: Iterable[str], stream: TextIO | None = None) -> None:
+    """Print lines to standard output (or ``stream``), quietly stopping if the reader has gone.
+
+    A reader that stops reading (``| head -1``) is not an error of ours: the rest of
+    the output is dropped. Any other failure to write (a full disk, ``> /dev/full``)
+    raises :class:`CommandError`, which the command line reports in one line.
+    """
+    out = sys.stdout if stream is None else stream
     try:
         for line in lines:
-            sys.stdout.write(line + "\n")
-        sys.stdout.flush()
+            out.write(line + "\n")
+        out.flush()
     except BrokenPipeError:
-        # The reader stopped reading: not an error of ours. Point stdout at /dev/null so
-        # the interpreter's final flush does not raise again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        silence(out)
+    except OSError as error:
+        silence(out)
+        raise CommandError(f"cannot write the output: {error.strerror or error}") from None
+
+
+def silence(stream: TextIO) -> None:
+    """Point ``stream`` at /dev/null, so the interpreter's last flush of it cannot fail again."""
+    try:
+        fileno = stream.fileno()
+    except (OSError, ValueError):
+        # Not a real file (a test's StringIO): nothing is flushed at exit.
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fileno)
+    os.close(devnull)
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS and Windows have no affinity call
+        return max(1, os.cpu_count() or 1)
+
+
+def jobs_within_cpus(command: str, jobs: int) -> int:
+    """``--jobs``, refused below 1 and lowered (with a line on stderr) to the CPUs available."""
+    if jobs < 1:
+        raise CommandError(f"--jobs must be at least 1, not {jobs}")
+    cpus = available_cpus()
+    if jobs > cpus:
+        # More processes than CPUs only share the same CPUs, at the cost of starting them.
+        print(
+            f"backalley {command}: --jobs {jobs} lowered to {cpus}, the CPUs available",
+            file=sys.stderr,
+        )
+        return cpus
+    return jobs

@@ -6,12 +6,16 @@ total or result that the replay does not bear out; or that the record is valid.
 A record that stops early is valid as a position and reported as partial
 (``--complete`` makes that a failure).
 
-Exit status: 0 when every record is valid and consistent, 1 when one breaks
-the rules or claims a wrong score, 2 when an input is not a record at all.
-``--json`` prints one JSON object per record, in a list, instead of text.
-``--jobs N`` checks the files in N processes of this machine, and
-``--cluster ADDRESS|local`` on a Dask cluster, with the same reports in the same
-order (docs/cluster.md).
+Every file is reported on its own, whatever goes wrong with it (not JSON, a number
+too long, nesting too deep, a file that cannot be read), and the run goes on.
+Verdicts go to standard output, "not a record" lines to standard error.
+
+Exit status: the worst seen: 0 when every record is valid and consistent, 1 when
+one breaks the rules or claims a wrong score, 2 when an input is not a record at all.
+``--json`` prints one JSON object per record, in a list, instead of text: always a
+complete document, bad files included. ``--jobs N`` checks the files in N processes of
+this machine, and ``--cluster ADDRESS|local`` on a Dask cluster, with the same
+reports in the same order (docs/cluster.md).
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import functools
 import json
 import os
 import signal
+import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
@@ -41,6 +46,7 @@ from ._common import (
     Commands,
     add_command,
     add_json_option,
+    jobs_within_cpus,
     write_lines,
 )
 from ._recordfile import Unreadable, fetch, read_record
@@ -117,6 +123,13 @@ def check_file(
     try:
         record = read_record(name, content)
         result = check(record)
+    except RecursionError:
+        # Whatever goes wrong with one file is reported for that file and the run goes on.
+        return _not_a_record(report, RecordError("", "the JSON is nested too deeply"))
+    except MemoryError:
+        return _not_a_record(report, RecordError("", "not enough memory to read it"))
+    except OSError as error:
+        return _not_a_record(report, RecordError("", f"cannot read it: {error.strerror or error}"))
     except IllegalRecord as error:
         report |= {"status": "illegal", "error": error_to_json(error)}
         text = (
@@ -125,9 +138,10 @@ def check_file(
         )
         return EXIT_INVALID, report, text
     except RecordError as error:
-        report |= {"status": "not_a_record", "error": error_to_json(error)}
-        where = f"{error.path}: " if error.path else ""
-        return EXIT_USAGE, report, f"{name}: not a record: {where}{error.message}"
+        return _not_a_record(report, error)
+    except ValueError as error:
+        # The library refused the input somewhere below the record reader: still one file.
+        return _not_a_record(report, RecordError("", str(error)))
     state = result.state
     report |= check_report_to_json(result, len(record.deals))
     if result.discrepancies:
@@ -150,6 +164,17 @@ def check_file(
         f"finished match), stopping {_position(state)}; totals NS {ns}, EW {ew}"
     )
     return (EXIT_INVALID if complete else EXIT_OK), report, text
+
+
+_ERRORS = ("not_a_record", "error")
+"""Report statuses that are errors, not verdicts: their lines go to standard error."""
+
+
+def _not_a_record(report: dict[str, Any], error: RecordError) -> tuple[int, dict[str, Any], str]:
+    name = report["file"]
+    report |= {"status": "not_a_record", "error": error_to_json(error)}
+    where = f"{error.path}: " if error.path else ""
+    return EXIT_USAGE, report, f"{name}: not a record: {where}{error.message}"
 
 
 def check_files(  # noqa: PLR0913 - the run's settings, keyword-only after the files
@@ -237,9 +262,14 @@ def _failed(name: str, reason: str) -> FileReport:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Check every record, printing each report as it comes; the worst status."""
-    if args.jobs < 1:
-        raise CommandError(f"--jobs must be at least 1, not {args.jobs}")
+    """Check every record, each on its own, printing each report as it comes; the worst status.
+
+    A verdict on a record (valid, illegal, inconsistent, incomplete) is a result and
+    goes to standard output; a file that is not a record, or whose check failed, is
+    an error and goes to standard error. ``--json`` prints one complete document with
+    every file's report, whatever happened to each.
+    """
+    args.jobs = jobs_within_cpus("check", args.jobs)
     worst = EXIT_OK
     reports = []
     done = 0
@@ -259,7 +289,9 @@ def run(args: argparse.Namespace) -> int:
                     done += 1
                     worst = max(worst, status)
                     reports.append(report)
-                    if not args.json:
+                    if report["status"] in _ERRORS:
+                        write_lines([f"backalley check: {text}"], sys.stderr)
+                    elif not args.json:
                         write_lines([text])
     except KeyboardInterrupt:
         # The lines printed so far are whole reports; say that they are not all of them.

@@ -173,15 +173,24 @@ class Table:
         self.out.flush()
 
     def play(self) -> int:
-        """Play to the end of the match (or until the person leaves); the exit status."""
+        """Play to the end of the match (or until the person leaves); the exit status.
+
+        0 when the match is played to its end; 1 when it is left unfinished (``quit``,
+        the end of the input, a run of throw-ins without end, the output closed); 130
+        when interrupted.
+        """
         try:
             play_match(self.players, start=self.state, watch=self.watch)
         except _Leave as leaving:
             self.say(str(leaving))
-            return common.EXIT_OK
+            return common.EXIT_INVALID
         except PlayerError as error:
             self.say("", f"{error} The match is left unfinished.")
-            return common.EXIT_OK
+            return common.EXIT_INVALID
+        except BrokenPipeError:
+            # Nobody reads the table any more: stop without a word, the match unfinished.
+            common.silence(self.out)
+            return common.EXIT_INVALID
         except KeyboardInterrupt:
             self.say("", "Interrupted: the match is left unfinished.")
             return EXIT_INTERRUPTED

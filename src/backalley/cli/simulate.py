@@ -18,7 +18,7 @@ from typing import TextIO
 from ..cluster import DEFAULT_MATCH_CHUNK, IncompleteRun
 from ..cluster import simulate as simulate_on_cluster
 from ..players import PLAYER_KINDS
-from ..players.simulation import Summary, simulate
+from ..players.simulation import MAX_MATCHES, RecordsNotWritten, Summary, simulate
 from . import _common as common
 from ._cluster import add_cluster_options, cluster_client
 
@@ -76,12 +76,13 @@ def add_parser(commands: common.Commands) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Play the matches and print the summary."""
-    if args.matches < 1:
-        raise common.CommandError(f"--matches must be at least 1, not {args.matches}")
-    if args.jobs < 1:
-        raise common.CommandError(f"--jobs must be at least 1, not {args.jobs}")
+    if not 1 <= args.matches <= MAX_MATCHES:
+        raise common.CommandError(
+            f"--matches runs from 1 to {MAX_MATCHES} (2**32), not {args.matches}"
+        )
     if args.duplicate and args.cluster is not None:
         raise common.CommandError("--duplicate runs on this machine only: leave out --cluster")
+    args.jobs = common.jobs_within_cpus("simulate", args.jobs)
     rules = common.rules_from(args)
     total = 2 * args.matches if args.duplicate else args.matches
     bar = _ProgressBar(sys.stderr, total) if sys.stderr.isatty() else None
@@ -123,6 +124,8 @@ def run(args: argparse.Namespace) -> int:
                     )
                 except IncompleteRun as error:
                     summary, partial = error.summary, error
+    except RecordsNotWritten as error:
+        raise common.CommandError(str(error)) from None
     except KeyboardInterrupt:
         # Say how far the run got, so what it printed or wrote is not taken for the whole.
         raise common.CommandError(
@@ -134,7 +137,8 @@ def run(args: argparse.Namespace) -> int:
     name = rules.schedule_name or "custom"
     head = (
         f"Back Alley simulation: {summary.matches} matches, {name} schedule "
-        f"({rules.deals} deals), ties {rules.tie.value}, seed {args.seed}"
+        f"({rules.deals} deal{'' if rules.deals == 1 else 's'}), ties {rules.tie.value}, "
+        f"seed {args.seed}"
     )
     if summary.duplicate:
         head += (

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Final
 
 from ..core.rules import Rules
@@ -24,8 +24,8 @@ from ..players.simulation import (
     match_stats,
     play_numbered,
     record_text,
+    store_record,
     summarize,
-    write_record,
 )
 from .chunks import ItemFailure, index_chunks, run_chunks
 from .connection import ClusterError
@@ -91,20 +91,25 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     if chunk_size < 1:
         raise ValueError(f"a chunk holds at least one match, not {chunk_size}")
     play = functools.partial(play_matches, (ns, ew, rules, seed, records is not None))
-    results: list[MatchStats] = []
     failures: list[ItemFailure[int]] = []
     stream = run_chunks(client, play, index_chunks(matches, chunk_size), progress=progress)
-    # Closed here, even on Ctrl-C, so its chunks are cancelled while the client is still open.
-    with contextlib.closing(stream):
+
+    def played() -> Iterator[MatchStats]:
+        # Added up as they come, so memory does not grow with the number of matches.
+        written = 0
         for index, result in enumerate(stream):
             if isinstance(result, ItemFailure):
                 failures.append(result)
                 continue
             stats, text = result
             if records is not None and text is not None:
-                write_record(records, index, text)
-            results.append(stats)
-    summary = summarize(results, (ns, ew))
+                store_record(records, index, text, written)
+                written += 1
+            yield stats
+
+    # Closed here, even on Ctrl-C, so its chunks are cancelled while the client is still open.
+    with contextlib.closing(stream):
+        summary = summarize(played(), (ns, ew))
     if failures:
         raise IncompleteRun(summary, failures, matches)
     return summary

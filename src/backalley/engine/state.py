@@ -455,6 +455,10 @@ class MatchState(MatchFacts):
     finished deals, the outcome) and ``deal`` the deal in progress (None before a
     deal and after the match). Read the parts through the properties (``rules``,
     ``seed``, ``history``, ``outcome``, and the many questions below).
+
+    ``new_match`` and ``apply`` make every state a program needs. A state built
+    by hand is not checked (``apply`` trusts its input, for speed): pass it to
+    :func:`backalley.validate` first, which refuses one that play could not reach.
     """
 
     core: MatchCore

@@ -32,6 +32,7 @@ from ..core.dealing import seeded_deck
 from ..core.errors import IllegalAction, Reason
 from ..engine.match import apply, new_match, seat_to_act
 from ..engine.state import MatchState, Phase
+from ..engine.validate import InvalidState, validate
 from .codec._base import at as _at
 from .codec.values import claim_to_json
 from .notation import parse_call
@@ -151,8 +152,16 @@ def _apply(
 
 
 def replay(record: Record) -> MatchState:
-    """The state a record reaches; IllegalRecord at the first illegal action."""
-    return replay_steps(record)
+    """The state a record reaches; IllegalRecord at the first illegal action.
+
+    The state is checked by :func:`~backalley.engine.validate.validate`, as every
+    state read from outside is; one reached through ``apply`` always passes.
+    """
+    state = replay_steps(record)
+    try:
+        return validate(state)
+    except InvalidState as error:  # pragma: no cover - apply reaches only valid states
+        raise RecordError("", str(error)) from None
 
 
 # --- checking ----------------------------------------------------------------------

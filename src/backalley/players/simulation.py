@@ -15,11 +15,15 @@ in parallel processes gives exactly the result of a run in one.
 
 from __future__ import annotations
 
+import collections
+import contextlib
 import hashlib
 import math
+import os
 import signal
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+import tempfile
+from collections.abc import Callable, Generator, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Final
 
@@ -32,10 +36,13 @@ from ..formats.records import dumps, record_from_state
 from . import PLAYER_KINDS, play_match
 
 __all__ = [
+    "MAX_MATCHES",
     "MatchStats",
     "PairStats",
     "PairSummary",
+    "RecordsNotWritten",
     "Summary",
+    "check_folder",
     "check_run",
     "match_seed",
     "match_stats",
@@ -43,6 +50,7 @@ __all__ = [
     "record_path",
     "record_text",
     "simulate",
+    "store_record",
     "summarize",
     "wilson_interval",
     "write_record",
@@ -53,6 +61,12 @@ SIMULATION_SEED_DOMAIN: Final = b"backalley-simulate-v1"
 
 CONFIDENCE_Z: Final = 1.959964
 """The normal quantile of a two-sided 95% interval."""
+
+MAX_MATCHES: Final = 2**32
+"""A run's matches are numbered in 4 bytes when their seeds are derived (:func:`match_seed`)."""
+
+_WINDOW_PER_JOB: Final = 4
+"""Matches submitted ahead per process: enough to keep each busy, few enough to hold."""
 
 
 def match_seed(run_seed: int, index: int) -> int:
@@ -172,29 +186,31 @@ class Summary:
 def summarize(
     results: Iterable[MatchStats], players: tuple[str, str], *, duplicate: bool = False
 ) -> Summary:
-    """Add up match figures, in the order given, in one pass (memory does not grow with them).
+    """Add up match figures, in the order given, in one pass: nothing is kept per match.
 
     ``duplicate``: see :class:`Summary`.
+    The memory a run needs so does not grow with its number of matches.
     """
     n = draws = throw_ins = 0
-    # Per pair: wins, score, Boards bid, Boards made, numeric deals, targets, tricks.
-    sums = [[0, 0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0]]
+    # Per pair: wins, score, boards bid, boards made, numeric deals, targets, tricks.
+    sums = [[0] * 7, [0] * 7]
     for result in results:
         n += 1
         draws += result.winner is None
         throw_ins += result.throw_ins
-        for pair, stats in zip(PAIRS, result.pairs, strict=True):
-            total = sums[pair]
-            total[0] += result.winner == pair
-            total[1] += stats.score
-            total[2] += stats.boards_bid
-            total[3] += stats.boards_made
-            total[4] += stats.numeric_deals
-            total[5] += stats.targets
-            total[6] += stats.tricks
+        for pair in PAIRS:
+            stats = result.pairs[pair]
+            tally = sums[pair]
+            tally[0] += result.winner == pair
+            tally[1] += stats.score
+            tally[2] += stats.boards_bid
+            tally[3] += stats.boards_made
+            tally[4] += stats.numeric_deals
+            tally[5] += stats.targets
+            tally[6] += stats.tricks
     pairs = []
     for pair in PAIRS:
-        wins, score, boards, made, numeric, targets, tricks = sums[pair]
+        wins, score, boards_bid, boards_made, numeric, targets, tricks = sums[pair]
         pairs.append(
             PairSummary(
                 pair=pair,
@@ -202,20 +218,71 @@ def summarize(
                 wins=wins,
                 win_interval=wilson_interval(wins, n),
                 average_score=score / n if n else 0.0,
-                boards_bid=boards,
-                boards_made=made,
+                boards_bid=boards_bid,
+                boards_made=boards_made,
                 average_target=targets / numeric if numeric else 0.0,
                 average_tricks=tricks / numeric if numeric else 0.0,
             )
         )
     return Summary(
-        matches=n, draws=draws, throw_ins=throw_ins, pairs=(pairs[0], pairs[1]), duplicate=duplicate
+        matches=n,
+        draws=draws,
+        throw_ins=throw_ins,
+        pairs=(pairs[0], pairs[1]),
+        duplicate=duplicate,
     )
 
 
-_Job = tuple[str, str, Rules, int, int, str | None, int | None]
-"""A match: the players' kinds, the rules, the run's seed, the index, the records' folder,
-and in a duplicate run which seating of its set it is (0 as given, 1 exchanged; else None)."""
+class RecordsNotWritten(Exception):
+    """A record file of ``simulate`` could not be written; the run stopped there.
+
+    ``path`` is the file, ``reason`` why, ``written`` how many records were written
+    before it (every one of them whole).
+    """
+
+    def __init__(self, path: Path, reason: str, written: int) -> None:
+        records = "1 record was" if written == 1 else f"{written} records were"
+        super().__init__(
+            f"cannot write {path}: {reason}; the run stopped there and {records} written"
+        )
+        self.path = path
+        self.reason = reason
+        self.written = written
+
+
+def check_folder(folder: str) -> None:
+    """Refuse a records folder that is missing or cannot be written, before any match is played.
+
+    Writing a file is the only test that holds for every user (root included) and every
+    file system (read-only mounts included); the probe file is removed at once.
+    """
+    path = Path(folder)
+    if not path.is_dir():
+        raise ValueError(f"no folder {folder!r} to write the records in")
+    try:
+        with tempfile.NamedTemporaryFile(dir=path, prefix=".backalley-probe-"):
+            pass
+    except OSError as error:
+        raise ValueError(
+            f"cannot write in the folder {folder!r}: {error.strerror or error}"
+        ) from None
+
+
+def check_run(ns: str, ew: str, matches: int, records: str | None) -> None:
+    """Refuse a run's settings before any match is played: ValueError says which and why."""
+    for name in (ns, ew):
+        if name not in PLAYER_KINDS:
+            raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYER_KINDS)}")
+    if not 1 <= matches <= MAX_MATCHES:
+        raise ValueError(f"play from 1 to {MAX_MATCHES} matches (2**32), not {matches}")
+    if records is not None:
+        check_folder(records)
+
+
+_Job = tuple[str, str, Rules, int, int, bool, int | None]
+"""A match: the players' kinds, the rules, the run's seed, the index, whether to give back
+its record, and in a duplicate run which seating of its set it is (0 as given, 1
+exchanged; else None)."""
 
 
 def record_path(folder: str, index: int) -> Path:
@@ -240,22 +307,47 @@ def record_text(state: MatchState, ns: str, ew: str, index: int) -> str:
 
 
 def write_record(folder: str, index: int, text: str) -> None:
-    """Write the record text of match ``index`` to :func:`record_path`."""
-    record_path(folder, index).write_text(text + "\n", encoding="utf-8")
+    """Write the record text of match ``index`` to :func:`record_path`, whole or not at all.
+
+    A temporary file in the same folder, then a rename: a reader never sees half a
+    record, and a failure (an OSError) leaves no file behind.
+    """
+    path = record_path(folder, index)
+    descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+            handle.write(text + "\n")
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
 
 
-def _play_one(job: _Job) -> MatchStats:
-    """Play one match in a worker: players are named, so only plain data crosses processes."""
+def store_record(folder: str, index: int, text: str, written: int) -> None:
+    """:func:`write_record`, its failure raised as :class:`RecordsNotWritten` after ``written``."""
+    try:
+        write_record(folder, index, text)
+    except OSError as error:
+        raise RecordsNotWritten(
+            record_path(folder, index), error.strerror or str(error), written
+        ) from None
+
+
+def _play_one(job: _Job) -> tuple[MatchStats, str | None]:
+    """Play one match in a worker: players are named, so only plain data crosses processes.
+
+    The record's text comes back with the figures: the parent writes the files, in
+    order, so a failure leaves exactly the records before it.
+    """
     first, second, rules, seed, index, records, seating = job
     ns, ew = (second, first) if seating else (first, second)
     # Both seatings of a duplicate set play match ``index`` of the run: the same seed.
     state = play_numbered(ns, ew, rules, seed, index)
     number = index if seating is None else 2 * index + seating
-    if records is not None:
-        # Each worker writes its own matches' files, so parallel runs write the same files.
-        write_record(records, number, record_text(state, ns, ew, number))
+    text = record_text(state, ns, ew, number) if records else None
     stats = match_stats(state)
-    return _exchanged(stats) if seating else stats
+    return (_exchanged(stats) if seating else stats), text
 
 
 def _exchanged(stats: MatchStats) -> MatchStats:
@@ -281,61 +373,75 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     ``ns`` and ``ew`` name computer players (``heuristic``, ``random``). ``jobs``
     processes play them; the summary does not depend on it. ``progress`` is told
     how many matches are done, as they finish in order. With ``records`` (a
-    folder, which must exist) each match is also written there as a game record.
-    :func:`backalley.cluster.simulate` plays the same run on a Dask cluster.
-    With ``duplicate`` each match's deals are played twice, the second time with
-    the pairs exchanged (``2 * matches`` matches; the summary's pairs are then
-    the two kinds of player, whichever seats they held). The deals are the same
-    as long as the two matches throw in the same deals: a thrown-in deal is
-    redealt from the next deal of the seed.
+    folder, which must exist and be writable: checked before the first match)
+    each match is also written there as a game record, whole or not at all (a
+    temporary file renamed), in order; a file that cannot be written stops the
+    run with :class:`RecordsNotWritten`, the records before it written and none
+    after. Matches are made as they are played, so memory does not grow with
+    ``matches``. :func:`backalley.cluster.simulate` plays the same run on a Dask
+    cluster. With ``duplicate`` each match's deals are played twice, the second
+    time with the pairs exchanged (``2 * matches`` matches; the summary's pairs
+    are then the two kinds of player, whichever seats they held). The deals are
+    the same as long as the two matches throw in the same deals: a thrown-in deal
+    is redealt from the next deal of the seed.
     """
     check_run(ns, ew, matches, records)
     if jobs < 1:
         raise ValueError(f"use at least one process, not {jobs}")
+    # Made as they are needed, so a run of any length holds only the matches in flight.
     seatings: tuple[int | None, ...] = (0, 1) if duplicate else (None,)
-    # The matches are described as they are played and their figures added up as they
-    # come, so a run's memory does not grow with its length.
     work = (
-        (ns, ew, rules, seed, index, records, seating)
+        (ns, ew, rules, seed, index, records is not None, seating)
         for index in range(matches)
         for seating in seatings
     )
-    results = _run(work, matches * len(seatings), jobs)
-    return summarize(_counted(results, progress), (ns, ew), duplicate=duplicate)
+    played = _run(work, jobs)
+    try:
+        return summarize(_results(played, records, progress), (ns, ew), duplicate=duplicate)
+    finally:
+        # Stop the workers now, on a failure too, not whenever the generator is collected.
+        played.close()
 
 
-def _counted(
-    results: Iterator[MatchStats], progress: Callable[[int], None] | None
+def _results(
+    played: Iterator[tuple[MatchStats, str | None]],
+    records: str | None,
+    progress: Callable[[int], None] | None,
 ) -> Iterator[MatchStats]:
-    for done, stats in enumerate(results, 1):
-        yield stats
+    """Each match's figures in order, its record written first; progress told of each.
+
+    Match ``number`` here is the record's number: in a duplicate run the two
+    seatings of a set come one after the other.
+    """
+    for index, (stats, text) in enumerate(played):
+        if records is not None and text is not None:
+            store_record(records, index, text, index)
         if progress is not None:
-            progress(done)
+            progress(index + 1)
+        yield stats
 
 
-def check_run(ns: str, ew: str, matches: int, records: str | None) -> None:
-    """Refuse a run's settings before any match is played: ValueError says which and why."""
-    for name in (ns, ew):
-        if name not in PLAYER_KINDS:
-            raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYER_KINDS)}")
-    if matches < 1:
-        raise ValueError(f"play at least one match, not {matches}")
-    if records is not None and not Path(records).is_dir():
-        raise ValueError(f"no folder {records!r} to write the records in")
-
-
-def _run(work: Iterator[_Job], matches: int, jobs: int) -> Iterator[MatchStats]:
+def _run(work: Iterator[_Job], jobs: int) -> Generator[tuple[MatchStats, str | None], None, None]:
     if jobs == 1:
         yield from map(_play_one, work)
         return
-    # map() yields in submission order whatever order the workers finish in.
-    chunk = max(1, matches // (jobs * 8))
+    # Executor.map would submit every match at once; a window of a few matches a process
+    # keeps memory flat however many are asked for, and results still come in order.
+    window = jobs * _WINDOW_PER_JOB
     pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_interrupts_to_parent)
+    pending: collections.deque[Future[tuple[MatchStats, str | None]]] = collections.deque()
     try:
-        yield from pool.map(_play_one, work, chunksize=chunk)
+        for job in work:
+            pending.append(pool.submit(_play_one, job))
+            if len(pending) >= window:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
     finally:
-        # On Ctrl-C, drop the queued matches rather than wait for them.
-        pool.shutdown(wait=False, cancel_futures=True)
+        # On Ctrl-C or a failure, drop the queued matches rather than wait for them.
+        for future in pending:
+            future.cancel()
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _leave_interrupts_to_parent() -> None:

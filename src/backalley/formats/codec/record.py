@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any, Final
 
 import attrs
@@ -120,6 +121,15 @@ def loads(text: str | bytes) -> Record:
         ) from None
     except RecursionError:
         raise RecordError("", "the JSON is nested too deeply") from None
+    except RecordError:
+        # Raised by the hooks above (a key twice, NaN): already says what is wrong.
+        raise
+    except ValueError:
+        # Python refuses to read integers of more than 4300 digits (sys.int_info): a record
+        # never needs one, so it is a bad record, not a failure of the reader.
+        raise RecordError(
+            "", f"a number has more than {sys.get_int_max_str_digits()} digits; no record needs one"
+        ) from None
     return parse_record(data)
 
 

@@ -16,7 +16,7 @@ from ...core.dealing import deal
 from ...core.rules import Rules
 from ...engine.match import apply
 from ...engine.state import DealCore, DealResult, DealState, MatchCore, MatchState
-from ._base import RecordError, SerializeError, at, obj, two_ints, whole
+from ._base import RecordError, SerializeError, at, integer, obj, two_ints, whole
 from .record import parse_record, record_to_json
 from .values import (
     call_bid_from_json,
@@ -64,7 +64,7 @@ def deal_result_from_json(data: Any, path: str) -> DealResult:
     plays go through ``apply``, so the rebuilt deal is exactly what play produces.
     """
     names = ("number", "dealer", "hand_size", "tiebreak", "deck", "bids", "plays", "scores")
-    fields = obj(data, path, names, names, closed=False, error=SerializeError)
+    fields = obj(data, path, names, names, error=SerializeError)
     number = whole(fields["number"], at(path, "number"), SerializeError)
     hand_size = whole(fields["hand_size"], at(path, "hand_size"), SerializeError)
     tiebreak = fields["tiebreak"]
@@ -105,6 +105,7 @@ def deal_result_from_json(data: Any, path: str) -> DealResult:
         )
     if len(state.history) != 1:
         raise SerializeError(path, "the bids and plays do not finish the deal")
+
     result = state.history[0]
     claimed = two_ints(fields["scores"], at(path, "scores"), SerializeError)
     if claimed != result.scores:
@@ -157,34 +158,62 @@ def state_to_json(state: MatchState) -> dict[str, Any]:
 
 def state_from_json(data: Any, path: str) -> MatchState:
     """The state a ``{"record", "snapshot"}`` reaches, its snapshot checked."""
-    from ..checking import replay  # noqa: PLC0415 -- built on this codec
+    from ..checking import check  # noqa: PLC0415 -- built on this codec
 
     fields = obj(
         data,
         path,
         ("record", "snapshot"),
         ("record", "snapshot"),
-        closed=False,
         error=SerializeError,
     )
     try:
-        state = replay(parse_record(fields["record"]))
+        report = check(parse_record(fields["record"]))
     except RecordError as error:
         # Say where in this value the record's problem is: under "record".
         raise SerializeError(
             at(at(path, "record"), error.path) if error.path else at(path, "record"),
             error.message,
         ) from None
+    # The record's claimed scores, totals and result must be the replay's: a state's JSON
+    # never carries a claim that is false.
+    for wrong in report.discrepancies:
+        raise SerializeError(at(at(path, "record"), wrong.path), wrong.message)
+    state = report.state
     expected = snapshot(state)
-    given = fields["snapshot"]
-    if not isinstance(given, dict):
-        raise SerializeError(at(path, "snapshot"), "expected an object")
+    given = obj(
+        fields["snapshot"],
+        at(path, "snapshot"),
+        tuple(expected),
+        tuple(expected),
+        error=SerializeError,
+    )
     for key, value in expected.items():
-        if key not in given:
-            raise SerializeError(at(path, "snapshot"), f"the field {key!r} is missing")
-        if given[key] != value:
+        if not _same(given[key], value):
             raise SerializeError(
                 at(at(path, "snapshot"), key),
                 f"the record reaches {value!r}, the snapshot says {given[key]!r}",
             )
+    # ``check`` replays through ``replay``, which has validated the state it reached.
     return state
+
+
+def _same(given: Any, expected: Any) -> bool:
+    """JSON equality that tells ``true`` from ``1`` (Python's ``==`` does not)."""
+    if isinstance(given, bool) or isinstance(expected, bool):
+        return type(given) is type(expected) and given == expected
+    if isinstance(expected, dict):
+        return (
+            isinstance(given, dict)
+            and given.keys() == expected.keys()
+            and all(_same(given[key], expected[key]) for key in expected)
+        )
+    if isinstance(expected, list):
+        return (
+            isinstance(given, list)
+            and len(given) == len(expected)
+            and all(_same(a, b) for a, b in zip(given, expected, strict=True))
+        )
+    if isinstance(expected, int) and not isinstance(given, int):
+        return integer(given) == expected
+    return type(given) is type(expected) and bool(given == expected)

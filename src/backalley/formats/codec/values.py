@@ -33,6 +33,7 @@ __all__ = [
     "contract_to_json",
     "deal_from_json",
     "outcome_from_json",
+    "outcome_problem",
     "outcome_to_json",
     "pair_from_json",
     "play_from_json",
@@ -49,6 +50,8 @@ __all__ = [
 ]
 
 _CODES: Final = {card.code: card for card in CARDS}
+_MAX_TARGET: Final = 2 * (MAX_HAND_SIZE - 1)
+_MAX_MULTIPLIER: Final = 4
 _SEAT_LETTERS: Final = {seat.letter: seat for seat in SEATS}
 _PAIR_LABELS: Final = {pair.label: pair for pair in PAIRS}
 Error = type[RecordError]
@@ -156,7 +159,7 @@ def action_to_json(action: Bid | Play | Deal) -> Any:
 def action_from_json(data: Any, path: str, error: Error = RecordError) -> Bid | Play | Deal:
     """An action from its notation, or a deal from ``{"deal": [...]}``."""
     if isinstance(data, dict):
-        fields = obj(data, path, ("deal",), ("deal",), closed=False, error=error)
+        fields = obj(data, path, ("deal",), ("deal",), error=error)
         cards = cards_from_json(fields["deal"], at(path, "deal"), error, any_spelling=True)
         try:
             return Deal(cards)
@@ -212,11 +215,24 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
 def contract_from_json(data: Any, path: str, error: Error = RecordError) -> Contract:
     """A contract from ``{"target", "multiplier"}``."""
     names = ("target", "multiplier")
-    fields = obj(data, path, names, names, closed=False, error=error)
-    return Contract(
-        whole(fields["target"], at(path, "target"), error),
-        whole(fields["multiplier"], at(path, "multiplier"), error),
-    )
+    fields = obj(data, path, names, names, error=error)
+    target = whole(fields["target"], at(path, "target"), error)
+    multiplier = whole(fields["multiplier"], at(path, "multiplier"), error)
+    # Two bids of at most hand size - 1 make a target; the k-th Board of four is worth k.
+    if not 0 <= target <= _MAX_TARGET:
+        raise error(
+            at(path, "target"),
+            f"a pair's target is a whole number from 0 to {_MAX_TARGET} (two bids of at most "
+            f"{MAX_HAND_SIZE - 1}), not {target}",
+        )
+    if not 0 <= multiplier <= _MAX_MULTIPLIER:
+        raise error(
+            at(path, "multiplier"),
+            f"a Board's multiplier is 1 to {_MAX_MULTIPLIER} (0 for no Board), not {multiplier}",
+        )
+    if multiplier and target:
+        raise error(path, "a Board contract has no numeric target: the target must be 0")
+    return Contract(target, multiplier)
 
 
 def trick_to_json(trick: Trick) -> dict[str, Any]:
@@ -231,11 +247,23 @@ def trick_to_json(trick: Trick) -> dict[str, Any]:
 def trick_from_json(data: Any, path: str, error: Error = RecordError) -> Trick:
     """A trick from ``{"leader", "cards", "winner"}``."""
     names = ("leader", "cards", "winner")
-    fields = obj(data, path, names, names, closed=False, error=error)
+    fields = obj(data, path, names, names, error=error)
     winner = fields["winner"]
+    cards_path = at(path, "cards")
+    array(fields["cards"], cards_path, "cards (one a player)", 4, error)
+    cards = cards_from_json(fields["cards"], cards_path, error, any_spelling=True)
+    for index, card in enumerate(cards):
+        if card in cards[:index]:
+            raise error(at(cards_path, index), f"{card.code} is played twice in one trick")
+    if (winner is None) != (len(cards) < 4):
+        raise error(
+            at(path, "winner"),
+            "a trick of four cards has a winner and an unfinished trick none; this one has "
+            f"{len(cards)} cards and {'no' if winner is None else 'a'} winner",
+        )
     return Trick(
         seat_from_json(fields["leader"], at(path, "leader"), error, any_spelling=True),
-        cards_from_json(fields["cards"], at(path, "cards"), error, any_spelling=True),
+        cards,
         None
         if winner is None
         else seat_from_json(winner, at(path, "winner"), error, any_spelling=True),
@@ -254,11 +282,18 @@ def swap_from_json(data: Any, path: str, error: Error = RecordError) -> Swap | N
     if data is None:
         return None
     names = ("seat", "joker", "received")
-    fields = obj(data, path, names, names, closed=False, error=error)
+    fields = obj(data, path, names, names, error=error)
+    joker = card_from_json(fields["joker"], at(path, "joker"), error, any_spelling=True)
+    received = card_from_json(fields["received"], at(path, "received"), error, any_spelling=True)
+    # The turned card is one joker, so the swap gives up the other and takes a plain card.
+    if not joker.is_joker:
+        raise error(at(path, "joker"), f"only a joker is swapped, not {joker.code}")
+    if received.is_joker:
+        raise error(at(path, "received"), "the card taken for a joker is a plain card")
     return Swap(
         seat_from_json(fields["seat"], at(path, "seat"), error, any_spelling=True),
-        card_from_json(fields["joker"], at(path, "joker"), error, any_spelling=True),
-        card_from_json(fields["received"], at(path, "received"), error, any_spelling=True),
+        joker,
+        received,
     )
 
 
@@ -295,12 +330,36 @@ def winner_from_json(value: Any, path: str, error: Error = RecordError) -> Pair 
 def outcome_from_json(data: Any, path: str, error: Error = RecordError) -> Outcome:
     """An outcome from ``{"termination", "winner", "totals"}``."""
     names = ("termination", "winner", "totals")
-    fields = obj(data, path, names, names, closed=False, error=error)
-    return Outcome(
-        termination_from_json(fields["termination"], at(path, "termination"), error),
-        winner_from_json(fields["winner"], at(path, "winner"), error),
-        two_ints(fields["totals"], at(path, "totals"), error),
-    )
+    fields = obj(data, path, names, names, error=error)
+    termination = termination_from_json(fields["termination"], at(path, "termination"), error)
+    winner = winner_from_json(fields["winner"], at(path, "winner"), error)
+    totals = two_ints(fields["totals"], at(path, "totals"), error)
+    problem = outcome_problem(termination, winner, totals)
+    if problem is not None:
+        raise error(path, problem)
+    return Outcome(termination, winner, totals)
+
+
+def outcome_problem(
+    termination: Termination, winner: Pair | None, totals: tuple[int, int]
+) -> str | None:
+    """Why no match can end so, or None (END-1 to END-4: who wins with which totals)."""
+    ns, ew = totals
+    if termination is Termination.DRAW:
+        if winner is not None:
+            return "a draw has no winner"
+        if ns != ew:
+            return f"a draw needs equal totals, not {ns} and {ew}"
+        return None
+    if winner is None:
+        return f"a match ended by {termination.value} has a winner"
+    if termination is Termination.TIEBREAK_DEAL:
+        if ns != ew:
+            return f"a tiebreak deal is played only on equal totals, not {ns} and {ew}"
+        return None
+    if ns == ew or (ns > ew) != (winner is Pair.NORTH_SOUTH):
+        return f"{winner.label} does not win on totals of {ns} (NS) and {ew} (EW)"
+    return None
 
 
 # --- rules --------------------------------------------------------------------------------

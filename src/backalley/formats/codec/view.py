@@ -35,6 +35,8 @@ VIEW_FORMAT: Final = 1
 """Version of the view's JSON, written as ``"format"``; bumped on incompatible change."""
 
 _VIEW_FIELDS: Final = ("format", "seat", "rules", "hand", "deal", "history", "outcome")
+_VIEW_DERIVED: Final = ("phase", "to_move", "totals")
+"""Keys the writer adds for readers' convenience; the reader checks them against the rest."""
 _DEAL_FIELDS: Final = (
     *("number", "dealer", "hand_size", "turned", "tiebreak", "bids"),
     *("leader", "trick", "tricks", "swap", "scores"),
@@ -80,7 +82,7 @@ def _deal_to_json(deal: DealView) -> dict[str, Any]:
 def view_from_json(data: Mapping[str, Any], path: str = "") -> SeatView:
     """Read a view written by :func:`view_to_json`; SerializeError says what is wrong, where."""
     data = dict(data) if isinstance(data, Mapping) else data
-    fields = obj(data, path, _VIEW_FIELDS, _VIEW_FIELDS, closed=False, error=SerializeError)
+    fields = obj(data, path, (*_VIEW_FIELDS, *_VIEW_DERIVED), _VIEW_FIELDS, error=SerializeError)
     if fields["format"] != VIEW_FORMAT:
         raise SerializeError(
             at(path, "format"),
@@ -102,7 +104,7 @@ def view_from_json(data: Mapping[str, Any], path: str = "") -> SeatView:
         else outcome_from_json(outcome, at(path, "outcome"), SerializeError),
     )
     written = view_to_json(result)
-    for key in ("phase", "to_move", "totals"):
+    for key in _VIEW_DERIVED:
         if fields.get(key) != written[key]:
             raise SerializeError(
                 at(path, key),
@@ -112,16 +114,16 @@ def view_from_json(data: Mapping[str, Any], path: str = "") -> SeatView:
 
 
 def _deal_from_json(data: Any, path: str) -> DealView:
-    fields = obj(data, path, _DEAL_FIELDS, _DEAL_FIELDS, closed=False, error=SerializeError)
+    fields = obj(
+        data, path, (*_DEAL_FIELDS, "trump", "trump_words"), _DEAL_FIELDS, error=SerializeError
+    )
     leader = fields["leader"]
     bids = []
     for index, item in enumerate(
         array(fields["bids"], at(path, "bids"), "bids", error=SerializeError)
     ):
         where = at(at(path, "bids"), index)
-        said = obj(
-            item, where, ("seat", "bid"), ("seat", "bid"), closed=False, error=SerializeError
-        )
+        said = obj(item, where, ("seat", "bid"), ("seat", "bid"), error=SerializeError)
         seat = seat_from_json(said["seat"], at(where, "seat"), SerializeError, any_spelling=True)
         bids.append(call_bid_from_json(seat, said["bid"], at(where, "bid"), SerializeError))
     tricks = array(fields["tricks"], at(path, "tricks"), "tricks", error=SerializeError)
