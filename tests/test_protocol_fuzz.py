@@ -141,7 +141,9 @@ def test_an_engine_without_capabilities_is_fuzzed_without_them(capsys):
         ("exit", "exited"),
         ("crash_later", "exited"),
         ("no_hello", "hello"),
-        ("twice", "replies to"),
+        # Every reply sent twice: seen as surplus replies, or, when the surplus arrives
+        # after the exchange it belongs to, as the wrong reply to the next request.
+        ("twice", r"replies to \d+ requests|expected an? \w+ reply, found"),
     ],
 )
 def test_an_engine_that_breaks_the_protocol_is_exit_2_with_its_stderr(name, words, capsys):
@@ -152,7 +154,7 @@ def test_an_engine_that_breaks_the_protocol_is_exit_2_with_its_stderr(name, word
     assert status == 2
     err = capsys.readouterr().err
     assert "the engine broke the protocol" in err
-    assert words in err
+    assert re.search(words, err)
     if name in ("exit", "crash_later"):
         assert "engine: " in err  # the engine's own last words
 
