@@ -19,11 +19,11 @@ from backalley import (
     legal_actions,
     sample_state,
 )
-from backalley.core.tricks import trick_winner
+from backalley.core.tricks import trick_winner, winning_card
 from backalley.engine.sampling import DealSampler
 from backalley.engine.view import view
 from backalley.players import PLAYER_KINDS, HeuristicPlayer, MonteCarloPlayer, play_match
-from backalley.players.montecarlo import _beating, _best_so_far, _solve, _Table
+from backalley.players.montecarlo import _beating, _solve, _Table
 from backalley.strategies import states
 from decks import position
 
@@ -187,7 +187,7 @@ def test_the_policys_trick_reading_matches_trick_winner(state: MatchState) -> No
     trick = tuple(int(card) for card in deal.trick)
     leader = deal.leader
     assert leader is not None
-    best, at = _best_so_far(trick, trumps)
+    best, at = winning_card(trick, trumps)
     assert trick_winner(leader, deal.trick, deal.trump) == (leader + at) % 4
     allowed = deal.hands[seat]
     beating = _beating(allowed, trick, best, trumps)

@@ -25,6 +25,7 @@ Seat.WEST
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final
 
 import attrs
@@ -34,7 +35,7 @@ from .errors import Reason
 from .flow import CLOCKWISE, player_to_move
 from .jokers import forced_by_joker_lead
 
-__all__ = ["Trick", "allowed_plays", "trick_winner", "tricks_per_pair"]
+__all__ = ["Trick", "allowed_plays", "trick_winner", "tricks_per_pair", "winning_card"]
 
 _SUIT_MASK_OF: Final = tuple(
     SUIT_MASKS[card // 13] if card < Card.LITTLE else 0 for card in range(PACK_SIZE)
@@ -85,7 +86,17 @@ def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> S
     lead makes trumps the led suit, and a joker is a trump, so it needs no case of
     its own.
     """
-    trumps = trump_mask(trump)
+    best_at = winning_card(cards, trump_mask(trump))[1]
+    return CLOCKWISE[leader + best_at]  # player_to_move(leader, best_at), without a call
+
+
+def winning_card(cards: Sequence[int], trumps: int) -> tuple[int, int]:
+    """The card winning a trick so far, and its place in the trick (0 for the lead).
+
+    The rule of :func:`trick_winner` on card numbers and a mask of the trumps (jokers
+    included), for a trick complete or not: the highest trump, else the highest card
+    of the led suit. Search players that play tricks on masks use it too.
+    """
     best = cards[0]
     best_at = 0
     best_trumps = (1 << best) & trumps
@@ -98,7 +109,7 @@ def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> S
                 best, best_at, best_trumps = card, at, bit
         elif not best_trumps and bit & led_suit and card > best:
             best, best_at = card, at
-    return CLOCKWISE[leader + best_at]  # player_to_move(leader, best_at), without a call
+    return best, best_at
 
 
 def tricks_per_pair(tricks: tuple[Trick, ...]) -> tuple[int, int]:

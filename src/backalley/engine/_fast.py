@@ -62,6 +62,7 @@ __all__ = [
 
 _new: Final = object.__new__
 _T = TypeVar("_T")
+_Item = TypeVar("_Item")
 
 
 def _setters(cls: type, *names: str) -> tuple[Any, ...]:
@@ -133,21 +134,25 @@ def _picker(bits: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     return itemgetter(*positions)
 
 
-def plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
-    """The Play actions of ``seat`` for the cards of ``allowed``, in card order."""
-    chunks = _PLAYS_BY_CHUNK[seat]
-    plays: tuple[Play, ...] = ()
+def _picked(mask: int, chunks: tuple[tuple[_Item, ...], ...]) -> tuple[_Item, ...]:
+    """The items of ``chunks`` (13 a chunk, in card order) at the set bits of ``mask``."""
+    picked: tuple[_Item, ...] = ()
     chunk = 0
-    while allowed:
-        bits = allowed & _CHUNK_BITS
+    while mask:
+        bits = mask & _CHUNK_BITS
         if bits:
             pick = _PICKERS.get(bits)
             if pick is None:
                 pick = _PICKERS[bits] = _picker(bits)
-            plays += pick(chunks[chunk])
-        allowed >>= _CHUNK
+            picked += pick(chunks[chunk])
+        mask >>= _CHUNK
         chunk += 1
-    return plays
+    return picked
+
+
+def plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
+    """The Play actions of ``seat`` for the cards of ``allowed``, in card order."""
+    return _picked(allowed, _PLAYS_BY_CHUNK[seat])
 
 
 _BIDS_OF_SEAT: Final = tuple(
@@ -180,18 +185,7 @@ _CARDS_BY_CHUNK: Final = tuple(CARDS[base : base + _CHUNK] for base in range(0, 
 
 def cards_in(mask: int) -> tuple[Card, ...]:
     """``cards_of(mask)``: the cards of a hand mask in card order, 13 at a time."""
-    cards: tuple[Card, ...] = ()
-    chunk = 0
-    while mask:
-        bits = mask & _CHUNK_BITS
-        if bits:
-            pick = _PICKERS.get(bits)
-            if pick is None:
-                pick = _PICKERS[bits] = _picker(bits)
-            cards += pick(_CARDS_BY_CHUNK[chunk])
-        mask >>= _CHUNK
-        chunk += 1
-    return cards
+    return _picked(mask, _CARDS_BY_CHUNK)
 
 
 def slot_builder(cls: type[_T], *names: str) -> Callable[..., _T]:

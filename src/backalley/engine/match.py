@@ -139,21 +139,22 @@ def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
     current = state.deal
     if current is None:
         return None
+    seat = _seat_in(current)
     core = current.core
-    leader = core.leader
-    if leader is None:
+    if core.leader is None:
         setup = core.setup
-        said = len(core.bids)
-        return TO_BID[setup.dealer][said], LEGAL_BIDS[setup.dealer][said][setup.hand_size]
-    seat = TO_PLAY[leader][len(current.trick)]
+        return seat, LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
     return seat, plays_of(seat, _allowed(current, seat)[0])
 
 
 def seat_to_act(state: MatchState) -> Seat | None:
     """``state.to_move`` from the turn tables: for a replay that asks it before every action."""
     current = state.deal
-    if current is None:
-        return None
+    return None if current is None else _seat_in(current)
+
+
+def _seat_in(current: DealState) -> Seat:
+    """The seat to act in a deal in progress, from the turn tables (BID-1, PLAY-1)."""
     core = current.core
     leader = core.leader
     if leader is None:

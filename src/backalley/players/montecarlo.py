@@ -55,7 +55,7 @@ from ..core.actions import Bid, Play
 from ..core.bidding import Contract, contracts, is_throw_in, opening_leader
 from ..core.cards import SEATS, SUIT_MASKS, Card, Seat, Suit, cards_of, trump_mask
 from ..core.scoring import score
-from ..core.tricks import allowed_plays, trick_winner
+from ..core.tricks import allowed_plays, trick_winner, winning_card
 from ..engine.sampling import DealSampler
 from ..engine.view import SeatView
 from .heuristic import heuristic_bid
@@ -445,22 +445,6 @@ def _cheapest(mask: int, trumps: int) -> int:
     return (mask & -mask).bit_length() - 1
 
 
-def _best_so_far(trick: tuple[int, ...], trumps: int) -> tuple[int, int]:
-    """The card winning the trick so far and its place in the trick (the rules' order)."""
-    best, at = trick[0], 0
-    led_suit = SUIT_MASKS[best // 13] if best < Card.LITTLE else 0
-    best_trump = (1 << best) & trumps
-    for i in range(1, len(trick)):
-        card = trick[i]
-        bit = 1 << card
-        if bit & trumps:
-            if not best_trump or card > best:
-                best, at, best_trump = card, i, bit
-        elif not best_trump and bit & led_suit and card > best:
-            best, at = card, i
-    return best, at
-
-
 def _beating(allowed: int, trick: tuple[int, ...], best: int, trumps: int) -> int:
     """The cards of ``allowed`` that would beat ``best``, the card winning the trick."""
     above = ~((1 << (best + 1)) - 1)
@@ -486,7 +470,7 @@ def _choose(  # noqa: PLR0913, PLR0917 - the position as plain ints, for speed
     if not trick:
         aces = allowed & _ACES & ~trumps
         return _cheapest(aces or allowed, trumps)
-    best, at = _best_so_far(trick, trumps)
+    best, at = winning_card(trick, trumps)
     if (leader + at) % 4 == (seat + 2) % 4:
         return _cheapest(allowed, trumps)  # the partner is winning
     winning = _beating(allowed, trick, best, trumps)
