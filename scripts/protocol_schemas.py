@@ -31,6 +31,20 @@ REASONS = [
     "little_joker_forces_lowest",
 ]
 
+ERROR_CODES = [
+    "not_json",
+    "line_too_long",
+    "not_a_request",
+    "unknown_field",
+    "missing_field",
+    "bad_hello",
+    "bad_rules",
+    "bad_seed",
+    "bad_action",
+    "no_match",
+    "internal",
+]
+
 
 def _message(
     name: str, title: str, description: str, properties: dict[str, Any], required: list[str]
@@ -218,8 +232,8 @@ MESSAGES = {
     "reply.error": _message(
         "reply.error",
         "error",
-        "The request is not a message of the protocol.",
-        {"message": {"type": "string"}},
+        "The request is not a message of the protocol; code says why (optional for an engine).",
+        {"code": {"enum": ERROR_CODES}, "message": {"type": "string"}},
         ["message"],
     ),
 }

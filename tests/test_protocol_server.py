@@ -18,8 +18,19 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
-from backalley import Bid, IllegalAction, Reason, Rules, apply, legal_actions, new_match
+from backalley import (
+    Bid,
+    IllegalAction,
+    Reason,
+    Rules,
+    apply,
+    legal_actions,
+    new_match,
+    seeded_deck,
+)
+from backalley.protocol import fuzzer
 from backalley.protocol.messages import (
+    ERROR_CODES,
     FACT_RULES,
     MESSAGE_SCHEMAS,
     RULE_OF_REASON,
@@ -28,7 +39,7 @@ from backalley.protocol.messages import (
     parse_action,
     schema,
 )
-from backalley.protocol.server import Session, serve
+from backalley.protocol.server import MAX_LINE_BYTES, Session, serve
 from backalley.strategies import actions, states
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -247,3 +258,253 @@ def test_the_server_answers_every_action_as_apply_does(data, state):
     legal = json.loads(session.answer(b'{"type":"legal"}'))["actions"]
     expected = legal_actions(state) if state.deal is not None else ()
     assert [parse_action(text) for text in legal] == list(expected)
+
+
+# --- every documented error, through the command, and the one strict grammar -----------
+
+HELLO = json.dumps({"type": "hello", "protocol": "backalley-protocol", "versions": [1]})
+NEW_MATCH = json.dumps({"type": "new_match", "rules": RULES_JSON})
+
+_SEEDED = '{"type": "new_match", "rules": {"schedule": [2], "tie": "draw", "first_dealer": "N"}, '
+
+# A request that is not a message, the error code serve gives it, and words of its message.
+DOCUMENTED_ERRORS = [
+    ("not json", "not_json", "not JSON"),
+    (b"\xff\xfe{}".decode("latin-1"), "not_json", "not JSON"),
+    ('{"type": "legal", "type": "facts"}', "not_json", "twice"),
+    ('{"type": "apply", "action": NaN}', "not_json", "NaN"),
+    ("[1, 2]", "not_a_request", "a JSON object"),
+    ('{"type": "fly"}', "not_a_request", "unknown request type"),
+    ('{"kind": "legal"}', "missing_field", "'type'"),
+    ('{"type": "legal", "extra": 1}', "unknown_field", "'extra'"),
+    ('{"type": "apply"}', "missing_field", "'action'"),
+    ('{"type": "new_match"}', "missing_field", "'rules'"),
+    ('{"type": "hello", "protocol": "other", "versions": [1]}', "bad_hello", "protocol"),
+    ('{"type": "hello", "protocol": "backalley-protocol", "versions": [2]}', "bad_hello", "1"),
+    ('{"type": "new_match", "rules": {"schedule": [14]}}', "bad_rules", "new_match"),
+    (
+        _SEEDED + '"seed": -1}',
+        "bad_seed",
+        "seed",
+    ),
+    (
+        _SEEDED + '"seed": true}',
+        "bad_seed",
+        "true",
+    ),
+    (
+        _SEEDED + '"seed": 1.5}',
+        "bad_seed",
+        "1.5",
+    ),
+    (
+        _SEEDED + '"seed": 18446744073709551616}',
+        "bad_seed",
+        "2**64",
+    ),
+    ('{"type": "apply", "action": "E 0"}', "bad_action", '"E pass"'),
+    ('{"type": "apply", "action": {"deal": ["AS"]}}', "bad_action", "action.deal"),
+]
+
+
+def _serve(lines: list[str | bytes]) -> subprocess.CompletedProcess[bytes]:
+    data = b"".join(
+        (line if isinstance(line, bytes) else line.encode("latin-1")) + b"\n" for line in lines
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "backalley", "serve"],
+        input=data,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(("line", "code", "words"), DOCUMENTED_ERRORS)
+def test_serve_answers_each_documented_error_and_goes_on(line, code, words):
+    """Each error path of docs/protocol.md through `backalley serve`: the replies before
+    it are written, the error reply names its code and field, the session goes on, and
+    the exit status is 0."""
+    done = _serve([HELLO, line, NEW_MATCH, '{"type":"legal"}', '{"type":"bye"}'])
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == b""
+    replies = [json.loads(reply) for reply in done.stdout.splitlines()]
+    assert [reply["type"] for reply in replies] == ["hello", "error", "facts", "legal", "bye"]
+    error = replies[1]
+    validate("reply", error)
+    assert error["code"] == code
+    assert words in error["message"]
+
+
+@pytest.mark.parametrize(
+    "request_", ['{"type":"legal"}', '{"type":"facts"}', '{"type":"apply","action":"N pass"}']
+)
+def test_requests_before_new_match_get_a_no_match_error_after_the_hello_reply(request_):
+    """The issue's case: `serve` used to exit 2 here, losing even the hello reply."""
+    done = _serve([HELLO, request_])
+    assert done.returncode == 0
+    replies = [json.loads(reply) for reply in done.stdout.splitlines()]
+    assert [reply["type"] for reply in replies] == ["hello", "error"]
+    assert replies[1]["code"] == "no_match"
+
+
+def test_a_bad_action_before_new_match_is_bad_action_not_no_match():
+    [reply] = [
+        json.loads(line) for line in _serve(['{"type":"apply","action":"N 0"}']).stdout.splitlines()
+    ]
+    assert reply["code"] == "bad_action"
+
+
+def test_an_overlong_line_gets_one_error_and_the_session_goes_on():
+    long = '{"type":"legal","pad":"' + "x" * (MAX_LINE_BYTES + 10) + '"}'
+    out = io.BytesIO()
+    data = "\n".join([HELLO, long, NEW_MATCH, '{"type":"bye"}']).encode() + b"\n"
+    assert serve(io.BytesIO(data), out) == 0
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [reply["type"] for reply in replies] == ["hello", "error", "facts", "bye"]
+    assert replies[1]["code"] == "line_too_long"
+
+
+def test_the_end_of_input_without_bye_is_exit_0_with_every_reply_written():
+    done = _serve([HELLO, NEW_MATCH, "not json"])
+    assert done.returncode == 0
+    assert [json.loads(line)["type"] for line in done.stdout.splitlines()] == [
+        "hello",
+        "facts",
+        "error",
+    ]
+
+
+def test_an_internal_failure_is_an_error_reply_and_the_session_goes_on(monkeypatch):
+    session = _session()
+
+    def broken(self):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(Session, "_legal", broken)
+    reply = json.loads(session.answer(b'{"type":"legal"}'))
+    assert reply["code"] == "internal"
+    assert "boom" in reply["message"]
+    assert session.handle({"type": "facts"})["type"] == "facts"
+
+
+def test_the_error_codes_are_one_list_in_the_code_the_schema_and_the_docs():
+    script = runpy.run_path(str(ROOT / "scripts/protocol_schemas.py"))
+    assert tuple(script["ERROR_CODES"]) == ERROR_CODES
+    page = (ROOT / "docs/protocol.md").read_text()
+    section = page[page.index("\n## Errors\n") : page.index("\n### Exit status of")]
+    documented = re.findall(r"^\| `([a-z_]+)` \| ", section, re.M)
+    assert tuple(documented) == ERROR_CODES
+    assert {code for _, code, _ in DOCUMENTED_ERRORS} | {
+        "line_too_long",
+        "no_match",
+        "internal",
+    } == set(ERROR_CODES)
+
+
+_ACTION_PATTERN = re.compile(
+    runpy.run_path(str(ROOT / "scripts/protocol_schemas.py"))["ACTION_TEXT"]
+)
+_PIECES = st.sampled_from(
+    [
+        "N",
+        "E",
+        "S",
+        "W",
+        "n",
+        "east",
+        " ",
+        "  ",
+        "pass",
+        "Pass",
+        "PASS",
+        "board",
+        "Board",
+        "0",
+        "00",
+        "05",
+        "5",
+        "13",
+        "99",
+        "100",
+        "-1",
+        "+3",
+        "AS",
+        "as",
+        "10H",
+        "TH",
+        "10h",
+        "BIG",
+        "big",
+        "LITTLE",
+        "Little",
+        "KS",
+        "ks",
+        "\t",
+        "\n",
+        "x",
+    ]
+)
+
+
+@given(st.lists(_PIECES, min_size=1, max_size=4).map("".join))
+def test_serve_reads_exactly_the_strings_the_schema_allows(text):
+    """One strict grammar: the server takes an action string if and only if the
+    request schema's pattern (docs/protocol.md, ACTION) matches it."""
+    session = _session()
+    reply = session.handle({"type": "apply", "action": text})
+    if _ACTION_PATTERN.fullmatch(text):
+        assert reply["type"] in ("ok", "refused"), (text, reply)
+        assert action_text(parse_action(text)) == text
+    else:
+        assert reply["type"] == "error", (text, reply)
+        assert reply["code"] == "bad_action"
+        assert reply["message"].startswith("action: ")
+
+
+@pytest.mark.parametrize(
+    ("text", "canonical"),
+    [
+        ("E 0", "E pass"),
+        ("E 05", "E 5"),
+        ("E Pass", "E pass"),
+        ("E ks", "E KS"),
+        ("east pass", "E pass"),
+        ("E pass ", "E pass"),
+        (" E 3", "E 3"),
+        ("S TH", "S 10H"),
+        ("W Board", "W board"),
+        ("N little", "N LITTLE"),
+    ],
+)
+def test_a_lenient_spelling_is_refused_with_the_canonical_one(text, canonical):
+    reply = _session().handle({"type": "apply", "action": text})
+    assert reply["code"] == "bad_action"
+    assert f"write {json.dumps(canonical)}" in reply["message"]
+
+
+def test_a_deal_is_read_in_canonical_codes_only():
+    deck = [card.code for card in seeded_deck(1, 0)]
+    session = _session()
+    for bad, where in [
+        ([*deck[:3], deck[3].lower(), *deck[4:]], "action.deal[3]"),
+        ([*deck[:53], deck[0]], "action.deal[53]"),
+        (deck[:53], "54 cards"),
+    ]:
+        reply = session.handle({"type": "apply", "action": {"deal": bad}})
+        assert reply["code"] == "bad_action"
+        assert where in reply["message"]
+    reply = session.handle({"type": "apply", "action": {"deal": deck, "cut": 3}})
+    assert "unknown field 'cut'" in reply["message"]
+    assert session.handle({"type": "apply", "action": {"deal": deck}}) == {"type": "ok"}
+
+
+def test_the_fuzzer_sends_seeds_a_double_reads_exactly(monkeypatch):
+    """Seeds below 2**53 survive JavaScript's JSON.parse (docs/protocol.md, RULES)."""
+    sent = []
+    monkeypatch.setattr(fuzzer, "_fuzz_match", lambda engine, case, source, run: sent.append(case))
+    fuzzer.fuzz(f"{sys.executable} -m backalley.protocol", fuzzer.Settings(matches=200, seed=4))
+    seeds = [case.seed for case in sent]
+    assert len(seeds) == 200
+    assert all(0 <= seed < 2**53 and float(seed) == seed for seed in seeds)
+    assert max(seeds) > 2**50  # drawn from the whole safe range

@@ -27,6 +27,7 @@ from .messages import (
     FACT_RULES,
     RULE_OF_REASON,
     action_text,
+    lenient_action,
     parse_action,
 )
 
@@ -278,10 +279,10 @@ def _compare_legal(item: Item, actions: list[Any], want: list[str]) -> str | Non
         seen.add(text)
         if text in expected:
             continue
-        try:
-            action = parse_action(data)
-        except ValueError:
+        meant = lenient_action(data)
+        if meant is None:
             return f"you list {text!r} as legal, which is not an action"
+        action = meant
         refusal = _refusal(item.before, action)
         if refusal is None:
             return f"you list {text} as legal in a different spelling; write {action_json(action)}"

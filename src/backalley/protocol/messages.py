@@ -14,14 +14,13 @@ message has a JSON Schema in ``backalley/schemas/protocol/``.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from importlib import resources
 from typing import Any, Final
 
 from .. import __version__
 from ..core.actions import PLAYS, Bid, Deal, Play, bid_of
-from ..core.cards import CARDS, SEATS, Suit
+from ..core.cards import CARDS, SEATS, Card, Suit
 from ..core.errors import Reason
 from ..engine.state import MatchState, Phase
 from ._codec import CodecError, action_from_json, action_to_json, outcome_json
@@ -30,6 +29,7 @@ __all__ = [
     "APPLY_REQUESTS",
     "CAPABILITIES",
     "ENGINE_NAME",
+    "ERROR_CODES",
     "FACT_RULES",
     "MESSAGE_SCHEMAS",
     "OK_LINE",
@@ -42,6 +42,7 @@ __all__ = [
     "encode",
     "facts",
     "legal_line",
+    "lenient_action",
     "parse_action",
     "schema",
 ]
@@ -111,8 +112,40 @@ FACT_RULES: Final[dict[str, str]] = {
 """The rule a wrong value of each fact most likely breaks, cited by the fuzzer."""
 
 
+ERROR_CODES: Final = (
+    "not_json",
+    "line_too_long",
+    "not_a_request",
+    "unknown_field",
+    "missing_field",
+    "bad_hello",
+    "bad_rules",
+    "bad_seed",
+    "bad_action",
+    "no_match",
+    "internal",
+)
+"""The codes of ``error`` replies (``docs/protocol.md``, "Errors"): what is wrong with a request.
+
+``not_json`` a line that is not UTF-8 JSON (or has a key twice, or NaN);
+``line_too_long`` a line over 1 MiB; ``not_a_request`` not an object, or an
+unknown ``type``; ``unknown_field`` and ``missing_field``; ``bad_hello`` the
+wrong protocol or no version in common; ``bad_rules`` and ``bad_seed`` in
+``new_match``; ``bad_action`` an action not written as ACTION says (canonical
+spelling only); ``no_match`` ``apply``, ``legal`` or ``facts`` before the first
+``new_match``; ``internal`` a failure of the engine itself (a bug: please report it).
+"""
+
+
 class MessageError(ValueError):
-    """A request that is not a message of the protocol (answered with an ``error`` reply)."""
+    """A request that is not a message of the protocol (answered with an ``error`` reply).
+
+    ``code`` is one of :data:`ERROR_CODES`; the message names the field and says why.
+    """
+
+    def __init__(self, message: str, code: str = "not_a_request") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 # Canonical action texts are looked up, not parsed: the fuzzer and the server exchange
@@ -173,20 +206,94 @@ def action_text(action: Bid | Play | Deal) -> Any:
 
 
 def parse_action(data: Any) -> Bid | Play | Deal:
-    """The action of its JSON, or MessageError saying what is wrong with it."""
+    """The action of its JSON in the canonical spelling of ACTION, or MessageError.
+
+    The protocol's grammar is strict (``docs/protocol.md``, ACTION): a seat
+    letter, one space, then ``pass``, ``board``, a number 1 to 99 without
+    leading zeros, or an upper-case card code; or ``{"deal": [54 card codes]}``.
+    The notation's lenient spellings (``E 0``, ``E Pass``, ``east pass``,
+    ``S ks``, spaces around) are refused with code ``bad_action``, and the
+    message gives the canonical spelling when there is one.
+    """
     if type(data) is str:
         found = _ACTIONS.get(data)
         if found is not None:
             return found
-    elif type(data) is dict and len(data) == 1 and type(data.get("deal")) is list:
-        # A deal in canonical codes is read by lookup; anything else gets the full reader.
-        with contextlib.suppress(KeyError, TypeError, ValueError):
-            return Deal([_CARD_CODES[code] for code in data["deal"]])
+        raise MessageError("action: " + _not_canonical(data), "bad_action")
+    if type(data) is dict:
+        return _parse_deal(data)
+    raise MessageError(
+        'action: an action is a string such as "N 3" or "E AS", or {"deal": [54 card codes]},'
+        f" not {_shown(data)}",
+        "bad_action",
+    )
+
+
+def _shown(data: Any) -> str:
+    return json.dumps(data)[:60]
+
+
+def _not_canonical(text: str) -> str:
+    """Why a string is not an action of the protocol, with its canonical spelling if any."""
+    try:
+        meant = action_from_json(text)
+    except CodecError as error:
+        return f"{_shown(text)} is not an action: {error.message}"
+    if type(meant) is Bid and not meant.board and meant.amount > 99:
+        return f"{_shown(text)} is not an action: a bid is a number 1 to 99, pass or board"
+    return (
+        f"{_shown(text)} is not written as the protocol writes actions: "
+        f"write {_shown(action_to_json(meant))} (a seat letter, one space, then pass, board, "
+        "a number 1 to 99 without leading zeros, or an upper-case card code)"
+    )
+
+
+def _parse_deal(data: dict[Any, Any]) -> Deal:
+    if set(data) != {"deal"}:
+        extra = sorted(str(key) for key in data if key != "deal")
+        if extra:
+            raise MessageError(f"action: unknown field {extra[0]!r} in a deal", "bad_action")
+        raise MessageError('action: a deal is {"deal": [54 card codes]}', "bad_action")
+    deck = data["deal"]
+    if type(deck) is not list:
+        raise MessageError(
+            f"action.deal: a list of 54 card codes, not {_shown(deck)}", "bad_action"
+        )
+    if len(deck) != len(CARDS):
+        raise MessageError(
+            f"action.deal: a deck has {len(CARDS)} cards, not {len(deck)}", "bad_action"
+        )
+    cards = []
+    for index, code in enumerate(deck):
+        card = _CARD_CODES.get(code) if type(code) is str else None
+        if card is None:
+            raise MessageError(
+                f"action.deal[{index}]: {_shown(code)} is not a card code as the protocol "
+                "writes them (2-10, J, Q, K, A then C, D, H, S, upper case; BIG, LITTLE)",
+                "bad_action",
+            )
+        cards.append(card)
+    if len(set(cards)) != len(cards):
+        seen: set[Card] = set()
+        for index, card in enumerate(cards):
+            if card in seen:
+                raise MessageError(
+                    f"action.deal[{index}]: {card.code} is in the deck twice", "bad_action"
+                )
+            seen.add(card)
+    return Deal(cards)
+
+
+def lenient_action(data: Any) -> Bid | Play | Deal | None:
+    """The action a string means in the notation's lenient spelling, or None.
+
+    Only for explaining a difference (an engine listing ``"E Pass"`` as legal is
+    told the canonical spelling); requests are read by :func:`parse_action`.
+    """
     try:
         return action_from_json(data)
-    except CodecError as error:
-        where = f"action.{error.path}: " if error.path else "action: "
-        raise MessageError(where + error.message) from None
+    except CodecError:
+        return None
 
 
 _SEAT: Final = tuple(seat.letter for seat in SEATS)

@@ -12,6 +12,8 @@ requests at once pays for one write and one read.
 'deal'
 >>> session.handle({"type": "apply", "action": "N 3"})["reason"]
 'wrong_phase'
+>>> session.handle({"type": "apply", "action": "N 03"})["code"]
+'bad_action'
 >>> session.answer(b'{"type":"legal"}')
 b'{"type":"legal","actions":[]}\n'
 """
@@ -42,7 +44,7 @@ from .messages import (
     parse_action,
 )
 
-__all__ = ["MAX_LINE_BYTES", "Session", "serve"]
+__all__ = ["MAX_LINE_BYTES", "Session", "read_request", "serve"]
 
 MAX_LINE_BYTES: Final = 1 << 20
 """A request line longer than 1 MiB is refused: the longest real one is under 1 KiB."""
@@ -56,15 +58,67 @@ _HELLO: Final = {
 }
 
 
-def _error(message: str) -> dict[str, Any]:
-    return {"type": "error", "message": message}
+def _error(error: MessageError) -> bytes:
+    return encode({"type": "error", "code": error.code, "message": str(error)})
+
+
+def _failure(error: Exception) -> bytes:
+    """The ``error`` reply to a request that raised ``error``."""
+    if not isinstance(error, MessageError):
+        # A bug of ours, not of the request: said in the protocol, and the session goes on.
+        error = MessageError(
+            f"the engine failed on this request ({type(error).__name__}: {error})", "internal"
+        )
+    return _error(error)
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise MessageError(
+                f"not JSON as the protocol reads it: the key {key!r} twice", "not_json"
+            )
+        found[key] = value
+    return found
+
+
+def _no_constant(name: str) -> Any:
+    raise MessageError(f"not JSON: {name} is not a JSON number", "not_json")
+
+
+def read_request(line: bytes) -> Any:
+    """A request line's JSON, read strictly: UTF-8, no key twice, no NaN or Infinity."""
+    if len(line) > MAX_LINE_BYTES:
+        raise MessageError(f"a request line is at most {MAX_LINE_BYTES} bytes", "line_too_long")
+    try:
+        return json.loads(
+            line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant
+        )
+    except UnicodeDecodeError as error:
+        raise MessageError(f"not JSON: byte {error.start} is not UTF-8 text", "not_json") from None
+    except json.JSONDecodeError as error:
+        raise MessageError(f"not JSON: column {error.colno}: {error.msg}", "not_json") from None
+    except RecursionError:
+        raise MessageError(
+            "not JSON as the protocol reads it: nested too deeply", "not_json"
+        ) from None
+    except MessageError:
+        raise
+    except ValueError:
+        # Python refuses integers of more than 4300 digits: no request needs one.
+        raise MessageError(
+            "not JSON as the protocol reads it: a number too long", "not_json"
+        ) from None
 
 
 class Session:
     """One client's conversation with the engine: the match in progress and its replies.
 
     :meth:`answer` takes a request line and gives the reply line; :meth:`handle`
-    does the same for parsed JSON.
+    does the same for parsed JSON. Every request gets exactly one reply: a
+    request that is not a message of the protocol gets an ``error`` reply (with
+    a code of :data:`~.messages.ERROR_CODES`) and the session goes on.
     """
 
     def __init__(self) -> None:
@@ -74,30 +128,26 @@ class Session:
 
     def handle(self, request: Any) -> dict[str, Any]:
         """The reply to one request (already parsed from JSON), parsed."""
-        reply: dict[str, Any] = json.loads(self._reply(request))
+        try:
+            line = self._dispatch(request)
+        except Exception as error:  # every request gets its one reply, even on a bug of ours
+            line = _failure(error)
+        reply: dict[str, Any] = json.loads(line)
         return reply
 
     def answer(self, line: bytes) -> bytes:
         """The reply line to one request line."""
-        if line == _LEGAL_REQUEST:
-            # The commonest requests, answered without parsing them.
-            return self._legal()
-        action = APPLY_REQUESTS.get(line)
-        if action is not None:
-            return self.apply(action)
-        if len(line) > MAX_LINE_BYTES:
-            return encode(_error(f"a request line is at most {MAX_LINE_BYTES} bytes"))
         try:
-            request = json.loads(line)
-        except ValueError as error:
-            return encode(_error(f"not JSON: {error}"))
-        return self._reply(request)
-
-    def _reply(self, request: Any) -> bytes:
-        try:
-            return self._dispatch(request)
-        except MessageError as error:
-            return encode(_error(str(error)))
+            if self.state is not None:
+                # The commonest requests, answered without parsing them.
+                if line == _LEGAL_REQUEST:
+                    return self._legal()
+                action = APPLY_REQUESTS.get(line)
+                if action is not None:
+                    return self.apply(action)
+            return self._dispatch(read_request(line))
+        except Exception as error:  # every request gets its one reply, even on a bug of ours
+            return _failure(error)
 
     def _dispatch(self, request: Any) -> bytes:
         if not isinstance(request, dict):
@@ -107,8 +157,10 @@ class Session:
             if len(request) != 2:
                 _only(request, ("type", "action"))
             if "action" not in request:
-                raise MessageError("apply: the field 'action' is missing")
-            return self.apply(parse_action(request["action"]))
+                raise MessageError("apply: the field 'action' is missing", "missing_field")
+            action = parse_action(request["action"])
+            self._state()
+            return self.apply(action)
         if kind == "legal":
             _only(request, ("type",))
             return self._legal()
@@ -123,33 +175,52 @@ class Session:
             _only(request, ("type",))
             self.finished = True
             return encode({"type": "bye"})
-        raise MessageError(f"unknown request type {kind!r}: one of {', '.join(REQUEST_TYPES)}")
+        if "type" not in request:
+            raise MessageError(
+                f"a request has a 'type': one of {', '.join(REQUEST_TYPES)}", "missing_field"
+            )
+        raise MessageError(
+            f"unknown request type {json.dumps(kind)[:60]}: one of {', '.join(REQUEST_TYPES)}"
+        )
 
     def _state(self) -> MatchState:
         if self.state is None:
-            raise MessageError("no match yet: send new_match first")
+            raise MessageError("no match yet: send new_match first", "no_match")
         return self.state
 
     def _hello(self, request: dict[str, Any]) -> bytes:
         _only(request, ("type", "protocol", "versions"))
-        if request.get("protocol") != PROTOCOL:
-            raise MessageError(f"hello: the protocol is {PROTOCOL!r}")
-        versions = request.get("versions")
-        if not isinstance(versions, list) or VERSION not in versions:
-            raise MessageError(f"hello: this engine speaks version {VERSION} only")
+        for name in ("protocol", "versions"):
+            if name not in request:
+                raise MessageError(f"hello: the field {name!r} is missing", "missing_field")
+        if request["protocol"] != PROTOCOL:
+            raise MessageError(f"hello: the protocol is {PROTOCOL!r}", "bad_hello")
+        versions = request["versions"]
+        if (
+            type(versions) is not list
+            or not versions
+            or any(type(version) is not int for version in versions)
+        ):
+            raise MessageError("hello.versions: a list of whole numbers such as [1]", "bad_hello")
+        if VERSION not in versions:
+            raise MessageError(f"hello: this engine speaks version {VERSION} only", "bad_hello")
         return encode(_HELLO)
 
     def _new_match(self, request: dict[str, Any]) -> bytes:
         _only(request, ("type", "rules", "seed"))
         if "rules" not in request:
-            raise MessageError("new_match: the field 'rules' is missing")
+            raise MessageError("new_match: the field 'rules' is missing", "missing_field")
         try:
             rules = rules_from_json(request["rules"])
         except CodecError as error:
-            raise MessageError(f"new_match: {error}") from None
+            raise MessageError(f"new_match: {error}", "bad_rules") from None
         seed = request.get("seed", 0)
         if type(seed) is not int or not 0 <= seed <= MAX_SEED:
-            raise MessageError(f"new_match: a seed is a whole number 0 to 2**64 - 1, not {seed!r}")
+            raise MessageError(
+                "new_match.seed: a whole number 0 to 2**64 - 1 (18446744073709551615), "
+                f"not {json.dumps(seed)[:60]}",
+                "bad_seed",
+            )
         self.state = new_match(rules, seed=seed)
         return encode({"type": "facts", "facts": facts(self.state)})
 
@@ -177,36 +248,53 @@ _NO_LEGAL: Final = b'{"type":"legal","actions":[]}\n'
 def _only(request: dict[str, Any], names: tuple[str, ...]) -> None:
     for name in request:
         if name not in names:
-            raise MessageError(f"{request['type']}: unknown field {name!r}")
+            raise MessageError(f"{request['type']}: unknown field {name!r}", "unknown_field")
 
 
 def serve(stdin: BinaryIO, stdout: BinaryIO) -> int:
     """Answer requests from ``stdin`` on ``stdout`` until ``bye`` or the end of input.
 
     Every complete line that has arrived is answered before the replies are
-    flushed together. Blank lines are ignored. The exit status is 0.
+    flushed together; every request line gets exactly one reply, an ``error``
+    reply for a line that is not a request (the session goes on). Blank lines
+    are ignored; lines after ``bye`` are not read. A line longer than
+    :data:`MAX_LINE_BYTES` gets one ``error`` reply and is skipped to its end.
+    The exit status is 0 (``docs/protocol.md``, "Exit status"): a stream that
+    cannot be read or written raises ``OSError`` (``BrokenPipeError`` when the
+    client went away), after every reply already computed has been written.
     """
     session = Session()
     pending = b""
+    skipping = False
     read = getattr(stdin, "read1", stdin.read)
     while not session.finished:
         chunk = read(1 << 16)
+        replies = []
+        if skipping:
+            # The rest of an overlong line, already answered: dropped up to its newline.
+            end = chunk.find(b"\n")
+            if end < 0:
+                if chunk:
+                    continue
+                break
+            chunk, skipping = chunk[end + 1 :], False
+            if not chunk:
+                continue
         if not chunk:
             # The last line may lack its newline.
             lines, pending = [pending], b""
         else:
             pending += chunk
             *lines, pending = pending.split(b"\n")
-        replies = []
         for line in lines:
             if line and not line.isspace():
                 replies.append(session.answer(line))
                 if session.finished:
                     # Nothing after bye is answered.
                     break
-        if len(pending) > MAX_LINE_BYTES:
+        if len(pending) > MAX_LINE_BYTES and not session.finished:
             replies.append(session.answer(pending))
-            pending = b""
+            pending, skipping = b"", True
         if replies:
             stdout.write(b"".join(replies))
             stdout.flush()
