@@ -359,12 +359,19 @@ def _deal_summary(state: MatchState) -> list[dict[str, Any]]:
                 "swap": swap_to_json(swap),
                 "thrown_in": result.thrown_in,
                 "contracts": None if contracts is None else [to_json(c) for c in contracts],
-                "winners": [trick.winner.letter for trick in deal_state.tricks if trick.winner],
+                # Every completed trick has a winner; North (seat 0) is one like any other.
+                "winners": [_winner_letter(trick.winner) for trick in deal_state.tricks],
                 "tricks_won": list(deal_state.tricks_won),
                 "scores": list(result.scores),
             }
         )
     return summary
+
+
+def _winner_letter(winner: Seat | None) -> str:
+    if winner is None:
+        raise RuntimeError("a completed trick without a winner")
+    return winner.letter
 
 
 def _one_deal_matches() -> Iterator[tuple[str, MatchState]]:

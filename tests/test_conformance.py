@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import outsider
 from backalley import Card, Deal, IllegalAction, Reason, apply, legal_actions, seeded_deck
 from backalley.formats.checking import check, replay
 from backalley.formats.notation import action_text, parse_action
@@ -179,3 +180,267 @@ def test_perft_counts() -> None:
         counts = position["counts"]
         assert counts[0] == 1
         assert [perft(state, depth) for depth in range(len(counts))] == counts, position["name"]
+
+
+# --- every value, recomputed from the docs alone (tests/outsider.py) -------------------------
+#
+# The tests above compare the files with the engine; these compare them with an
+# implementation written from the documentation that imports nothing of backalley, so
+# that a slip the generator and the engine share (seat 0 taken as "no winner") is caught.
+
+
+def test_the_outsider_imports_nothing_of_backalley() -> None:
+    source = (ROOT / "tests" / "outsider.py").read_text(encoding="utf-8")
+    assert "backalley" not in "".join(
+        line for line in source.splitlines() if line.startswith(("import", "from"))
+    )
+
+
+def test_every_file_has_its_format_and_version() -> None:
+    formats = {
+        "dealing.json": "backalley-dealing-vectors",
+        "positions.json": "backalley-positions",
+        "deals.json": "backalley-deals",
+        "perft.json": "backalley-perft",
+    }
+    for name, kind in formats.items():
+        data = _load(name)
+        assert (data["format"], data["version"]) == (kind, 1)
+    assert _load("dealing.json")["algorithm"] == "docs/dealing.md"
+    for path in (VECTORS / "records").glob("*.json"):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert (data["format"], data["version"]) == ("backalley-record", 1)
+
+
+def test_the_universe_is_the_documented_list() -> None:
+    expected = ["deal"]
+    for seat in outsider.SEATS:
+        expected += [f"{seat} pass", *(f"{seat} {n}" for n in range(1, 14)), f"{seat} board"]
+        expected += [f"{seat} {card}" for card in outsider.CODES]
+    assert _load("positions.json")["universe"] == expected
+
+
+def test_dealing_vectors_by_the_outsider() -> None:
+    for vector in _load("dealing.json")["decks"]:
+        assert vector["deck"] == outsider.seeded_deck(vector["seed"], vector["deal_number"])
+
+
+def _kind_holds(name: str, match: outsider.Match) -> bool:
+    """Whether a position is of the kind its name says (docs/conformance.md)."""
+    deal = match.deal
+    seat = match.to_move()
+    hand = deal["hands"][seat] if deal is not None and seat is not None else []
+    trumps = [card for card in hand if match.is_trump(card)]
+    trick = deal["trick"] if deal is not None else []
+    leading = match.phase == "play" and not trick
+    led = trick[0] if trick else None
+    bid_board = (
+        match.phase == "play"
+        and seat is not None
+        and not deal["tiebreak"]
+        and deal["bids"][(seat - deal["dealer"] - 1) % 4] == "board"
+    )
+    kinds = {
+        "between-deals": lambda: match.phase == "deal" and match.deal_number > 0,
+        "first-bid": lambda: match.phase == "bid" and not deal["bids"] and deal["hand_size"] > 1,
+        "dealer-bids": lambda: match.phase == "bid" and len(deal["bids"]) == 3,
+        "one-card-bid": lambda: match.phase == "bid" and deal["hand_size"] == 1,
+        "trumps-not-broken": lambda: (
+            leading and not deal["broken"] and 0 < len(trumps) < len(hand) and not bid_board
+        ),
+        "board-bidder-leads-trumps": lambda: (
+            leading and not deal["broken"] and 0 < len(trumps) < len(hand) and bid_board
+        ),
+        "only-trumps-lead": lambda: (
+            leading
+            and deal["trump"] is not None
+            and not deal["broken"]
+            and len(trumps) == len(hand) > 1
+        ),
+        "follow-suit": lambda: (
+            led is not None
+            and not match.is_trump(led)
+            and 0 < sum(outsider.suit_of(c) == outsider.suit_of(led) for c in hand) < len(hand)
+        ),
+        "follow-trump": lambda: (
+            led is not None
+            and not outsider.is_joker(led)
+            and match.is_trump(led)
+            and 0 < len(trumps) < len(hand)
+        ),
+        "big-joker-led": lambda: led == "BIG" and len(trumps) >= 2,
+        "little-joker-led": lambda: led == "LITTLE" and len(trumps) >= 2,
+        "little-led-only-big": lambda: led == "LITTLE" and trumps == ["BIG"],
+        "no-trumps": lambda: match.phase == "play" and deal["trump"] is None and bool(trick),
+        "tiebreak-lead": lambda: leading and deal["tiebreak"] and not deal["tricks"],
+        "match-over": lambda: match.phase == "over",
+    }
+    if name.startswith("standard-step-"):
+        return True
+    return bool(kinds[name]())
+
+
+def test_positions_by_the_outsider() -> None:
+    """Each position's snapshot, legal actions and every verdict, recomputed from the docs."""
+    vectors = _load("positions.json")
+    universe = vectors["universe"]
+    names = [position["name"] for position in vectors["positions"]]
+    assert len(set(names)) == len(names)
+    for position in vectors["positions"]:
+        match = outsider.replay(position["record"])
+        name = position["name"]
+        assert match.snapshot() == position["snapshot"], name
+        assert match.legal() == position["legal_actions"], name
+        verdicts = [match.refusal(action) or "legal" for action in universe]
+        assert verdicts == position["verdicts"], name
+        assert _kind_holds(name, match), name
+        assert isinstance(position["description"], str) and position["description"]
+    assert {
+        "between-deals",
+        "first-bid",
+        "dealer-bids",
+        "one-card-bid",
+        "trumps-not-broken",
+        "board-bidder-leads-trumps",
+        "only-trumps-lead",
+        "follow-suit",
+        "follow-trump",
+        "big-joker-led",
+        "little-joker-led",
+        "little-led-only-big",
+        "no-trumps",
+        "tiebreak-lead",
+        "match-over",
+    } <= set(names)
+
+
+def _claims_hold(record: dict[str, Any], match: outsider.Match) -> None:
+    """A record's claimed scores, totals and result are what the outsider computes."""
+    for claimed, played in zip(record["deals"], match.finished, strict=False):
+        assert claimed["scores"] == played["scores"]
+    if "totals" in record:
+        assert record["totals"] == match.totals
+    if "result" in record:
+        assert record["result"] == match.outcome
+
+
+def test_deals_by_the_outsider() -> None:
+    """Every field of every deal's expected list, recomputed from the docs."""
+    entries = _load("deals.json")["deals"]
+    names = [entry["name"] for entry in entries]
+    assert names[:13] == [f"{size}-cards" for size in range(1, 14)]
+    assert set(names[13:]) == {"turned-joker-swap", "thrown-in", "all-board"}
+    for entry in entries:
+        record = entry["record"]
+        match = outsider.replay(record)
+        assert match.outcome is not None, entry["name"]
+        _claims_hold(record, match)
+        expected = [
+            {
+                "dealer": outsider.SEATS[deal["dealer"]],
+                "hand_size": deal["hand_size"],
+                "turned": deal["turned"],
+                "trump": deal["trump"],
+                "swap": deal["swap"],
+                "thrown_in": deal["thrown_in"],
+                "contracts": deal["contracts"],
+                "winners": [outsider.SEATS[trick["winner"]] for trick in deal["tricks"]],
+                "tricks_won": deal["tricks_won"],
+                "scores": deal["scores"],
+            }
+            for deal in match.finished
+        ]
+        assert entry["expected"] == expected, entry["name"]
+        for deal in entry["expected"]:
+            assert len(deal["winners"]) == (0 if deal["thrown_in"] else deal["hand_size"])
+    by_name = {entry["name"]: entry["expected"] for entry in entries}
+    assert any(deal["swap"] is not None for deal in by_name["turned-joker-swap"])
+    assert by_name["thrown-in"][0]["thrown_in"]
+    assert any(
+        [c["multiplier"] for c in deal["contracts"] or []] in ([4, 3], [3, 4])
+        for deal in by_name["all-board"]
+    )
+
+
+@pytest.mark.parametrize("path", sorted((VECTORS / "records").glob("*.json")), ids=lambda p: p.stem)
+def test_records_by_the_outsider(path: Path) -> None:
+    """Each whole-match record replays by the docs to its claimed scores, totals and result."""
+    record = json.loads(path.read_text(encoding="utf-8"))
+    match = outsider.replay(record)
+    _claims_hold(record, match)
+    rules = record["rules"]
+    expected = {
+        "standard": ("standard", "draw", "N", "score"),
+        "twenty-five": ("twenty-five", "draw", "S", "score"),
+        "short": ("short", "draw", "N", "score"),
+        "short-draw": ("short", "draw", "N", "draw"),
+        "tiebreak-deal": ("short", "tiebreak-deal", "N", "tiebreak-deal"),
+        "explicit-decks": ([3, 2, 1], "draw", "W", "score"),
+        "partial": ("short", "draw", "N", None),
+    }[path.stem]
+    termination = None if match.outcome is None else match.outcome["termination"]
+    assert (rules["schedule"], rules["tie"], rules["first_dealer"], termination) == expected
+    if path.stem == "explicit-decks":
+        assert all(isinstance(deal["deck"], list) for deal in record["deals"])
+    if path.stem == "partial":
+        assert "scores" not in record["deals"][-1] and match.deal is not None
+
+
+PERFT_NODES = 60_000
+"""The outsider's perft (plain Python, copying states) counts up to this many sequences a
+position in the default run; ``pytest -m slow`` counts every depth."""
+
+
+def _perft_depths(counts: list[int], budget: int | None) -> int:
+    depth, spent = 0, 0
+    while depth + 1 < len(counts) and (budget is None or spent + counts[depth + 1] <= budget):
+        depth += 1
+        spent += counts[depth]
+    return depth
+
+
+@pytest.mark.parametrize("budget", [PERFT_NODES, pytest.param(None, marks=pytest.mark.slow)])
+def test_perft_by_the_outsider(budget: int | None) -> None:
+    for position in _load("perft.json")["positions"]:
+        match = outsider.replay(position["record"])
+        counts = position["counts"]
+        depth = _perft_depths(counts, budget)
+        assert depth >= min(3, len(counts) - 1), position["name"]
+        assert [outsider.perft(match, d) for d in range(depth + 1)] == counts[: depth + 1]
+
+
+def _keys(data: Any) -> set[str]:
+    if isinstance(data, dict):
+        return set(data) | {key for value in data.values() for key in _keys(value)}
+    if isinstance(data, list):
+        return {key for value in data for key in _keys(value)}
+    return set()
+
+
+def test_every_field_of_every_file_is_documented() -> None:
+    """Each key of the vector files is named in docs/conformance.md; the records' in
+    docs/records.md."""
+    page = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+    for name in ("dealing.json", "positions.json", "deals.json", "perft.json"):
+        data = _load(name)
+        undocumented = sorted(
+            key
+            for key in _keys(data) - _record_keys(data)
+            if not any(form in page for form in (f"`{key}`", f".{key}`", f'"{key}"'))
+        )
+        assert not undocumented, (name, undocumented)
+    records_page = (ROOT / "docs" / "records.md").read_text(encoding="utf-8")
+    for path in (VECTORS / "records").glob("*.json"):
+        keys = _keys(json.loads(path.read_text(encoding="utf-8")))
+        assert all(f"`{key}`" in records_page or f'"{key}"' in records_page for key in keys), path
+
+
+def _record_keys(data: Any) -> set[str]:
+    """The keys inside the records a vector file embeds (documented in docs/records.md)."""
+    found: set[str] = set()
+    for group in ("positions", "deals"):
+        for entry in data.get(group, []) if isinstance(data, dict) else []:
+            found |= _keys(entry.get("record", {})) - _keys(
+                {k: v for k, v in entry.items() if k != "record"}
+            )
+    return found

@@ -315,3 +315,19 @@ class TestScoreSheet:
         text = words(score_sheet_svg(state))
         assert "A draw, 10 all." in text
         assert "+10" in text
+
+
+def test_the_score_sheet_names_clubs_as_trumps():
+    """Clubs are suit 0: the sheet once wrote "none" for every deal with clubs trumps."""
+    state = new_match(Rules(schedule=[7, 6]), seed=2026)
+    state = apply(state, legal_actions(state)[0])
+    assert state.trump is Suit.CLUBS
+    for _ in range(100):  # two deals of Boards (never four passes): well under 100 actions
+        if state.is_over:
+            break
+        state = apply(state, legal_actions(state)[-1])
+    assert state.is_over
+    sheet = score_sheet_svg(state)
+    rows = [row for row in sheet.split("<text") if row.endswith("\u2663 clubs</text>\n")]
+    clubs = [r for r in state.history if r.deal.setup.trump is Suit.CLUBS]
+    assert len(rows) == len(clubs) == 2, "each deal with clubs trumps names them"

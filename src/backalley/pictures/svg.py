@@ -423,7 +423,7 @@ def score_sheet_svg(state: MatchState) -> str:
     for deal in score_rows(state):
         trump = deal.trump
         head = (str(deal.number), str(deal.hand_size), SEAT_NAMES[deal.dealer])
-        trumps = f"{trump.symbol} {trump.word}" if trump else "none"
+        trumps = "none" if trump is None else f"{trump.symbol} {trump.word}"
         if deal.kind == "thrown in":
             rows.append((*head, "thrown in", "", "", "", ""))
         elif deal.kind == "tiebreak":

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...core.actions import Bid, Deal, Play
-from ...core.cards import SEATS
+from ...core.cards import SEATS, Seat
 from ...core.dealing import deal
 from ...core.rules import Rules
 from ...engine.match import apply
@@ -23,8 +23,8 @@ from .values import (
     card_from_json,
     cards_from_json,
     cards_to_json,
+    claim_to_json,
     contract_to_json,
-    outcome_to_json,
     seat_from_json,
     trick_to_json,
 )
@@ -96,12 +96,12 @@ def deal_result_from_json(data: Any, path: str) -> DealResult:
         raise SerializeError(path, "bids and plays are arrays")
     for index, call in enumerate(bids):
         where = at(at(path, "bids"), index)
-        bid = call_bid_from_json(state.to_move or SEATS[0], call, where, SerializeError)
+        bid = call_bid_from_json(_mover(state), call, where, SerializeError)
         state = _replay_one(state, bid, where)
     for index, code in enumerate(plays):
         card = card_from_json(code, at(at(path, "plays"), index), SerializeError, any_spelling=True)
         state = _replay_one(
-            state, Play(state.to_move or SEATS[0], card), at(at(path, "plays"), index)
+            state, Play(_mover(state), card), at(at(path, "plays"), index)
         )
     if len(state.history) != 1:
         raise SerializeError(path, "the bids and plays do not finish the deal")
@@ -113,6 +113,14 @@ def deal_result_from_json(data: Any, path: str) -> DealResult:
             at(path, "scores"), f"the deal scores {list(result.scores)}, not {list(claimed)}"
         )
     return result
+
+
+def _mover(state: MatchState) -> Seat:
+    """The seat to move, or North when nobody is (``apply`` then says why the action is refused).
+
+    Compared with None, never tested for truth: North is seat 0.
+    """
+    return SEATS[0] if state.to_move is None else state.to_move
 
 
 def _replay_one(state: MatchState, action: Bid | Play, path: str) -> MatchState:
@@ -134,7 +142,8 @@ def snapshot(state: MatchState) -> dict[str, Any]:
         "deal_number": state.deal_number,
         "counted_deals": state.counted_deals,
         "dealer": state.dealer.letter,
-        "hand_size": state.hand_size,
+        # As the protocol's facts: no hand size once the match is over.
+        "hand_size": None if state.outcome is not None else state.hand_size,
         "to_move": None if state.to_move is None else state.to_move.letter,
         "trump": None if state.trump is None else state.trump.letter,
         "turned": None if state.deal is None else state.deal.setup.turned.code,
@@ -145,7 +154,11 @@ def snapshot(state: MatchState) -> dict[str, Any]:
         "current_trick": None if current is None else trick_to_json(current),
         "tricks_won": list(state.tricks_won),
         "totals": list(state.totals),
-        "outcome": None if state.outcome is None else outcome_to_json(state.outcome),
+        # How the match ended, as a record's result and the protocol's facts say it; the
+        # totals are the snapshot's own field.
+        "outcome": None
+        if state.outcome is None
+        else claim_to_json(state.outcome.termination, state.outcome.winner),
     }
 
 
