@@ -100,9 +100,7 @@ def deal_result_from_json(data: Any, path: str) -> DealResult:
         state = _replay_one(state, bid, where)
     for index, code in enumerate(plays):
         card = card_from_json(code, at(at(path, "plays"), index), SerializeError, any_spelling=True)
-        state = _replay_one(
-            state, Play(_mover(state), card), at(at(path, "plays"), index)
-        )
+        state = _replay_one(state, Play(_mover(state), card), at(at(path, "plays"), index))
     if len(state.history) != 1:
         raise SerializeError(path, "the bids and plays do not finish the deal")
 
