@@ -12,6 +12,7 @@ import json
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,15 @@ from backalley.cli import main
 from backalley.formats.checking import replay
 from backalley.formats.records import loads
 from backalley.protocol.client import EngineProcess, ProtocolBroken
-from backalley.protocol.fuzzer import Mode, Settings, fuzz, handshake
+from backalley.protocol.fuzzer import (
+    RARE_EVENTS,
+    Mode,
+    Settings,
+    fuzz,
+    handshake,
+    rare_events,
+    reference_matches,
+)
 
 HERE = Path(__file__).resolve().parent
 OWN = f"{sys.executable} -m backalley.protocol"
@@ -53,9 +62,23 @@ WRONG = [
     ("no_throw_in", "MATCH-3", 10, 30),
     ("first_board_leads", "BID-8", 10, 30),
     ("little_beats_big", "PLAY-8", 20, 30),
-    ("no_tiebreak", "END-3", 100, 60),
+    ("no_tiebreak", "END-3", 20, 60),
     ("north_deals_first", "MATCH-1", 5, 30),
+    ("level_tiebreak_draw", "END-4", 40, 150),
+    ("lone_big_not_forced", "JOKER-2", 20, 30),
+    ("board_bidder_banned", "PLAY-5", 5, 30),
+    ("passing_pair_vs_board", "SCORE-3", 10, 30),
 ]
+
+
+def test_each_wrong_engine_is_tested_for_the_rule_it_breaks():
+    """The table above and the engines' own table name the same rule for each engine."""
+    sys.path.insert(0, str(HERE))
+    import wrong_engines  # noqa: PLC0415 - the engines' module, run as a script elsewhere
+
+    assert {name: rule for name, rule, _, _ in WRONG} == {
+        name: rule for name, (rule, _) in wrong_engines.WRONG_RULES.items() if rule
+    }
 
 
 @patches_the_engine
@@ -205,3 +228,17 @@ def test_a_long_run_against_our_own_server_shows_no_difference():
     result = fuzz(OWN, Settings(matches=3000, seed=2026))
     assert result.difference is None
     assert result.matches == 3000
+
+
+def test_the_default_run_reaches_every_rare_ending_within_200_matches():
+    """Tiebreak deals of every hand size, level tiebreaks, draws, four Boards, throw-in
+    runs, turned jokers, swaps and a lone BIG after a LITTLE lead, all in the default
+    run's first 200 matches (the counts are in docs/protocol.md)."""
+    seen = Counter()
+    for state in reference_matches(Settings(matches=200)):
+        seen.update(rare_events(state))
+    missing = [event for event in RARE_EVENTS if not seen[event]]
+    assert not missing
+    page = (HERE.parent / "docs" / "protocol.md").read_text()
+    for event in RARE_EVENTS:
+        assert f"| {event} | {seen[event]} |" in page, event

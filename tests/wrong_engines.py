@@ -19,6 +19,7 @@ from backalley.core import dealing
 from backalley.core.cards import Card, Seat
 from backalley.core.errors import Reason
 from backalley.core.scoring import score
+from backalley.core.tricks import allowed_plays
 from backalley.engine import match
 from backalley.engine.state import Termination
 from backalley.protocol import server
@@ -101,6 +102,48 @@ def _wrong_phase_for_turn(action, seat):
     return error
 
 
+def _level_tiebreak_is_a_draw(core, finished):
+    """END-4 broken: a tiebreak deal with equal tricks ends the match as a draw."""
+    following = _finish_deal(core, finished)
+    if finished.setup.tiebreak and following.outcome is None:
+        return match._ended(following, Termination.DRAW, None)
+    return following
+
+
+def _lone_big_not_forced(current, seat):
+    """JOKER-2 broken: after a LITTLE lead, a player whose only trump is BIG plays anything."""
+    cards, why = _allowed(current, seat)
+    if why is Reason.LITTLE_JOKER_FORCES_LOWEST and cards == 1 << Card.BIG:
+        return current.hands[seat], None
+    return cards, why
+
+
+def _board_bidder_banned(current, seat):
+    """PLAY-5 broken: a Board bidder may not lead trumps before they are broken."""
+    core = current.core
+    return allowed_plays(current.hands[seat], current.trick, core.setup.trumps, core.broken, False)
+
+
+_settle = state_module.DealState.settle
+
+
+def _passing_pair_against_a_board(self):
+    """SCORE-3 broken: a pair that passed twice scores nothing when the other pair bid Board."""
+    scores = list(_settle(self))
+    contracts = self.contracts
+    if contracts is not None and self.is_complete:
+        for pair in (0, 1):
+            mine, theirs = contracts[pair], contracts[1 - pair]
+            if mine.multiplier == 0 and mine.target == 0 and theirs.multiplier:
+                scores[pair] = 0
+    return tuple(scores)
+
+
+def _settle_wrongly():
+    _replace(state_module.DealState, "settle", _passing_pair_against_a_board)
+    state_module.DealState.scores = _passing_pair_against_a_board
+
+
 _rules_from_json = server.rules_from_json
 
 
@@ -135,13 +178,20 @@ WRONG_RULES = {
     ),
     "no_swap": ("DEAL-4", lambda: _replace(match, "deal_hands", _no_swap)),
     "board_multiplier": (
-        "SCORE-1",
+        "SCORE-4",
         lambda: _replace(state_module, "score", _board_ignores_multiplier),
     ),
     "no_throw_in": ("MATCH-3", lambda: _replace(match, "thrown_in", lambda bids: False)),
     "first_board_leads": ("BID-8", lambda: _replace(match, "opening_leader", _first_board_leads)),
-    "no_tiebreak": ("END-1", lambda: _replace(match, "_finish_deal", _tie_is_a_draw)),
-    "little_beats_big": ("PLAY-7", lambda: _replace(match, "trick_winner", _little_beats_big)),
+    "no_tiebreak": ("END-3", lambda: _replace(match, "_finish_deal", _tie_is_a_draw)),
+    "level_tiebreak_draw": (
+        "END-4",
+        lambda: _replace(match, "_finish_deal", _level_tiebreak_is_a_draw),
+    ),
+    "lone_big_not_forced": ("JOKER-2", lambda: _replace(match, "_allowed", _lone_big_not_forced)),
+    "board_bidder_banned": ("PLAY-5", lambda: _replace(match, "_allowed", _board_bidder_banned)),
+    "passing_pair_vs_board": ("SCORE-3", _settle_wrongly),
+    "little_beats_big": ("PLAY-8", lambda: _replace(match, "trick_winner", _little_beats_big)),
     "wrong_reasons": ("", lambda: _replace(match, "_not_your_turn", _wrong_phase_for_turn)),
 }
 """Each wrong engine: the rule it breaks, and how."""

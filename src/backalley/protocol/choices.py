@@ -9,14 +9,17 @@ each match's rules, small schedules often (one-card deals, quick ties).
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any, Final
 
 import attrs
 
-from ..core.actions import Bid, Deal, Play
-from ..core.cards import CARDS, SEATS, Card
+from ..core.actions import Bid, Deal, Play, bid_of
+from ..core.bidding import Contract
+from ..core.cards import CARDS, SEATS, Card, Pair, Seat
 from ..core.rules import SCHEDULES, Rules, TiePolicy
+from ..core.scoring import score
 from ..engine.match import apply, legal_actions
 from ..engine.state import MatchState
 from .cases import (
@@ -55,15 +58,11 @@ class RandomSource:
         return ("probe", rng.randrange(4), kind, value)
 
     def deck(self, state: MatchState) -> tuple[Card, ...]:
-        """A biased deck; before a match's last deal, sometimes one planned to end level."""
+        """A biased deck; before a match's last deal, often one planned to end level."""
         rules = state.rules
         self.plan = []
-        if (
-            rules.tie is TiePolicy.TIEBREAK_DEAL
-            and state.counted_deals >= rules.deals - 1
-            and state.hand_size <= _PLANNED_HAND_SIZE
-            and self.rng.random() < 0.5
-        ):
+        rate = _PLAN_RATE if rules.tie is TiePolicy.TIEBREAK_DEAL else _DRAW_PLAN_RATE
+        if state.counted_deals >= rules.deals - 1 and self.rng.random() < rate:
             planned = self._plan_level(state)
             if planned is not None:
                 return planned
@@ -72,23 +71,54 @@ class RandomSource:
     def _plan_level(self, state: MatchState) -> tuple[Card, ...] | None:
         """A deck and moves that leave the match level, so that a tiebreak deal follows.
 
-        Level means tied totals after the last deal, or equal tricks in a tiebreak
-        deal; found by playing random deals ahead on the reference.
+        Level means tied totals after the last deal (END-3), or equal tricks in a
+        tiebreak deal (END-4). A deal is played ahead on the reference with the
+        opening leader bidding alone; then bids are chosen, keeping that leader,
+        that level the totals with the tricks each pair took (:func:`_level_bids`).
+        Tiebreak deals (no bidding) and one-card deals are tried until level.
         """
+        if state.is_over:
+            return None
         for _ in range(_PLAN_TRIES):
             deck = self._deck(state)
-            moves: list[Bid | Play] = []
             playing = apply(state, Deal(deck))
+            current = playing.deal
+            assert current is not None
+            size = current.setup.hand_size
+            steer = not current.setup.tiebreak
+            bids: list[Bid] = []
+            if steer:
+                leader_at = self.rng.randrange(4)
+                first = SEATS[(current.setup.dealer + 1) % 4]
+                for index in range(4):
+                    # The leader bids alone: 1, or Board with one card (BID-8).
+                    lone = _BOARD if size == 1 else 1
+                    bids.append(_bid(first.after(index), lone if index == leader_at else 0))
+                    playing = apply(playing, bids[-1])
+            moves: list[Bid | Play] = list(bids)
             while playing.deal is not None:
                 move = self._choose(playing, legal_actions(playing))
                 moves.append(move)
                 playing = apply(playing, move)
-            if playing.outcome is None and playing.counted_deals >= state.rules.deals:
-                moves.reverse()
-                self.plan = moves
-                # The probes are drawn as if this were any other deal.
-                self.rate = self.per_deal / (4 + 4 * state.hand_size)
-                return deck
+            if steer:
+                won = playing.history[-1].deal.tricks_won
+                first = bids[0].seat
+                pairs = [first.after(index).pair for index in range(4)]
+                chosen = _level_bids(state.totals, size, won, (leader_at, pairs), self.rng)
+                if chosen is None:
+                    continue
+                moves[:4] = [_bid(first.after(index), call) for index, call in enumerate(chosen)]
+                # Checked on the reference: the planned deal must be legal and end level.
+                playing = apply(state, Deal(deck))
+                for move in moves:
+                    playing = apply(playing, move)
+            if not _level(playing):
+                continue
+            moves.reverse()
+            self.plan = moves
+            # The probes are drawn as if this were any other deal.
+            self.rate = self.per_deal / (4 + 4 * size)
+            return deck
         return None
 
     def _deck(self, state: MatchState) -> tuple[Card, ...]:
@@ -207,9 +237,106 @@ class RandomSource:
 
 
 _LITTLE: Final = min(Card.LITTLE, Card.BIG)
-_PLANNED_HAND_SIZE: Final = 7
-"""Level deals are looked for up to this hand size, where they are likely enough."""
-_PLAN_TRIES: Final = 30
+_PLAN_RATE: Final = 0.9
+"""How often the last deal of a tiebreak-policy match is planned to end level."""
+_DRAW_PLAN_RATE: Final = 0.2
+"""How often the last deal of a ``draw`` match is planned to end level (END-2)."""
+_PLAN_TRIES: Final = 12
+
+
+_BOARD: Final = -1
+"""A Board among the planner's bids (the others are numbers, 0 for Pass)."""
+
+
+def _bid(seat: Seat, call: int) -> Bid:
+    return bid_of(seat, 0, board=True) if call == _BOARD else bid_of(seat, call)
+
+
+def _level_boards(
+    totals: tuple[int, int],
+    won: tuple[int, int],
+    bidders: tuple[int, list[Pair]],
+    rng: random.Random,
+) -> list[int] | None:
+    """Passes and Boards for a one-card deal that leave ``totals`` level (BID-4, SCORE-3/4).
+
+    The bidder at ``leader_at`` bids the last Board, so that it still leads.
+    """
+    leader_at, pair_of = bidders
+    found = []
+    for pattern in itertools.product((0, _BOARD), repeat=4):
+        if pattern[leader_at] != _BOARD or _BOARD in pattern[leader_at + 1 :]:
+            continue
+        best = [0, 0]
+        boards = 0
+        for at, call in enumerate(pattern):
+            if call == _BOARD:
+                boards += 1
+                best[pair_of[at]] = boards
+        points = [
+            (10 * best[pair] if won[pair] == 1 else -10 * best[pair]) if best[pair] else won[pair]
+            for pair in (0, 1)
+        ]
+        if totals[0] + points[0] == totals[1] + points[1]:
+            found.append(list(pattern))
+    return rng.choice(found) if found else None
+
+
+def _level(state: MatchState) -> bool:
+    """Whether the deal just played leaves the match level.
+
+    Level: a tiebreak deal follows, or (under ``draw``) the match is drawn.
+    """
+    if state.outcome is None:
+        return state.counted_deals >= state.rules.deals
+    return state.outcome.termination.value == "draw"
+
+
+def _points(target: int, tricks: int) -> int:
+    """SCORE-2 and SCORE-3 (the rule is ``core.scoring``'s; the planner needs it by target)."""
+    return score(Contract(target, 0), hand_size=13, tricks=tricks)
+
+
+def _level_bids(
+    totals: tuple[int, int],
+    size: int,
+    won: tuple[int, int],
+    bidders: tuple[int, list[Pair]],
+    rng: random.Random,
+) -> list[int] | None:
+    """Numeric bids, in bidding order, that leave ``totals`` level after tricks ``won``.
+
+    The bidder at ``leader_at`` must still lead (BID-8): its bid is the highest, and
+    higher than every earlier one. ``bidders`` is ``leader_at`` and the pair of each
+    bidder in bidding order.
+    """
+    leader_at, pair_of = bidders
+    if size == 1:
+        return _level_boards(totals, won, bidders, rng)
+    leader_pair = pair_of[leader_at]
+    found = []
+    for lead in range(1, size):
+        caps = [lead if at > leader_at else lead - 1 for at in range(4)]
+        caps[leader_at] = lead
+        partner = (leader_at + 2) % 4
+        others = [at for at in range(4) if pair_of[at] != leader_pair]
+        other_cap = caps[others[0]] + caps[others[1]]
+        for mate in range(caps[partner] + 1):
+            mine = _points(lead + mate, won[leader_pair]) + totals[leader_pair]
+            for target in range(other_cap + 1):
+                if _points(target, won[1 - leader_pair]) + totals[1 - leader_pair] == mine:
+                    found.append((lead, mate, target))
+    if not found:
+        return None
+    lead, mate, target = rng.choice(found)
+    bids = [0, 0, 0, 0]
+    bids[leader_at] = lead
+    bids[(leader_at + 2) % 4] = mate
+    others = [at for at in range(4) if pair_of[at] != leader_pair]
+    first = min(target, [lead if at > leader_at else lead - 1 for at in range(4)][others[0]])
+    bids[others[0]] = first
+    bids[others[1]] = target - first
+    return bids
 
 
 def _bits(mask: int) -> list[int]:
@@ -217,6 +344,8 @@ def _bits(mask: int) -> list[int]:
 
 
 _MIXED_SCHEDULES: Final = ("standard", "short", "twenty-five")
+_ANY_TOP: Final = 0.7
+"""How often a custom schedule holds a hand size drawn evenly from 1 to 13."""
 
 
 def draw_rules(rng: random.Random, rules: Rules | None, schedule_only: bool) -> Rules:
@@ -233,4 +362,10 @@ def draw_rules(rng: random.Random, rules: Rules | None, schedule_only: bool) -> 
     else:
         length = rng.randint(1, 4)
         schedule = [min(13, int(rng.expovariate(0.3)) + 1) for _ in range(length)]
+        if rng.random() < _ANY_TOP:
+            # The largest hand size is the tiebreak deal's: each from 1 to 13 is reached
+            # (one-card deals only tie over two deals or more).
+            top = rng.randint(1, 13)
+            schedule = [min(size, top) for size in schedule] * (2 if top == 1 else 1)
+            schedule[rng.randrange(length)] = top
     return Rules(schedule=schedule, tie=tie, first_dealer=dealer)

@@ -31,7 +31,7 @@ from .messages import (
     parse_action,
 )
 
-__all__ = ["Mode", "compare", "locate", "rule_of"]
+__all__ = ["FACT_DIFFERENCE_RULES", "Mode", "compare", "locate", "rule_of"]
 
 
 class Mode(enum.StrEnum):
@@ -86,15 +86,30 @@ def _played_by(state: MatchState) -> tuple[str, int] | None:
     return None
 
 
+def _finished_deal(state: MatchState) -> str:
+    """The last finished deal, numbered as the record lists it, with its kind."""
+    last = state.history[-1]
+    kind = ""
+    if last.thrown_in:
+        kind = ", thrown in"
+    elif last.deal.setup.tiebreak:
+        kind = ", a tiebreak deal"
+    return f"deal {len(state.history)} of the record{kind}"
+
+
 def locate(state: MatchState) -> str:
-    """Where a state is, for people: deals, bids, tricks and cards counted from 1."""
+    """Where a state is, for people: deals, bids, tricks and cards counted from 1.
+
+    Deals are numbered as the game record lists them: every deal dealt, thrown-in
+    and tiebreak deals included (``deal_number + 1``).
+    """
     number = state.deal_number + 1
     if state.is_over:
-        return f"after the last deal (deal {state.deal_number}), the match over"
+        return f"after the last deal ({_finished_deal(state)}), the match over"
     current = state.deal
     if current is None:
-        if state.deal_number:
-            return f"after deal {state.deal_number}"
+        if state.history:
+            return f"after {_finished_deal(state)}"
         return "before deal 1"
     setup = current.setup
     cards = "one card" if setup.hand_size == 1 else f"{setup.hand_size} cards"
@@ -129,7 +144,12 @@ def rule_of(reason: Reason, action: object, state: MatchState | None = None) -> 
 
 
 def _allowing_rule(state: MatchState, action: object) -> str:
-    """The rule that allows a legal action the engine refuses."""
+    """The rule that allows a legal action the engine refuses.
+
+    A trump led before trumps are broken is allowed by PLAY-5 (the leader bid
+    Board) or PLAY-6 (the leader holds only trumps); once broken, by PLAY-4.
+    BIG as the only trump after a LITTLE lead is JOKER-2's own case.
+    """
     current = state.deal
     if isinstance(action, Deal) or current is None:
         return "DEAL-1"
@@ -139,7 +159,17 @@ def _allowing_rule(state: MatchState, action: object) -> str:
     trick = current.trick
     trumps = current.setup.trumps
     if not trick:
-        return "PLAY-4" if trumps >> action.card & 1 else "PLAY-1"
+        if not trumps >> action.card & 1:
+            return "PLAY-1"
+        if current.core.broken:
+            return "PLAY-4"
+        seat = action.seat
+        bid = current.bid_of(seat)
+        if bid is not None and bid.board:
+            return "PLAY-5"
+        if not current.hands[seat] & ~trumps:
+            return "PLAY-6"
+        return "PLAY-4"
     led = trick[0]
     if led is Card.BIG:
         return "JOKER-1"
@@ -222,24 +252,75 @@ def compare(item: Item, raw: bytes, mode: Mode, number: int) -> str | None:
     return None
 
 
-def _fact_rule(key: str, state: MatchState) -> str:
-    """The rule a wrong fact concerns (FACT_RULES), made precise by the position."""
+FACT_DIFFERENCE_RULES: Final = {
+    # The rule each kind of wrong fact cites, made precise by the position (_fact_rule).
+    "deal_scores, thrown-in deal": "MATCH-3",
+    "deal_scores, a pair's Board": "SCORE-4",
+    "deal_scores, a pair that passed twice": "SCORE-3",
+    "deal_scores, a pair's numeric target": "SCORE-2",
+    "dealer, first deal": "MATCH-1",
+    "hand_size, tiebreak deal": "END-3",
+    "outcome, after a level tiebreak deal": "END-4",
+    "outcome, tiebreak deal decided": "END-3",
+    "outcome, level totals under tiebreak-deal": "END-3",
+    "outcome, level totals under draw": "END-2",
+    "outcome, the schedule finished": "END-1",
+}
+"""The table from each compared fact (in its situation) to the rule whose outcome it is.
+
+Any other wrong fact cites ``messages.FACT_RULES``.
+"""
+
+
+def _fact_rule(key: str, state: MatchState, got: Any = None, want: Any = None) -> str:
+    """The rule a wrong fact concerns (FACT_DIFFERENCE_RULES, else FACT_RULES).
+
+    ``state`` is the reference position the facts describe; ``got`` and ``want``
+    the engine's and the rules' values, to tell which pair's score differs.
+    """
+    table = FACT_DIFFERENCE_RULES
     history = state.history
-    if key == "deal_scores" and history:
-        last = history[-1]
+    last = history[-1] if history else None
+    if key == "deal_scores" and last is not None:
         if last.thrown_in:
-            return "MATCH-3"
+            return table["deal_scores, thrown-in deal"]
         contracts = last.deal.contracts
-        if contracts is not None and any(contract.multiplier for contract in contracts):
-            return "SCORE-4"
-        return "SCORE-2"
+        if contracts is not None:
+            pairs = [p for p in (0, 1) if _at(got, p) != _at(want, p)] or [0, 1]
+            contract = contracts[pairs[0]]
+            if contract.multiplier:
+                return table["deal_scores, a pair's Board"]
+            if contract.target == 0:
+                return table["deal_scores, a pair that passed twice"]
+            return table["deal_scores, a pair's numeric target"]
     if key == "dealer" and not history:
-        return "MATCH-1"
-    if key == "outcome" and state.rules.tie is TiePolicy.TIEBREAK_DEAL:
-        outcome = state.outcome
-        if outcome is None or outcome.termination.value == "tiebreak-deal":
-            return "END-3"
+        return table["dealer, first deal"]
+    if key == "hand_size" and state.in_tiebreak:
+        return table["hand_size, tiebreak deal"]
+    if key == "outcome":
+        return _outcome_rule(state, last)
     return FACT_RULES[key]
+
+
+def _at(value: Any, index: int) -> Any:
+    return value[index] if isinstance(value, list) and len(value) == 2 else None
+
+
+def _outcome_rule(state: MatchState, last: Any) -> str:
+    table = FACT_DIFFERENCE_RULES
+    if last is not None and last.deal.setup.tiebreak:
+        ns, ew = last.deal.tricks_won
+        if ns == ew:
+            return table["outcome, after a level tiebreak deal"]
+        return table["outcome, tiebreak deal decided"]
+    if state.counted_deals >= state.rules.deals or state.in_tiebreak:
+        ns, ew = state.totals
+        if ns == ew:
+            if state.rules.tie is TiePolicy.TIEBREAK_DEAL:
+                return table["outcome, level totals under tiebreak-deal"]
+            return table["outcome, level totals under draw"]
+        return table["outcome, the schedule finished"]
+    return FACT_RULES["outcome"]
 
 
 def _swap_rule(state: MatchState, action: object, rule: str) -> str:
@@ -261,7 +342,7 @@ def _compare_facts(item: Item, got: Any, want: dict[str, Any]) -> str | None:
         found = got.get(key, _MISSING)
         if found != value:
             shown = "nothing" if found is _MISSING else json.dumps(found)
-            rule = _fact_rule(key, item.before)
+            rule = _fact_rule(key, item.before, found, value)
             return f"you say {key} is {shown}, the rules give {json.dumps(value)} ({rule})"
     extra = sorted(set(got) - set(want))
     return f"you give facts the protocol does not have: {', '.join(extra)}"

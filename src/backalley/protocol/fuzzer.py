@@ -15,11 +15,13 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from typing import Final
 
 import attrs
 
+from ..core.cards import Card
 from ..core.rules import Rules
 from ..engine.state import MatchState
 from ._codec import record_text
@@ -47,6 +49,7 @@ from .server import Session
 from .shrink import shrink
 
 __all__ = [
+    "RARE_EVENTS",
     "SAFE_SEEDS",
     "STARTUP_TIMEOUT",
     "Difference",
@@ -57,6 +60,8 @@ __all__ = [
     "fuzz",
     "handshake",
     "locate",
+    "rare_events",
+    "reference_matches",
     "replay_lines",
     "rule_of",
     "run_case",
@@ -292,6 +297,71 @@ def fuzz(
         return FuzzResult(settings.matches, engine.sent, time.perf_counter() - started, None)
     finally:
         engine.close()
+
+
+def reference_matches(settings: Settings) -> Iterator[MatchState]:
+    """The final states of the matches a run with ``settings`` plays, on the reference alone.
+
+    The same random draws as :func:`fuzz` against an engine that agrees throughout,
+    so the coverage of a run (``rare_events``) is measured without an engine.
+    """
+    rng = random.Random(settings.seed)
+    probes = 0 if settings.mode is Mode.OFF else settings.probes
+    for _ in range(settings.matches):
+        rules = draw_rules(rng, settings.rules, settings.schedule_only)
+        seed = rng.randrange(SAFE_SEEDS)
+        session = Session()
+        session.answer(new_match_line(rules, seed))
+        source = RandomSource(rng, probes)
+        while walk_deal(session, source).script.kind != "open":
+            pass
+        assert session.state is not None
+        yield session.state
+
+
+RARE_EVENTS: Final = (
+    "tiebreak deal of 1 card",
+    *(f"tiebreak deal of {size} cards" for size in range(2, 14)),
+    "level tiebreak deal (END-4)",
+    "level totals under draw (END-2)",
+    "four Boards",
+    "two throw-ins in a row",
+    "joker turned",
+    "joker swapped",
+    "a lone BIG after a LITTLE lead",
+)
+"""The rare endings and deals the default run must reach (``docs/protocol.md``)."""
+
+
+def rare_events(state: MatchState) -> Counter[str]:
+    """How often each of :data:`RARE_EVENTS` happens in a finished match."""
+    found: Counter[str] = Counter()
+    thrown_before = False
+    for result in state.history:
+        deal = result.deal
+        setup = deal.setup
+        if setup.tiebreak:
+            size = setup.hand_size
+            found["tiebreak deal of 1 card" if size == 1 else f"tiebreak deal of {size} cards"] += 1
+            ns, ew = deal.tricks_won
+            if ns == ew:
+                found["level tiebreak deal (END-4)"] += 1
+        if deal.bids and all(bid.board for bid in deal.bids) and len(deal.bids) == 4:
+            found["four Boards"] += 1
+        if result.thrown_in and thrown_before:
+            found["two throw-ins in a row"] += 1
+        thrown_before = result.thrown_in
+        if setup.turned.is_joker:
+            found["joker turned"] += 1
+        if setup.swap is not None:
+            found["joker swapped"] += 1
+        for trick in deal.tricks:
+            if trick.cards[0] is Card.LITTLE and Card.BIG in trick.cards:
+                found["a lone BIG after a LITTLE lead"] += 1
+    outcome = state.outcome
+    if outcome is not None and outcome.termination.value == "draw":
+        found["level totals under draw (END-2)"] += 1
+    return found
 
 
 def _fuzz_match(
