@@ -9,6 +9,7 @@ each match's rules, small schedules often (one-card deals, quick ties).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from typing import Any, Final
@@ -292,6 +293,7 @@ def _level(state: MatchState) -> bool:
     return state.outcome.termination.value == "draw"
 
 
+@functools.cache
 def _points(target: int, tricks: int) -> int:
     """SCORE-2 and SCORE-3 (the rule is ``core.scoring``'s; the planner needs it by target)."""
     return score(Contract(target, 0), hand_size=13, tricks=tricks)
@@ -314,18 +316,21 @@ def _level_bids(
     if size == 1:
         return _level_boards(totals, won, bidders, rng)
     leader_pair = pair_of[leader_at]
+    partner = (leader_at + 2) % 4
+    others = [at for at in range(4) if pair_of[at] != leader_pair]
+    # The other pair's total for each target it may reach, looked up by value.
+    theirs: dict[int, list[int]] = {}
+    for target in range(2 * size - 1):
+        total = _points(target, won[1 - leader_pair]) + totals[1 - leader_pair]
+        theirs.setdefault(total, []).append(target)
     found = []
     for lead in range(1, size):
         caps = [lead if at > leader_at else lead - 1 for at in range(4)]
         caps[leader_at] = lead
-        partner = (leader_at + 2) % 4
-        others = [at for at in range(4) if pair_of[at] != leader_pair]
         other_cap = caps[others[0]] + caps[others[1]]
         for mate in range(caps[partner] + 1):
             mine = _points(lead + mate, won[leader_pair]) + totals[leader_pair]
-            for target in range(other_cap + 1):
-                if _points(target, won[1 - leader_pair]) + totals[1 - leader_pair] == mine:
-                    found.append((lead, mate, target))
+            found += [(lead, mate, t) for t in theirs.get(mine, ()) if t <= other_cap]
     if not found:
         return None
     lead, mate, target = rng.choice(found)

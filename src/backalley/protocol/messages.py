@@ -249,6 +249,16 @@ def _not_canonical(text: str) -> str:
 
 
 def _parse_deal(data: dict[Any, Any]) -> Deal:
+    deck = data.get("deal")
+    if len(data) == 1 and type(deck) is list and len(deck) == len(CARDS):
+        # The common case, canonical codes each once, by lookup; anything else is explained.
+        try:
+            cards = [_CARD_CODES[code] for code in deck]
+        except (KeyError, TypeError):
+            pass
+        else:
+            if len(set(cards)) == len(CARDS):
+                return Deal(cards)
     if set(data) != {"deal"}:
         extra = sorted(str(key) for key in data if key != "deal")
         if extra:
