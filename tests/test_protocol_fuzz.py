@@ -64,7 +64,7 @@ WRONG = [
     ("little_beats_big", "PLAY-8", 20, 30),
     ("no_tiebreak", "END-3", 20, 60),
     ("north_deals_first", "MATCH-1", 5, 30),
-    ("level_tiebreak_draw", "END-4", 40, 150),
+    ("level_tiebreak_draw", "END-4", 40, 100),
     ("lone_big_not_forced", "JOKER-2", 20, 30),
     ("board_bidder_banned", "PLAY-5", 5, 30),
     ("passing_pair_vs_board", "SCORE-3", 10, 30),

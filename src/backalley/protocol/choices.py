@@ -62,8 +62,13 @@ class RandomSource:
         """A biased deck; before a match's last deal, often one planned to end level."""
         rules = state.rules
         self.plan = []
-        rate = _PLAN_RATE if rules.tie is TiePolicy.TIEBREAK_DEAL else _DRAW_PLAN_RATE
-        if state.counted_deals >= rules.deals - 1 and self.rng.random() < rate:
+        tiebreak = rules.tie is TiePolicy.TIEBREAK_DEAL
+        rate = _PLAN_RATE if tiebreak else _DRAW_PLAN_RATE
+        last = state.counted_deals >= rules.deals - 1
+        # In short tiebreak-policy matches the deals before the last are often kept level
+        # too: one deal cannot close a wide gap.
+        early = tiebreak and rules.deals <= _SHORT_MATCH and self.rng.random() < _EARLY_RATE
+        if (last or early) and self.rng.random() < rate:
             planned = self._plan_level(state)
             if planned is not None:
                 return planned
@@ -78,7 +83,10 @@ class RandomSource:
         that level the totals with the tricks each pair took (:func:`_level_bids`).
         Tiebreak deals (no bidding) and one-card deals are tried until level.
         """
-        if state.is_over:
+        if state.is_over or not _within_reach(state):
+            return None
+        if state.in_tiebreak and _tiebreak_deals(state) >= _MOST_LEVEL_TIEBREAKS:
+            # Enough level tiebreak deals in a row: let the match end.
             return None
         for _ in range(_PLAN_TRIES):
             deck = self._deck(state)
@@ -240,6 +248,11 @@ class RandomSource:
 _LITTLE: Final = min(Card.LITTLE, Card.BIG)
 _PLAN_RATE: Final = 0.9
 """How often the last deal of a tiebreak-policy match is planned to end level."""
+_MOST_LEVEL_TIEBREAKS: Final = 3
+"""Level tiebreak deals planned in a row at most (END-4 needs one)."""
+_SHORT_MATCH: Final = 4
+_EARLY_RATE: Final = 0.5
+"""How often a deal before the last of a short tiebreak-policy match is planned level."""
 _DRAW_PLAN_RATE: Final = 0.2
 """How often the last deal of a ``draw`` match is planned to end level (END-2)."""
 _PLAN_TRIES: Final = 12
@@ -283,14 +296,35 @@ def _level_boards(
     return rng.choice(found) if found else None
 
 
+def _tiebreak_deals(state: MatchState) -> int:
+    return sum(1 for result in state.history if result.deal.setup.tiebreak)
+
+
+def _within_reach(state: MatchState) -> bool:
+    """Whether one deal of numeric bids can close the gap between the totals.
+
+    A pair scores at most ``_points(2h - 2, h)`` and at least ``-5 (2h - 2)`` with
+    numeric bids (SCORE-2); one-card and tiebreak deals are always tried.
+    """
+    size = state.hand_size
+    if size == 1 or state.in_tiebreak:
+        return True
+    most = 2 * size - 2
+    ns, ew = state.totals
+    return abs(ns - ew) <= _points(most, size) - _points(most, 0)
+
+
 def _level(state: MatchState) -> bool:
     """Whether the deal just played leaves the match level.
 
-    Level: a tiebreak deal follows, or (under ``draw``) the match is drawn.
+    Level: equal totals and the match going on (a tiebreak deal follows the last
+    deal, or another follows a tiebreak deal with equal tricks), or a draw.
     """
-    if state.outcome is None:
-        return state.counted_deals >= state.rules.deals
-    return state.outcome.termination.value == "draw"
+    outcome = state.outcome
+    if outcome is None:
+        ns, ew = state.totals
+        return ns == ew
+    return outcome.termination.value == "draw"
 
 
 @functools.cache
@@ -349,7 +383,7 @@ def _bits(mask: int) -> list[int]:
 
 
 _MIXED_SCHEDULES: Final = ("standard", "short", "twenty-five")
-_ANY_TOP: Final = 0.7
+_ANY_TOP: Final = 0.8
 """How often a custom schedule holds a hand size drawn evenly from 1 to 13."""
 
 
@@ -368,9 +402,10 @@ def draw_rules(rng: random.Random, rules: Rules | None, schedule_only: bool) -> 
         length = rng.randint(1, 4)
         schedule = [min(13, int(rng.expovariate(0.3)) + 1) for _ in range(length)]
         if rng.random() < _ANY_TOP:
-            # The largest hand size is the tiebreak deal's: each from 1 to 13 is reached
-            # (one-card deals only tie over two deals or more).
+            # The largest hand size is the tiebreak deal's: each from 1 to 13 is reached.
+            # It comes last, where the widest range of scores can level the totals (and
+            # one-card deals only tie over two deals or more).
             top = rng.randint(1, 13)
             schedule = [min(size, top) for size in schedule] * (2 if top == 1 else 1)
-            schedule[rng.randrange(length)] = top
+            schedule[-1] = top
     return Rules(schedule=schedule, tie=tie, first_dealer=dealer)
