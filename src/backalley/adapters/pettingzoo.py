@@ -71,8 +71,6 @@ _ACTIONS: Final = tuple(
 )
 _BID_INDICES: Final = tuple([*range(size), BOARD_INDEX] for size in range(14))
 """The legal bids on each hand size: Pass, 1 .. size - 1, Board."""
-_MOST_POINTS_PER_CARD: Final = 40
-"""A Board bid with multiplier 4 scores 40 points a card: no deal scores more."""
 
 
 def _rules(rules: Rules | None, schedule: Any) -> Rules:
@@ -107,21 +105,13 @@ class _Table:
         self.match = new_match(rules, seed=0)
         self.truncated = False
         self.seat: Seat | None = None
-        # Bounds of the observation: indicators 0-1, trick counts 0-13, totals and deal counts
-        # as large as the schedule allows.
-        most = float(_MOST_POINTS_PER_CARD * sum(rules.schedule))
-        low = np.zeros(self.layout.size, np.float32)
-        high = np.ones(self.layout.size, np.float32)
-        totals = self.layout["totals"]
-        low[totals.offset : totals.end] = -most
-        high[totals.offset : totals.end] = most
-        won = self.layout["tricks_won"]
-        high[won.offset : won.end] = 13.0
-        deals = self.layout["deals"]
-        high[deals.offset : deals.end] = float(len(rules.schedule))
+        # Every number in its field's documented range (encoding.RANGES), whatever the schedule.
+        low, high = self.layout.bounds()
         self.space = spaces.Dict(
             {
-                "observation": spaces.Box(low, high, dtype=np.float32),
+                "observation": spaces.Box(
+                    np.array(low, np.float32), np.array(high, np.float32), dtype=np.float32
+                ),
                 "action_mask": spaces.Box(0, 1, shape=(NUM_ACTION_INDICES,), dtype=np.int8),
             }
         )
