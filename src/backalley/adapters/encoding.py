@@ -14,6 +14,13 @@ deals enter both tensors only through the running totals and the count of
 deals played, since the past deals' cards do not change what may happen next.
 The information-state *string* does recall the earlier deals too.
 
+For OpenSpiel's other observation types there are a **public** form (what every
+seat sees: the seat's private fields, :data:`PRIVATE_FIELDS`, left at zero and
+the strings without hand or swap), a **private** form (those fields alone), and
+layouts with **every hand** (:data:`OBSERVATION_ALL_HANDS`,
+:data:`INFORMATION_STATE_ALL_HANDS`: the layout, then all four hands), for
+analysis with perfect information.
+
 Every number lies in a documented range, the same for every schedule, so a
 network takes the tensors as they are: the indicators are 0 or 1, and the few
 counts are scaled (:data:`RANGES`, :meth:`Layout.bounds`): ``tricks_won`` is
@@ -57,19 +64,27 @@ __all__ = [
     "DEALS_SCALE",
     "INDICATOR",
     "INFORMATION_STATE",
+    "INFORMATION_STATE_ALL_HANDS",
     "OBSERVATION",
+    "OBSERVATION_ALL_HANDS",
+    "PRIVATE_FIELDS",
     "RANGES",
     "SIGNED",
     "TOTALS_SCALE",
     "UNIT",
     "Field",
     "Layout",
+    "hands_string",
     "information_state_string",
     "information_state_tensor",
     "observation_string",
     "observation_tensor",
+    "private_string",
+    "public_information_state_string",
+    "public_observation_string",
     "squash",
     "unsquash",
+    "write_hands",
     "write_information_state",
     "write_observation",
 ]
@@ -212,9 +227,22 @@ _HISTORY_SPEC: Final[tuple[tuple[str, tuple[int, ...], str, str], ...]] = (
     ),
 )
 
-FIELD_MEANINGS: Final = {name: meaning for name, _, _, meaning in _OBSERVATION_SPEC + _HISTORY_SPEC}
+_ALL_HANDS_SPEC: Final[tuple[tuple[str, tuple[int, ...], str, str], ...]] = (
+    (
+        "hands",
+        (4, PACK_SIZE),
+        INDICATOR,
+        "per seat, the cards it holds (the layouts with every hand only)",
+    ),
+)
+
+PRIVATE_FIELDS: Final = ("seat", "hand", "swap")
+"""The fields only the viewing seat knows: whose view, its hand, its joker swap."""
+
+_ALL_SPECS: Final = _OBSERVATION_SPEC + _HISTORY_SPEC + _ALL_HANDS_SPEC
+FIELD_MEANINGS: Final = {name: meaning for name, _, _, meaning in _ALL_SPECS}
 """What each field means, by name (the documentation reads this table)."""
-RANGES: Final = {name: values for name, _, values, _ in _OBSERVATION_SPEC + _HISTORY_SPEC}
+RANGES: Final = {name: values for name, _, values, _ in _ALL_SPECS}
 """The range of each field's numbers, by name: :data:`INDICATOR`, :data:`UNIT` or :data:`SIGNED`."""
 
 
@@ -269,6 +297,16 @@ OBSERVATION: Final = Layout("observation", _OBSERVATION_SPEC)
 
 INFORMATION_STATE: Final = Layout("information state", _OBSERVATION_SPEC + _HISTORY_SPEC)
 """The information-state tensor: the observation, then the deal's tricks in order."""
+
+OBSERVATION_ALL_HANDS: Final = Layout(
+    "observation, every hand", _OBSERVATION_SPEC + _ALL_HANDS_SPEC
+)
+"""The observation, then every seat's hand (for OpenSpiel's all-players observation type)."""
+
+INFORMATION_STATE_ALL_HANDS: Final = Layout(
+    "information state, every hand", _OBSERVATION_SPEC + _HISTORY_SPEC + _ALL_HANDS_SPEC
+)
+"""The information state, then every seat's hand."""
 
 _O: Final = {field.name: field.offset for field in INFORMATION_STATE}
 
@@ -386,6 +424,14 @@ def write_information_state(view: SeatView, out: Buffer) -> None:
     _write(view, out, history=True)
 
 
+def write_hands(hands: Sequence[Sequence[Card]], out: Buffer, layout: Layout) -> None:
+    """Write the four seats' ``hands`` into the ``hands`` field of ``layout`` in ``out``."""
+    start = layout["hands"].offset
+    for seat, cards in enumerate(hands):
+        for card in cards:
+            out[start + seat * PACK_SIZE + card] = 1.0
+
+
 def observation_tensor(view: SeatView) -> list[float]:
     """The observation tensor of ``view``, laid out as :data:`OBSERVATION`."""
     out = [0.0] * OBSERVATION.size
@@ -407,11 +453,11 @@ def _cards(cards: Sequence[Card]) -> str:
     return " ".join(card.code for card in cards) if cards else "-"
 
 
-def _deal_head(deal: DealView) -> str:
+def _deal_head(deal: DealView, public: bool = False) -> str:
     kind = " tiebreak" if deal.tiebreak else ""
     text = f"deal {deal.number + 1}{kind}: {deal.hand_size} cards, dealer {deal.dealer}, "
     text += f"turned {deal.turned.code}, {deal.trump_words}"
-    if deal.swap is not None:
+    if deal.swap is not None and not public:
         text += f"; I gave {deal.swap.joker.code} for {deal.swap.received.code}"
     return text
 
@@ -430,19 +476,24 @@ def _deal_play(deal: DealView) -> str:
     return f"bids {bids} | {_tricks(deal)}"
 
 
-def _now(view: SeatView) -> list[str]:
-    """The lines that both strings share: where the match stands and what the seat sees."""
+def _now(view: SeatView, public: bool = False) -> list[str]:
+    """The lines that both strings share: where the match stands and what the seat sees.
+
+    ``public``: what every seat sees, without the seat's hand and swap.
+    """
     ns, ew = view.totals
     to_move = view.to_move
+    who = "Everyone" if public else view.seat.name.title()
     lines = [
-        f"{view.seat.name.title()} sees: {view.phase.value}"
+        f"{who} sees: {view.phase.value}"
         + (f", {to_move} to act" if to_move is not None else "")
         + f"; deals played {view.counted_deals} of {view.rules.deals}; totals NS {ns} EW {ew}",
-        f"hand {_cards(view.hand)}",
     ]
+    if not public:
+        lines.append(f"hand {_cards(view.hand)}")
     deal = view.deal
     if deal is not None:
-        lines.append(_deal_head(deal))
+        lines.append(_deal_head(deal, public))
         lines.append("bids " + (", ".join(str(bid) for bid in deal.bids) or "-"))
         won = deal.tricks_won
         current = deal.current_trick
@@ -459,7 +510,19 @@ def _now(view: SeatView) -> list[str]:
 
 def observation_string(view: SeatView) -> str:
     """What the seat sees now, in a few lines of text (the deal's cards played so far)."""
-    lines = _now(view)
+    return _observation_string(view, public=False)
+
+
+def public_observation_string(view: SeatView) -> str:
+    """What every seat sees now: :func:`observation_string` without the hand and the swap.
+
+    The same whichever seat's view it is read from.
+    """
+    return _observation_string(view, public=True)
+
+
+def _observation_string(view: SeatView, public: bool) -> str:
+    lines = _now(view, public)
     deal = view.deal
     if deal is not None and deal.tricks:
         played = " ".join(
@@ -470,9 +533,9 @@ def observation_string(view: SeatView) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def _past_deal(deal: DealView) -> str:
+def _past_deal(deal: DealView, public: bool = False) -> str:
     """One line for a finished deal (kept: every later string of the match repeats it)."""
-    return f"{_deal_head(deal)} | {_deal_play(deal)} | scores {deal.scores}"
+    return f"{_deal_head(deal, public)} | {_deal_play(deal)} | scores {deal.scores}"
 
 
 def information_state_string(view: SeatView) -> str:
@@ -480,9 +543,37 @@ def information_state_string(view: SeatView) -> str:
 
     Two positions give the same string exactly when the seat cannot tell them apart.
     """
-    lines = [_past_deal(past) for past in view.history]
-    lines.extend(_now(view))
+    return _information_state_string(view, public=False)
+
+
+def public_information_state_string(view: SeatView) -> str:
+    """Everything every seat knows, in order: the public part of :func:`information_state_string`.
+
+    The same whichever seat's view it is read from.
+    """
+    return _information_state_string(view, public=True)
+
+
+def _information_state_string(view: SeatView, public: bool) -> str:
+    lines = [_past_deal(past, public) for past in view.history]
+    lines.extend(_now(view, public))
     deal = view.deal
     if deal is not None:
         lines.append(_tricks(deal))
     return "\n".join(lines)
+
+
+def private_string(view: SeatView) -> str:
+    """What only the seat knows now: its hand, and its joker swap in this deal."""
+    text = f"{view.seat.name.title()} holds {_cards(view.hand)}"
+    deal = view.deal
+    if deal is not None and deal.swap is not None:
+        text += f"; I gave {deal.swap.joker.code} for {deal.swap.received.code}"
+    return text
+
+
+def hands_string(hands: Sequence[Sequence[Card]]) -> str:
+    """Every seat's hand, North first: ``hands N: 2C AS | E: - | ...``."""
+    return "hands " + " | ".join(
+        f"{seat}: {_cards(sorted(cards))}" for seat, cards in zip(SEATS, hands, strict=True)
+    )
