@@ -122,7 +122,9 @@ class Twin:
             assert phase[lane] == PHASES[state.phase], (lane, state)
             assert to_move[lane] == (-1 if state.to_move is None else int(state.to_move))
             for seat, rows in enumerate(seen):
-                assert rows[lane] == observation_tensor(view(state, seat)), (lane, seat, state)
+                # Compared as float32, the type of every adapter's tensor.
+                expected = np.asarray(observation_tensor(view(state, seat)), np.float32)
+                assert rows[lane] == expected.tolist(), (lane, seat, state)
             assert mask[lane] == reference_mask(state), (lane, state)
             assert tuple(totals[lane]) == state.totals
             assert batch.deals[lane] == len(state.history)

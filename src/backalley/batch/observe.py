@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 import numpy.typing as npt
 
-from ..adapters.encoding import OBSERVATION
+from ..adapters.encoding import DEALS_SCALE, OBSERVATION, TOTALS_SCALE
 from ..core.cards import PACK_SIZE
+from ..core.rules import MAX_HAND_SIZE
 from ._tables import U64
 
 if TYPE_CHECKING:
@@ -34,6 +35,24 @@ def _cards(masks: U64) -> npt.NDArray[np.uint8]:
     octets = masks.astype("<u8").view(np.uint8).reshape(*masks.shape, 8)
     bits = np.unpackbits(octets, axis=-1, bitorder="little")
     return bits[..., :PACK_SIZE]
+
+
+def _write_counts(batch: Batch, out: npt.NDArray[np.float32]) -> None:
+    """The scaled counts: tricks won, totals, deals (the encoding's ranges, ``RANGES``).
+
+    Computed in float64, as :mod:`backalley.adapters.encoding` computes them, then
+    stored as float32 like every adapter's tensor; tricks won are 0 between deals.
+    """
+    won = _F["tricks_won"]
+    out[:, won : won + 2] = batch.won / MAX_HAND_SIZE
+    totals = _F["totals"]
+    points = batch.totals.astype(np.float64)
+    out[:, totals : totals + 2] = points / (np.abs(points) + TOTALS_SCALE)
+    counted = batch.counted.astype(np.float64)
+    deals = batch.rules.deals
+    out[:, _F["deals"]] = counted / deals
+    left = deals - counted
+    out[:, _F["deals"] + 1] = left / (left + DEALS_SCALE)
 
 
 def observe(batch: Batch, seats: int | npt.NDArray[np.integer]) -> npt.NDArray[np.float32]:
@@ -59,10 +78,7 @@ def observe(batch: Batch, seats: int | npt.NDArray[np.integer]) -> npt.NDArray[n
     one_hot("hand_size", batch.hand_size.astype(np.intp) - 1, everywhere)
     hand = batch.hands[lanes, seat]
     out[:, _F["hand"] : _F["hand"] + PACK_SIZE] = _cards(hand)
-    totals = _F["totals"]
-    out[:, totals : totals + 2] = batch.totals
-    out[:, _F["deals"]] = batch.counted
-    out[:, _F["deals"] + 1] = batch.rules.deals
+    _write_counts(batch, out)
     # The deal in play (none at a chance step or after the match).
     out[:, _F["tiebreak"]] = batch.tiebreak & dealt
     one_hot("turned", batch.turned.astype(np.intp), dealt)
@@ -89,7 +105,5 @@ def observe(batch: Batch, seats: int | npt.NDArray[np.integer]) -> npt.NDArray[n
     played[~dealt] = 0
     start = _F["played"]
     out[:, start : start + 4 * PACK_SIZE] = _cards(played).reshape(n, 4 * PACK_SIZE)
-    won = _F["tricks_won"]
-    out[:, won : won + 2] = batch.won
     out[:, _F["trumps_broken"]] = batch.broken & dealt
     return out
