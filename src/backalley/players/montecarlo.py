@@ -415,7 +415,7 @@ class _Table:
             if first is not None:
                 card, first = first, None
             else:
-                allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]  # type: ignore[arg-type]
+                allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]
                 if policy == "random":
                     choices = cards_of(allowed)
                     card = choices[rng.randrange(len(choices))]
@@ -506,7 +506,7 @@ def _solve(table: _Table, hands: list[int], card: int) -> int:
         if forced is not None:
             options: tuple[int, ...] = (forced,)
         else:
-            allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]  # type: ignore[arg-type]
+            allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]
             options = tuple(int(c) for c in cards_of(allowed))
         maximizing = seat % 2 == pair
         best = -1e9 if maximizing else 1e9
