@@ -36,7 +36,7 @@ from backalley import (
 from backalley.core.actions import Bid
 from backalley.core.cards import Card, Seat
 from backalley.engine.view import view
-from backalley.formats.codec import SerializeError, from_json, to_json
+from backalley.formats.serialize import SerializeError, from_json, to_json
 from backalley.strategies import states
 
 

@@ -112,15 +112,17 @@ def __getattr__(name: str) -> ModuleType:
 # A seat view writes and reads its JSON through the engine's hook; the codec sits
 # above the engine, so it is registered from here and imported when first used.
 def _view_to_json(seen: SeatView) -> dict[str, Any]:
-    from .formats.codec.view import view_to_json  # noqa: PLC0415 -- imported when first used
+    from .formats.serialize import to_json  # noqa: PLC0415 -- imported when first used
 
-    return view_to_json(seen)
+    written: dict[str, Any] = to_json(seen)
+    return written
 
 
 def _view_from_json(data: Mapping[str, Any]) -> SeatView:
-    from .formats.codec.view import view_from_json  # noqa: PLC0415 -- imported when first used
+    from .formats.serialize import from_json  # noqa: PLC0415 -- imported when first used
 
-    return view_from_json(data)
+    read: SeatView = from_json("seat_view", data)
+    return read
 
 
 _view.register_json(_view_to_json, _view_from_json)
