@@ -11,8 +11,9 @@ import pytest
 from backalley import Bid, Card, Play, Rules, Seat, Suit, new_match
 from backalley.cli import main
 from backalley.cli.play import Table, marked_hand
+from backalley.engine import bounds
 from backalley.engine.view import SeatView
-from backalley.players import MonteCarloPlayer, driver
+from backalley.players import MonteCarloPlayer
 from decks import position
 
 SHORT_MATCH = ["play", "--schedule", "2,1", "--seed", "3"]
@@ -199,7 +200,7 @@ def test_the_swapper_is_told_of_the_swap() -> None:
 
 def test_endless_throw_ins_leave_the_match_unfinished(monkeypatch: pytest.MonkeyPatch) -> None:
     """Players who always pass are stopped by the driver's bound, said in a sentence, status 1."""
-    monkeypatch.setattr(driver, "MAX_THROW_INS_IN_A_ROW", 2)
+    monkeypatch.setattr(bounds, "MAX_THROW_INS_IN_A_ROW", 2)
     table, out = _table(new_match(Rules(schedule=[2]), seed=3), "pass\n" * 40)
 
     def passes(seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
