@@ -62,20 +62,23 @@ def main() -> int:
         (copy / FLOW).write_text(source.replace(RIGHT, WRONG), encoding="utf-8")
         env = {**os.environ, "PYTHONPATH": str(copy / "src")}
         started = time.monotonic()
-        run = subprocess.run(
+        # pytest's lines are passed on as they come, so a long run can be watched.
+        lines: list[str] = []
+        with subprocess.Popen(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args.pytest_args],
             cwd=copy,
             env=env,
-            capture_output=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             text=True,
-            check=False,
-        )
+        ) as run:
+            assert run.stdout is not None
+            for line in run.stdout:
+                print(line, end="", flush=True)
+                lines.append(line.rstrip("\n"))
         elapsed = time.monotonic() - started
-    lines = run.stdout.strip().splitlines()
     failed = [line for line in lines if line.startswith(("FAILED", "ERROR"))]
     timeouts = [line for line in failed if "Timeout" in line]
-    print("\n".join(failed))
-    print(lines[-1] if lines else run.stderr.strip()[-2000:])
     print(
         f"mutant suite: exit status {run.returncode}, {elapsed:.0f} s, "
         f"{len(failed)} failing, {len(timeouts)} by timeout"

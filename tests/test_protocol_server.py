@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
 from backalley import Bid, IllegalAction, Reason, Rules, apply, legal_actions, new_match
+from backalley.engine.bounds import playing
 from backalley.protocol.messages import (
     FACT_RULES,
     MESSAGE_SCHEMAS,
@@ -132,7 +133,7 @@ def test_a_session_agrees_with_the_engine_at_every_step():
         state = new_match(rules, seed=seed)
         assert reply == {"type": "facts", "facts": facts(state)}
         check("reply", reply)
-        while not state.is_over:
+        while playing(state):
             legal = session.handle({"type": "legal"})
             check("reply", legal)
             if state.deal is None:

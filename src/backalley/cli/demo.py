@@ -11,6 +11,7 @@ import argparse
 import random
 
 from ..core.rules import Rules
+from ..engine.bounds import playing
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import DealResult, MatchState
 from ..pictures.prose import SheetRow, result_sentence, score_rows, sheet_lines
@@ -85,7 +86,7 @@ def demo(rules: Rules, seed: int) -> list[str]:
     lines = [f"Back Alley, {name} schedule ({deals}), seed {seed}", ""]
     shown = 0
     totals = [0, 0]
-    while not state.is_over:
+    while playing(state):
         state = apply(state, chooser.choice(legal_actions(state)))
         while shown < len(state.history):
             result = state.history[shown]

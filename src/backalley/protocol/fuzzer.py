@@ -21,6 +21,7 @@ from typing import Final
 import attrs
 
 from ..core.rules import Rules
+from ..engine.bounds import check_bounds
 from ..engine.state import MatchState
 from ._codec import record_text
 from .cases import (
@@ -194,6 +195,8 @@ def _drive(
     number = 0
     while (source := sources(number)) is not None:
         before = session.state
+        # A match of throw-ins or tiebreaks without end is stopped here, between deals.
+        check_bounds(before)
         walked = walk_deal(session, source, with_legal=with_legal)
         if isinstance(source, ScriptSource) and not source.done():
             raise Invalid("the script does not fit the match")
