@@ -35,9 +35,6 @@ from . import _common as common
 
 __all__ = ["Table", "add_parser", "run"]
 
-EXIT_INTERRUPTED: Final = 130
-"""The shell's status for a program stopped by Ctrl-C."""
-
 _SUIT_ORDER: Final = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
 _HELP: Final = """\
 Answers:
@@ -191,9 +188,10 @@ class Table:
             # Nobody reads the table any more: stop without a word, the match unfinished.
             common.silence(self.out)
             return common.EXIT_INVALID
-        except KeyboardInterrupt:
-            self.say("", "Interrupted: the match is left unfinished.")
-            return EXIT_INTERRUPTED
+        except KeyboardInterrupt as error:
+            words, status = common.interruption(error)
+            self.say("", f"{words.capitalize()}: the match is left unfinished.")
+            return status
         self.say("", self.result())
         return common.EXIT_OK
 

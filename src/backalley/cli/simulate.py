@@ -126,10 +126,11 @@ def run(args: argparse.Namespace) -> int:
                     summary, partial = error.summary, error
     except RecordsNotWritten as error:
         raise common.CommandError(str(error)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
         # Say how far the run got, so what it printed or wrote is not taken for the whole.
+        words, status = common.interruption(error)
         raise common.CommandError(
-            f"interrupted after {done} of {total} matches; no summary printed", 130
+            f"{words} after {done} of {total} matches; no summary printed", status
         ) from None
     finally:
         if bar is not None:

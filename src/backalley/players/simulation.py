@@ -58,6 +58,7 @@ __all__ = [
     "store_record",
     "summarize",
     "wilson_interval",
+    "worker_signals",
     "write_record",
 ]
 
@@ -452,7 +453,7 @@ def _run_here(
     # Executor.map would submit every match at once; a window of a few matches a process
     # keeps memory flat however many are asked for, and results still come in order.
     window = jobs * _WINDOW_PER_JOB
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_interrupts_to_parent)
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=worker_signals)
     pending: collections.deque[Future[Played]] = collections.deque()
     try:
         for job in work:
@@ -468,6 +469,14 @@ def _run_here(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _leave_interrupts_to_parent() -> None:
-    """In a worker, ignore Ctrl-C: the parent stops the run and reports it once."""
+def worker_signals() -> None:
+    """In a worker process: leave Ctrl-C to the parent, and die of SIGTERM and SIGHUP.
+
+    The parent stops the run and reports it once; a signal sent to the whole process
+    group (a closed terminal, a job scheduler) ends the workers at once. A forked worker
+    would otherwise inherit the parent's handlers (``backalley.cli`` makes SIGTERM and
+    SIGHUP stop a command as Ctrl-C does) and outlive a parent killed outright.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
