@@ -99,6 +99,27 @@ def test_illegal_card_is_refused_with_the_reason() -> None:
     assert "Your hand: *♥ 5  ♣ 9" not in text and "♠ [Q]" in text
 
 
+def test_the_only_legal_card_is_played_on_enter() -> None:
+    """South holds one spade to a spade lead: the table names it, and Enter plays it."""
+    hands = {**FOLLOW, Seat.SOUTH: ["QS", "6D", "9C"]}
+    state = position(hands, turned="6H", bids=[1, 0, 0, 0], plays=["KS"])
+    table, out = _table(state, "\n")
+    table.step()
+    text = out.getvalue()
+    assert "Only the queen of spades may be played: press Enter to play it." in text
+    assert table.state.current_trick is not None and table.state.current_trick.cards[-1] is Card.SQ
+
+
+def test_enter_alone_plays_nothing_where_there_is_a_choice() -> None:
+    """With two cards to choose from, an empty answer asks again."""
+    state = position(FOLLOW, turned="6H", bids=[1, 0, 0, 0])
+    table, out = _table(state, "\nqs\n")
+    table.step()  # East leads
+    table.step()  # South, who may play any card
+    assert "may be played: press Enter" not in out.getvalue()
+    assert table.state.current_trick is not None and table.state.current_trick.cards[-1] is Card.SQ
+
+
 def test_bid_out_of_range_is_refused() -> None:
     """A bid above the hand size minus one is refused with the allowed bids."""
     state = position(FOLLOW, turned="6H", bids=[1])

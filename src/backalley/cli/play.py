@@ -311,6 +311,9 @@ class Table:
                 # Piped answers are not echoed by a terminal: echo them, for a readable log.
                 self.out.write(line if line.endswith("\n") else line + "\n")
             answer = line.strip().lower()
+            if not answer and len(legal) == 1 and isinstance(legal[0], Play):
+                # The only legal card: Enter plays it, as the position said.
+                return legal[0]
             if not answer:
                 continue
             if answer in ("?", "help"):
@@ -372,8 +375,8 @@ class Table:
             self.say("You lead.")
         cards = [action.card for action in legal if isinstance(action, Play)]
         self.say(f"Your hand: {marked_hand(seen.hand, deal.trump, cards)}")
-        if len(cards) == 1 and len(seen.hand) > 1:
-            self.say(f"Only {cards[0].words} may be played.")
+        if len(cards) == 1:
+            self.say(f"Only {cards[0].words} may be played: press Enter to play it.")
 
 
 def _code(action: Bid | Play) -> str:

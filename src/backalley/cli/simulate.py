@@ -17,6 +17,7 @@ from typing import TextIO
 
 from ..cluster import DEFAULT_MATCH_CHUNK, IncompleteRun
 from ..cluster import simulate as simulate_on_cluster
+from ..pictures.prose import counted
 from ..players import PLAYER_KINDS
 from ..players.simulation import MAX_MATCHES, RecordsNotWritten, Summary, simulate
 from . import _common as common
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     name = rules.schedule_name or "custom"
     head = (
         f"Back Alley simulation: {summary.matches} matches, {name} schedule "
-        f"({rules.deals} deal{'' if rules.deals == 1 else 's'}), ties {rules.tie.value}, "
+        f"({counted(rules.deals, 'deal')}), ties {rules.tie.value}, "
         f"seed {args.seed}"
     )
     if summary.duplicate:

@@ -128,6 +128,10 @@ def handshake(engine: EngineProcess) -> frozenset[str]:
         raise ProtocolBroken(
             f"the engine does not say hello in {PROTOCOL}: {json.dumps(reply)[:200]}"
         )
+    if reply == hello or "version" not in reply:
+        # A hello reply names the one version the engine chose; the request lists them.
+        echoed = " (it sent the request back, as `cat` does)" if reply == hello else ""
+        raise ProtocolBroken(f"the engine's reply to hello was not a hello{echoed}: no version")
     if reply.get("version") != VERSION:
         raise ProtocolBroken(f"the engine speaks version {reply.get('version')!r}, not {VERSION}")
     capabilities = reply.get("capabilities", [])
