@@ -266,3 +266,12 @@ def test_a_submodule_import_runs_its_packages() -> None:
     assert _runs("backalley.formats.codec.state", "backalley.formats.codec.values") == {
         "backalley.formats.codec.values"
     }
+
+
+def test_the_package_shows_only_its_public_names() -> None:
+    """``dir(backalley)`` is ``__all__`` and the dunders: no helper or import leaks."""
+    import backalley  # noqa: PLC0415 -- the package under test, imported where it is judged
+
+    dunders = {name for name in vars(backalley) if name.startswith("__") and name.endswith("__")}
+    assert dir(backalley) == sorted({*backalley.__all__, *dunders})
+    assert "SeatView" not in dir(backalley) and "Mapping" not in dir(backalley)

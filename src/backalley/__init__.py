@@ -104,6 +104,15 @@ register_svg(DealState, _deal_svg)
 register_svg(MatchState, _state_svg)
 
 
+def __dir__() -> list[str]:
+    """The public names and the dunders: what ``dir(backalley)`` shows.
+
+    The module also holds its helpers and the subpackages Python binds on import
+    (``core``, ``engine``); they are reached by their import paths, not listed here.
+    """
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
+
+
 def __getattr__(name: str) -> ModuleType:
     """An old flat module path (``backalley.cards``) as an attribute; see ``_paths``."""
     return _paths.moved_module(name)
