@@ -31,6 +31,7 @@ from backalley import (
 )
 from backalley.core.cards import CARDS, SEATS, trump_mask
 from backalley.core.dealing import _LIMITS, _block  # the vectors expose the stream itself
+from backalley.engine.bounds import playing
 from backalley.engine.state import Phase
 from backalley.formats.codec.values import swap_to_json
 from backalley.formats.notation import action_text
@@ -52,7 +53,7 @@ def random_states(rules: Rules, seed: int, *, stop: int | None = None) -> Iterat
     state = new_match(rules, seed=seed)
     yield state
     steps = 0
-    while not state.is_over and (stop is None or steps < stop):
+    while playing(state) and (stop is None or steps < stop):
         state = apply(state, chooser.choice(legal_actions(state)))
         steps += 1
         yield state
@@ -426,7 +427,7 @@ def _explicit_decks(seed: int) -> MatchState:
     shuffler = random.Random(seed)
     chooser = random.Random(seed + 1)
     state = new_match(Rules(schedule=[3, 2, 1], first_dealer=Seat.WEST), seed=seed)
-    while not state.is_over:
+    while playing(state):
         if state.phase is Phase.DEAL:
             deck = list(CARDS)
             shuffler.shuffle(deck)

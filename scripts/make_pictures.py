@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from backalley import Rules, Seat, apply, legal_actions, new_match
+from backalley.engine.bounds import playing
 from backalley.engine.examples import (
     bid,
     big_joker_lead,
@@ -33,7 +34,7 @@ def random_match(seed: int) -> MatchState:
     """A short match played to its end with random legal actions (as ``backalley demo``)."""
     chooser = random.Random(seed)
     state = new_match(Rules(schedule="short"), seed=seed)
-    while not state.is_over:
+    while playing(state):
         state = apply(state, chooser.choice(legal_actions(state)))
     return state
 

@@ -272,7 +272,7 @@ def test_simulate_checks_the_folder_before_the_first_match(
     played: list[object] = []
     with pytest.MonkeyPatch.context() as patch:
         # No match is played before the refusal.
-        patch.setattr(simulation, "_play_one", played.append)
+        patch.setattr(simulation, "play_one", played.append)
         assert main([*SIMULATE, "--records", where]) == 2
     assert says in capsys.readouterr().err
     assert played == []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterator
 
 import pytest
 
@@ -106,13 +107,22 @@ def test_an_observation_hides_the_other_hands():
         batch.observe(4)
 
 
+def _steps(most: int = 5_000) -> Iterator[int]:
+    """The steps of a loop that must end; past ``most`` the test fails, as it should if deals
+    are thrown in without end (the batch engine has no ``engine.bounds``: it is not a state)."""
+    yield from range(most)
+    raise AssertionError(f"the lanes did not finish within {most} steps: an endless match")
+
+
 def test_sample_legal_is_uniform_over_the_legal_actions():
     """Many lanes in one position: every legal action is drawn about equally often."""
     lanes = 8_000
     batch = Batch(Rules(schedule=[5]), seeds=[9] * lanes)
     rng = np.random.default_rng(2)
     checked = 0
-    while not batch.terminated[0]:
+    for _ in _steps():
+        if batch.terminated[0]:
+            break
         mask = batch.legal_mask()[0]
         legal = np.flatnonzero(mask)
         counts = np.bincount(batch.sample_legal(rng), minlength=68)
@@ -134,7 +144,9 @@ def test_without_auto_deal_lanes_wait_at_the_chance_step():
     twin.step(np.array([0, 13, 14 + 5]))  # refused: the deal comes first
     twin.deal()
     rng = np.random.default_rng(0)
-    while not batch.terminated.all():
+    for _ in _steps():
+        if batch.terminated.all():
+            break
         twin.step(batch.sample_legal(rng))
         if (batch.phase == 0).any():
             twin.deal()

@@ -30,6 +30,7 @@ import backalley
 from backalley import Rules, apply, legal_actions, new_match
 from backalley._extras import MissingExtra
 from backalley.cli import main
+from backalley.engine.bounds import playing
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = ROOT / "src"
@@ -111,13 +112,14 @@ TRACE = r"""
 import base64, pickle, random
 from backalley import Bid, Play, Rules, apply, legal_actions, new_match, IllegalAction
 from backalley.core.actions import PLAYS, bid_of
+from backalley.engine.bounds import playing
 
 def trace(games):
     lines, finals = [], []
     for schedule, tie, seed in games:
         rng = random.Random(seed)
         state = new_match(Rules(schedule=schedule, tie=tie), seed=seed)
-        while not state.is_over:
+        while playing(state):
             legal = legal_actions(state)
             lines.append(repr(state) + " " + repr((state.phase, state.to_move, state.totals,
                          state.tricks_won, state.contracts, state.current_trick, state.stock)))
@@ -196,7 +198,7 @@ def test_states_and_actions_pickle_to_equal_values():
     """Every state of a match and every action pickles and loads to an equal value."""
     rng = random.Random(5)
     state = new_match(Rules(schedule="short"), seed=5)
-    while not state.is_over:
+    while playing(state):
         loaded = pickle.loads(pickle.dumps(state))
         assert loaded == state
         assert hash(loaded) == hash(state)

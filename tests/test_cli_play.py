@@ -11,8 +11,9 @@ import pytest
 from backalley import Bid, Card, Play, Rules, Seat, Suit, new_match
 from backalley.cli import main
 from backalley.cli.play import Table, marked_hand
+from backalley.engine import bounds
 from backalley.engine.view import SeatView
-from backalley.players import MonteCarloPlayer, driver
+from backalley.players import MonteCarloPlayer
 from decks import position
 
 SHORT_MATCH = ["play", "--schedule", "2,1", "--seed", "3"]
@@ -96,6 +97,27 @@ def test_illegal_card_is_refused_with_the_reason() -> None:
     assert "unknown card 'xx'" in text
     assert table.state.current_trick is not None and table.state.current_trick.cards[-1] is Card.SQ
     assert "Your hand: *♥ 5  ♣ 9" not in text and "♠ [Q]" in text
+
+
+def test_the_only_legal_card_is_played_on_enter() -> None:
+    """South holds one spade to a spade lead: the table names it, and Enter plays it."""
+    hands = {**FOLLOW, Seat.SOUTH: ["QS", "6D", "9C"]}
+    state = position(hands, turned="6H", bids=[1, 0, 0, 0], plays=["KS"])
+    table, out = _table(state, "\n")
+    table.step()
+    text = out.getvalue()
+    assert "Only the queen of spades may be played: press Enter to play it." in text
+    assert table.state.current_trick is not None and table.state.current_trick.cards[-1] is Card.SQ
+
+
+def test_enter_alone_plays_nothing_where_there_is_a_choice() -> None:
+    """With two cards to choose from, an empty answer asks again."""
+    state = position(FOLLOW, turned="6H", bids=[1, 0, 0, 0])
+    table, out = _table(state, "\nqs\n")
+    table.step()  # East leads
+    table.step()  # South, who may play any card
+    assert "may be played: press Enter" not in out.getvalue()
+    assert table.state.current_trick is not None and table.state.current_trick.cards[-1] is Card.SQ
 
 
 def test_bid_out_of_range_is_refused() -> None:
@@ -199,7 +221,7 @@ def test_the_swapper_is_told_of_the_swap() -> None:
 
 def test_endless_throw_ins_leave_the_match_unfinished(monkeypatch: pytest.MonkeyPatch) -> None:
     """Players who always pass are stopped by the driver's bound, said in a sentence, status 1."""
-    monkeypatch.setattr(driver, "MAX_THROW_INS_IN_A_ROW", 2)
+    monkeypatch.setattr(bounds, "MAX_THROW_INS_IN_A_ROW", 2)
     table, out = _table(new_match(Rules(schedule=[2]), seed=3), "pass\n" * 40)
 
     def passes(seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:

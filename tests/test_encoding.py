@@ -28,6 +28,7 @@ from backalley.adapters.encoding import (
     unsquash,
 )
 from backalley.core.cards import CARDS
+from backalley.engine.bounds import playing
 from backalley.engine.state import Phase
 from backalley.engine.view import SeatView, view
 
@@ -132,7 +133,7 @@ def test_every_field_decodes_to_the_view(seed, choices):
     rules = Rules(schedule=[3, 1, 13], tie="tiebreak-deal")
     state = new_match(rules, seed=seed)
     steps = 0
-    while not state.is_over and steps < 150:
+    while playing(state) and steps < 150:
         for seat in Seat:
             check_decodes(view(state, seat))
         state = apply(state, choices.choice(legal_actions(state)))
@@ -150,7 +151,7 @@ def _tokens(text):
 def test_strings_say_what_the_seat_knows_and_no_more():
     rng = random.Random(4)
     state = new_match(Rules(schedule=[3, 2]), seed=4)
-    while not state.is_over:
+    while playing(state):
         for seat in Seat:
             seen = view(state, seat)
             lines = information_state_string(seen).split("\n")
@@ -171,7 +172,7 @@ def test_the_adapters_kept_views_equal_the_engines_views():
     rng = random.Random(2)
     for seed in range(3):
         state = new_match(Rules(schedule=[2, 1, 3], tie="tiebreak-deal"), seed=seed)
-        while not state.is_over:
+        while playing(state):
             for seat in Seat:
                 assert seat_view(state, seat) == view(state, seat)
             state = apply(state, rng.choice(legal_actions(state)))

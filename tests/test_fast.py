@@ -36,6 +36,7 @@ from backalley.engine._fast import (
     plays_of,
     slot_builder,
 )
+from backalley.engine.bounds import playing
 from backalley.engine.match import seat_to_act, turn
 from backalley.engine.state import DealCore, DealState, MatchState
 from backalley.engine.view import DealView, SeatView, view
@@ -89,7 +90,7 @@ def test_kept_counts_and_unchecked_deals_match_their_sources(seed):
     checked ones."""
     choose = random.Random(seed).choice
     state = new_match(Rules(schedule=[2, 1], tie="tiebreak-deal"), seed=seed)
-    while not state.is_over:
+    while playing(state):
         assert state.counted_deals == sum(result.counts for result in state.history)
         action = choose(legal_actions(state))
         if isinstance(action, Deal):
@@ -178,7 +179,7 @@ def test_turn_and_lazy_views_equal_the_plain_construction(seed, first):
     the view built field by field, whichever of its fields is read first."""
     choose = random.Random(seed).choice
     state = new_match(Rules(schedule=[3, 1], tie="tiebreak-deal"), seed=seed)
-    while not state.is_over:
+    while playing(state):
         asked = turn(state)
         assert seat_to_act(state) is state.to_move
         if state.to_move is None:

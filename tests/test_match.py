@@ -36,6 +36,7 @@ from backalley import (
     new_match,
     seeded_deal,
 )
+from backalley.engine.bounds import playing
 from helpers import bid_round, cards, deal_hands, play_cards, play_out
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
@@ -49,7 +50,7 @@ def run_match(rules: Rules, seed: int, *, passes: int = 0) -> list[MatchState]:
     chooser = random.Random(seed)
     state = new_match(rules, seed=seed)
     states = [state]
-    while not state.is_over:
+    while playing(state):
         actions = legal_actions(state)
         if len(state.history) < passes and state.phase is Phase.BID:
             action = actions[0]
@@ -207,7 +208,7 @@ def one_card() -> MatchState:
 def over() -> MatchState:
     """A finished one-deal match."""
     state = new_match(Rules(schedule=[1]), seed=5)
-    while not state.is_over:
+    while playing(state):
         state = apply(state, legal_actions(state)[-1])
     return state
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -204,6 +205,16 @@ def test_bad_options_are_one_line_and_exit_2(options, capsys):
     assert main(["fuzz", "--engine", OWN, *options]) == 2
     err = capsys.readouterr().err
     assert err.startswith("backalley fuzz: ")
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.skipif(shutil.which("cat") is None, reason="needs cat")
+def test_an_engine_that_echoes_is_told_its_reply_is_no_hello(capsys):
+    """``fuzz --engine cat``: the hello comes back unchanged, which the message says."""
+    assert main(["fuzz", "--engine", "cat", "--matches", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "the engine's reply to hello was not a hello (it sent the request back" in err
+    assert "version None" not in err
     assert len(err.strip().splitlines()) == 1
 
 

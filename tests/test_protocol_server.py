@@ -29,6 +29,7 @@ from backalley import (
     seeded_deck,
 )
 from backalley.protocol import fuzzer
+from backalley.engine.bounds import playing
 from backalley.protocol.messages import (
     ERROR_CODES,
     FACT_RULES,
@@ -143,7 +144,7 @@ def test_a_session_agrees_with_the_engine_at_every_step():
         state = new_match(rules, seed=seed)
         assert reply == {"type": "facts", "facts": facts(state)}
         check("reply", reply)
-        while not state.is_over:
+        while playing(state):
             legal = session.handle({"type": "legal"})
             check("reply", legal)
             if state.deal is None:

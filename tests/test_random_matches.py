@@ -38,6 +38,7 @@ from backalley import (
     new_match,
 )
 from backalley.core.cards import cards_of
+from backalley.engine.bounds import playing
 
 ALL_CARDS = frozenset(Card)
 
@@ -252,7 +253,7 @@ def play_match(rules: Rules, seed: int, chooser: Chooser, *, own_decks: bool, de
         check_cards(state)
         listed = legal_actions(state)
         check_actions(state, listed, chooser)
-        if state.is_over:
+        if not playing(state):
             break
         if state.phase is Phase.DEAL and own_decks:
             action: object = Deal(chooser.deck(state.hand_size))

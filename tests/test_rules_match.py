@@ -25,13 +25,14 @@ from backalley import (
     new_match,
     seeded_deck,
 )
+from backalley.engine.bounds import playing
 from backalley.strategies import rules, seeds, states
 
 
 def play_out(state: MatchState, rng: random.Random, *, deals: int | None = None) -> MatchState:
     """Play random legal actions until the match ends (or ``deals`` more deals have finished)."""
     stop = None if deals is None else len(state.history) + deals
-    while not state.is_over and (stop is None or len(state.history) < stop):
+    while playing(state) and (stop is None or len(state.history) < stop):
         options = legal_actions(state)
         state = apply(state, options[rng.randrange(len(options))])
     return state

@@ -8,13 +8,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import Rules, apply, legal_actions, new_match
+from backalley.engine.bounds import playing
 
 
 def _play_until(rules: Rules, seed: int, stop: int) -> list:
     """The states of a seeded random match, up to ``stop`` actions."""
     rng = random.Random(seed)
     states = [new_match(rules, seed=seed)]
-    while not states[-1].is_over and len(states) <= stop:
+    while playing(states[-1]) and len(states) <= stop:
         states.append(apply(states[-1], rng.choice(legal_actions(states[-1]))))
     return states
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import Card, Rules, Seat, Suit, apply, legal_actions, new_match
+from backalley.engine.bounds import playing
 from backalley.engine.examples import (
     bid,
     big_joker_lead,
@@ -61,7 +62,7 @@ def random_match(seed: int, schedule: object = "short", stop: int | None = None)
     chooser = random.Random(seed)
     state = new_match(Rules(schedule=schedule), seed=seed)
     steps = 0
-    while not state.is_over and (stop is None or steps < stop):
+    while playing(state) and (stop is None or steps < stop):
         state = apply(state, chooser.choice(legal_actions(state)))
         steps += 1
     return state

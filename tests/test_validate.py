@@ -35,8 +35,9 @@ from backalley import (
 )
 from backalley.core.actions import Bid
 from backalley.core.cards import Card, Seat
+from backalley.engine.bounds import playing
 from backalley.engine.view import view
-from backalley.formats.codec import SerializeError, from_json, to_json
+from backalley.formats.serialize import SerializeError, from_json, to_json
 from backalley.strategies import states
 
 
@@ -87,7 +88,7 @@ def test_a_card_in_two_hands_is_refused() -> None:
 def test_counted_99_is_refused() -> None:
     assert _refused(_evolve_core(_short_after_deal(), counted=99)) is Invariant.OUT_OF_RANGE
     state = _short_after_deal()
-    while state.counted_deals < 1:
+    while playing(state) and state.counted_deals < 1:
         state = apply(state, legal_actions(state)[-1])
     assert _refused(_evolve_core(state, counted=0)) is Invariant.COUNTED
 
@@ -122,7 +123,7 @@ def test_every_state_of_a_played_match_passes() -> None:
     while True:
         assert validate(state) is state
         seen += 1
-        if state.is_over:
+        if not playing(state):
             break
         state = apply(state, rng.choice(legal_actions(state)))
     assert seen > 10
@@ -409,7 +410,7 @@ def test_extra_keys_are_refused_in_state_json() -> None:
 
 def test_true_is_not_one_in_a_snapshot() -> None:
     state = _short_after_deal()
-    while state.counted_deals < 1:
+    while playing(state) and state.counted_deals < 1:
         state = apply(state, legal_actions(state)[-1])
     data = to_json(state)
     assert data["snapshot"]["counted_deals"] == 1

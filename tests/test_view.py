@@ -29,6 +29,7 @@ from backalley import (
     strategies,
 )
 from backalley.engine import view as view_module
+from backalley.engine.bounds import playing
 from backalley.engine.view import DealView, SeatView, view
 from backalley.formats.notation import parse_bid
 from decks import deck_for
@@ -160,7 +161,7 @@ def test_view_holds_own_hand_and_public_facts() -> None:
 def test_view_follows_tricks_and_scores() -> None:
     """Played cards, trick winners, tricks per pair and scores match the state."""
     state = new_match(Rules(schedule=[2, 1]), seed=5)
-    while state.phase is not Phase.OVER:
+    while playing(state):
         state = apply(state, legal_actions(state)[-1])
         for seat in Seat:
             seen = view(state, seat)
@@ -314,7 +315,7 @@ def test_a_view_is_made_without_viewing_the_finished_deals(monkeypatch: pytest.M
     monkeypatch.setattr(view_module, "_finished_view", counting)
     state = new_match(Rules(schedule=[2, 1, 2]), seed=5)
     choose = random.Random(5).choice
-    while not state.is_over:
+    while playing(state):
         state = apply(state, choose(legal_actions(state)))
     seen = view(state, Seat.SOUTH)
     assert made == []

@@ -104,6 +104,15 @@ register_svg(DealState, _deal_svg)
 register_svg(MatchState, _state_svg)
 
 
+def __dir__() -> list[str]:
+    """The public names and the dunders: what ``dir(backalley)`` shows.
+
+    The module also holds its helpers and the subpackages Python binds on import
+    (``core``, ``engine``); they are reached by their import paths, not listed here.
+    """
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
+
+
 def __getattr__(name: str) -> ModuleType:
     """An old flat module path (``backalley.cards``) as an attribute; see ``_paths``."""
     return _paths.moved_module(name)
@@ -112,15 +121,17 @@ def __getattr__(name: str) -> ModuleType:
 # A seat view writes and reads its JSON through the engine's hook; the codec sits
 # above the engine, so it is registered from here and imported when first used.
 def _view_to_json(seen: SeatView) -> dict[str, Any]:
-    from .formats.codec.view import view_to_json  # noqa: PLC0415 -- imported when first used
+    from .formats.serialize import to_json  # noqa: PLC0415 -- imported when first used
 
-    return view_to_json(seen)
+    written: dict[str, Any] = to_json(seen)
+    return written
 
 
 def _view_from_json(data: Mapping[str, Any]) -> SeatView:
-    from .formats.codec.view import view_from_json  # noqa: PLC0415 -- imported when first used
+    from .formats.serialize import from_json  # noqa: PLC0415 -- imported when first used
 
-    return view_from_json(data)
+    read: SeatView = from_json("seat_view", data)
+    return read
 
 
 _view.register_json(_view_to_json, _view_from_json)

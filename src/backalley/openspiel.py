@@ -9,30 +9,8 @@ from ._extras import require_extra
 
 require_extra("backalley.openspiel", "openspiel", ["pyspiel", "numpy"])
 
-from .adapters.openspiel import (  # noqa: E402 -- only once the extra is known to be there
-    CHANCE_OFFSET,
-    GAME_TYPE,
-    PARAMETERS,
-    BackAlleyGame,
-    BackAlleyObserver,
-    BackAlleyState,
-    PlayerBot,
-    chance_action,
-    resample,
-    resampler,
-    state_from_match,
-)
+# The names are listed once, in the adapter's ``__all__``; this module re-exports them.
+from .adapters import openspiel as _adapter  # noqa: E402 -- only once the extra is known
+from .adapters.openspiel import *  # noqa: E402, F403 -- exactly the adapter's __all__
 
-__all__ = [
-    "CHANCE_OFFSET",
-    "GAME_TYPE",
-    "PARAMETERS",
-    "BackAlleyGame",
-    "BackAlleyObserver",
-    "BackAlleyState",
-    "PlayerBot",
-    "chance_action",
-    "resample",
-    "resampler",
-    "state_from_match",
-]
+__all__ = list(_adapter.__all__)

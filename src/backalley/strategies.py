@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 from .core.actions import Action, Bid, Deal, Play
 from .core.cards import CARDS, PACK_SIZE, SEATS, Card, Seat
 from .core.rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
+from .engine.bounds import playing
 from .engine.match import apply, legal_actions, new_match, seeded_deal
 from .engine.state import MatchState, Phase
 
@@ -217,7 +218,7 @@ def states(  # noqa: PLR0913 - each keyword steers one feature of the walk
     state = new_match(match_rules, seed=draw(seeds()))
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     if phase is Phase.OVER:
-        while not state.is_over:
+        while playing(state):
             state = _random_step(state, rng)
         return state
 
@@ -229,7 +230,7 @@ def states(  # noqa: PLR0913 - each keyword steers one feature of the walk
     else:
         last = match_rules.deals - 1
         target = last if last_deal else draw(st.integers(0, last))
-        while state.counted_deals < target:
+        while playing(state) and state.counted_deals < target:
             state = _random_step(state, rng)
         while state.phase is not Phase.DEAL:
             state = _random_step(state, rng)

@@ -53,6 +53,7 @@ from ..core.action_index import (
 from ..core.actions import Bid, Play, deal_of_permutation
 from ..core.cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat
 from ..core.rules import Rules
+from ..engine.bounds import check_bounds
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.sampling import InformationSet
 from ..engine.state import MatchState
@@ -380,7 +381,13 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
 
 
 def _draw(position: _Position, action: int) -> _Position:
-    """The position after a chance action; the deal is applied once its last card is drawn."""
+    """The position after a chance action; the deal is applied once its last card is drawn.
+
+    A match past a bound of :mod:`backalley.engine.bounds` (throw-ins without end) is
+    stopped with ``EndlessMatch`` as its next deal begins.
+    """
+    if not position.drawn:
+        check_bounds(position.match)
     card = action - CHANCE_OFFSET
     if not 0 <= card < PACK_SIZE or position.drawn_mask >> card & 1:
         raise ValueError(f"chance action {action} deals no card that is left to deal")

@@ -6,8 +6,8 @@ Errors reach the user as one line on standard error and a non-zero exit status,
 never as a traceback; results go to standard output. Exit status: 0 all went well,
 1 a finding (a record that breaks the rules, a match left unfinished), 2 bad input or
 usage (bad options, a file that is not a record, a file or stream that cannot be
-read or written), 130 interrupted. A reader that stops reading the output
-(``| head -1``) ends the command quietly.
+read or written), 130 interrupted (143 and 129: stopped by SIGTERM or SIGHUP). A
+reader that stops reading the output (``| head -1``) ends the command quietly.
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ from collections.abc import Sequence
 
 from .. import __compiled__, __version__
 from . import check, demo, fuzz, perft, play, replay, serve, simulate
-from ._common import EXIT_OK, EXIT_USAGE, CommandError, silence
+from ._common import (
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandError,
+    interruption,
+    silence,
+    stopping_on_signals,
+)
 
 __all__ = ["main"]
 
@@ -53,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return EXIT_OK
     try:
-        status: int = args.run(args)
+        with stopping_on_signals():
+            status: int = args.run(args)
         # Flush here, not at exit, so that a full disk is reported like any other failure.
         sys.stdout.flush()
     except CommandError as error:
@@ -71,8 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         reason = error.strerror or str(error)
         where = f"{error.filename}: " if error.filename else "cannot write the output: "
         return _fail(args.command, where + reason, EXIT_USAGE)
-    except KeyboardInterrupt:
-        return _fail(args.command, "interrupted", 130)
+    except KeyboardInterrupt as error:
+        return _fail(args.command, *interruption(error))
     return status
 
 

@@ -9,25 +9,32 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
-from collections.abc import Callable, Iterable
-from typing import TextIO, TypeAlias
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Final, TextIO, TypeAlias
 
 from ..core.cards import Seat
 from ..core.rules import SCHEDULES, Rules, TiePolicy
 
 __all__ = [
+    "EXIT_INTERRUPTED",
     "EXIT_INVALID",
     "EXIT_OK",
     "EXIT_USAGE",
+    "STOP_SIGNALS",
     "CommandError",
     "Commands",
+    "Stopped",
     "add_command",
     "add_json_option",
     "add_rules_options",
     "add_seed_option",
+    "interruption",
     "rules_from",
     "silence",
+    "stopping_on_signals",
     "write_lines",
 ]
 
@@ -40,6 +47,15 @@ EXIT_USAGE = 2
 """Bad input or usage: bad options, a file that is not what it should be, a file or stream
 that cannot be read or written."""
 
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+"""Interrupted (Ctrl-C, SIGINT): 130. Stopped by SIGTERM or SIGHUP: 128 plus the signal's
+number, 143 or 129, as a shell reports a command the signal ended."""
+
+STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGHUP)
+"""What ``kill PID``, a service manager, a job scheduler or a closed terminal sends: each
+stops a command as Ctrl-C does (one line, its workers stopped), its status 128 + the signal.
+The workers of ``--jobs`` die of them (:func:`backalley.players.simulation.worker_signals`)."""
+
 Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 Run: TypeAlias = Callable[[argparse.Namespace], int]
 
@@ -50,6 +66,43 @@ class CommandError(Exception):
     def __init__(self, message: str, status: int = EXIT_USAGE) -> None:
         super().__init__(message)
         self.status = status
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised in the main thread where Ctrl-C raises KeyboardInterrupt.
+
+    A subclass of KeyboardInterrupt, so that every command stops on it exactly as it
+    stops on Ctrl-C: workers shut down, one line said, nothing half written.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def interruption(error: KeyboardInterrupt) -> tuple[str, int]:
+    """What stopped a command in words (``interrupted``, ``stopped by SIGTERM``); its status."""
+    if isinstance(error, Stopped):
+        return f"stopped by {signal.Signals(error.signum).name}", 128 + error.signum
+    return "interrupted", EXIT_INTERRUPTED
+
+
+def _raise_stopped(signum: int, frame: object) -> None:
+    raise Stopped(signum)
+
+
+@contextmanager
+def stopping_on_signals() -> Iterator[None]:
+    """While inside, SIGTERM and SIGHUP raise :class:`Stopped`, as SIGINT raises KeyboardInterrupt.
+
+    The handlers there were before are put back after.
+    """
+    previous = {signum: signal.signal(signum, _raise_stopped) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def add_command(

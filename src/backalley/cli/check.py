@@ -25,7 +25,6 @@ import contextlib
 import functools
 import json
 import os
-import signal
 import sys
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -37,6 +36,7 @@ from ..formats.checking import IllegalRecord, check
 from ..formats.codec.report import check_report_to_json, error_to_json
 from ..formats.records import RecordError
 from ..pictures.prose import result_sentence
+from ..players.simulation import worker_signals
 from ._cluster import add_cluster_options, cluster_client
 from ._common import (
     EXIT_INVALID,
@@ -46,6 +46,7 @@ from ._common import (
     Commands,
     add_command,
     add_json_option,
+    interruption,
     jobs_within_cpus,
     write_lines,
 )
@@ -214,6 +215,10 @@ def check_files(  # noqa: PLR0913 - the run's settings, keyword-only after the f
                 yield result
 
 
+_MOST_FILES_A_TASK = 16
+"""Files a worker checks in one task: a few tenths of a second of work."""
+
+
 def _checked_here(names: list[str], complete: bool, jobs: int) -> Iterator[FileReport]:
     """``check_file`` of each name, in order; the files spread over ``jobs`` processes."""
     one = functools.partial(check_file, complete=complete)
@@ -222,8 +227,9 @@ def _checked_here(names: list[str], complete: bool, jobs: int) -> Iterator[FileR
     if jobs == 1 or len(files) < 2:
         yield from map(one, names)
         return
-    chunk = max(1, len(files) // (jobs * 8))
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_interrupts_to_parent)
+    # Small enough that a stopped run (Ctrl-C, SIGTERM) waits for few files in flight.
+    chunk = max(1, min(_MOST_FILES_A_TASK, len(files) // (jobs * 8)))
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=worker_signals)
     try:
         checked = pool.map(one, files, chunksize=chunk)
         for name in names:
@@ -231,11 +237,6 @@ def _checked_here(names: list[str], complete: bool, jobs: int) -> Iterator[FileR
     finally:
         # On Ctrl-C, drop the queued files rather than wait for them.
         pool.shutdown(wait=False, cancel_futures=True)
-
-
-def _leave_interrupts_to_parent() -> None:
-    """In a worker, ignore Ctrl-C: the parent stops the run and reports it once."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _absolute(name: str) -> str:
@@ -293,12 +294,13 @@ def run(args: argparse.Namespace) -> int:
                         write_lines([f"backalley check: {text}"], sys.stderr)
                     elif not args.json:
                         write_lines([text])
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
         # The lines printed so far are whole reports; say that they are not all of them.
+        words, status = interruption(error)
         raise CommandError(
-            f"interrupted after {done} of {len(args.records)} files"
+            f"{words} after {done} of {len(args.records)} files"
             + ("" if args.json else "; each line above is a whole report"),
-            130,
+            status,
         ) from None
     if args.json:
         write_lines([json.dumps(reports, indent=2)])

@@ -11,9 +11,10 @@ import argparse
 import random
 
 from ..core.rules import Rules
+from ..engine.bounds import playing
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import DealResult, MatchState
-from ..pictures.prose import SheetRow, result_sentence, score_rows, sheet_lines
+from ..pictures.prose import SheetRow, counted, result_sentence, score_rows, sheet_lines
 from . import _common as common
 from ._common import rules_from
 
@@ -50,7 +51,8 @@ def _describe(number: int, result: DealResult, totals: tuple[int, int]) -> list[
     else:
         trump = f"no trumps (turned the {setup.turned.name} joker)"
     kind = " (tiebreak deal)" if setup.tiebreak else ""
-    lines = [f"Deal {number}{kind}: {setup.hand_size} cards, dealer {setup.dealer}, {trump}"]
+    cards = counted(setup.hand_size, "card")
+    lines = [f"Deal {number}{kind}: {cards}, dealer {setup.dealer}, {trump}"]
     if deal.bids:
         lines.append("  bids:     " + ", ".join(str(bid) for bid in deal.bids))
     if result.thrown_in:
@@ -81,11 +83,10 @@ def demo(rules: Rules, seed: int) -> list[str]:
     chooser = random.Random(seed)
     state = new_match(rules, seed=seed)
     name = rules.schedule_name or "custom"
-    deals = "1 deal" if rules.deals == 1 else f"{rules.deals} deals"
-    lines = [f"Back Alley, {name} schedule ({deals}), seed {seed}", ""]
+    lines = [f"Back Alley, {name} schedule ({counted(rules.deals, 'deal')}), seed {seed}", ""]
     shown = 0
     totals = [0, 0]
-    while not state.is_over:
+    while playing(state):
         state = apply(state, chooser.choice(legal_actions(state)))
         while shown < len(state.history):
             result = state.history[shown]

@@ -35,9 +35,6 @@ from . import _common as common
 
 __all__ = ["Table", "add_parser", "run"]
 
-EXIT_INTERRUPTED: Final = 130
-"""The shell's status for a program stopped by Ctrl-C."""
-
 _SUIT_ORDER: Final = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
 _HELP: Final = """\
 Answers:
@@ -191,9 +188,10 @@ class Table:
             # Nobody reads the table any more: stop without a word, the match unfinished.
             common.silence(self.out)
             return common.EXIT_INVALID
-        except KeyboardInterrupt:
-            self.say("", "Interrupted: the match is left unfinished.")
-            return EXIT_INTERRUPTED
+        except KeyboardInterrupt as error:
+            words, status = common.interruption(error)
+            self.say("", f"{words.capitalize()}: the match is left unfinished.")
+            return status
         self.say("", self.result())
         return common.EXIT_OK
 
@@ -313,6 +311,9 @@ class Table:
                 # Piped answers are not echoed by a terminal: echo them, for a readable log.
                 self.out.write(line if line.endswith("\n") else line + "\n")
             answer = line.strip().lower()
+            if not answer and len(legal) == 1 and isinstance(legal[0], Play):
+                # The only legal card: Enter plays it, as the position said.
+                return legal[0]
             if not answer:
                 continue
             if answer in ("?", "help"):
@@ -374,8 +375,8 @@ class Table:
             self.say("You lead.")
         cards = [action.card for action in legal if isinstance(action, Play)]
         self.say(f"Your hand: {marked_hand(seen.hand, deal.trump, cards)}")
-        if len(cards) == 1 and len(seen.hand) > 1:
-            self.say(f"Only {cards[0].words} may be played.")
+        if len(cards) == 1:
+            self.say(f"Only {cards[0].words} may be played: press Enter to play it.")
 
 
 def _code(action: Bid | Play) -> str:

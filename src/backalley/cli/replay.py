@@ -16,7 +16,7 @@ from ..engine.match import new_match
 from ..engine.state import DealState, MatchState
 from ..formats.checking import IllegalRecord, replay_steps
 from ..formats.records import Record, RecordError
-from ..pictures.prose import PAIR_NAMES, deal_heading
+from ..pictures.prose import PAIR_NAMES, counted, deal_heading
 from ..pictures.text import hand_text, trick_text
 from ._common import EXIT_INVALID, EXIT_OK, CommandError, Commands, add_command, write_lines
 from ._recordfile import read_record
@@ -37,15 +37,11 @@ def add_parser(commands: Commands) -> None:
     parser.add_argument("record", metavar="RECORD", help="a record file ('-' reads stdin)")
 
 
-def _cards(count: int) -> str:
-    return "1 card" if count == 1 else f"{count} cards"
-
-
 def _deal_lines(
     deal: DealState, scores: tuple[int, int] | None, totals: tuple[int, int]
 ) -> list[str]:
     setup = deal.setup
-    lines = [deal_heading(setup, tiebreak=" (tiebreak deal, no bidding)", cards=_cards)]
+    lines = [deal_heading(setup, tiebreak=" (tiebreak deal, no bidding)")]
     dealt = {seat: setup.hands[seat] for seat in Seat}
     if setup.swap is not None:
         swap = setup.swap
@@ -99,7 +95,7 @@ def transcript(record: Record) -> tuple[list[str], IllegalRecord | None]:
     rules = record.rules
     name = rules.schedule_name or "custom (" + ", ".join(map(str, rules.schedule)) + ")"
     lines = [
-        f"Back Alley: {name} schedule, {rules.deals} deals, ties {rules.tie.value}, "
+        f"Back Alley: {name} schedule, {counted(rules.deals, 'deal')}, ties {rules.tie.value}, "
         f"first dealer {rules.first_dealer}, seed {record.seed}"
     ]
     totals = [0, 0]

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from ..cluster import DEFAULT_MATCH_CHUNK, IncompleteRun
 from ..cluster import simulate as simulate_on_cluster
+from ..pictures.prose import counted
 from ..players import PLAYER_KINDS
 from ..players.simulation import MAX_MATCHES, RecordsNotWritten, Summary, simulate
 from . import _common as common
@@ -126,10 +127,11 @@ def run(args: argparse.Namespace) -> int:
                     summary, partial = error.summary, error
     except RecordsNotWritten as error:
         raise common.CommandError(str(error)) from None
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as error:
         # Say how far the run got, so what it printed or wrote is not taken for the whole.
+        words, status = common.interruption(error)
         raise common.CommandError(
-            f"interrupted after {done} of {total} matches; no summary printed", 130
+            f"{words} after {done} of {total} matches; no summary printed", status
         ) from None
     finally:
         if bar is not None:
@@ -137,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
     name = rules.schedule_name or "custom"
     head = (
         f"Back Alley simulation: {summary.matches} matches, {name} schedule "
-        f"({rules.deals} deal{'' if rules.deals == 1 else 's'}), ties {rules.tie.value}, "
+        f"({counted(rules.deals, 'deal')}), ties {rules.tie.value}, "
         f"seed {args.seed}"
     )
     if summary.duplicate:

@@ -13,20 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Final
 
 from ..core.rules import Rules
-from ..players.simulation import (
-    MatchStats,
-    Summary,
-    check_run,
-    match_stats,
-    play_numbered,
-    record_text,
-    store_record,
-    summarize,
-)
+from ..players.simulation import Played, RunSettings, Summary, play_one
+from ..players.simulation import simulate as simulate_here
 from .chunks import ItemFailure, index_chunks, run_chunks
 from .connection import ClusterError
 
@@ -37,9 +29,6 @@ __all__ = ["DEFAULT_MATCH_CHUNK", "IncompleteRun", "play_matches", "simulate"]
 
 DEFAULT_MATCH_CHUNK: Final = 20
 """Matches per chunk: a fraction of a second of work or more, against ~10 ms per chunk."""
-
-_Settings = tuple[str, str, Rules, int, bool]
-"""The players' kinds, the rules, the run's seed, whether to give back records."""
 
 
 class IncompleteRun(ClusterError):
@@ -56,16 +45,38 @@ class IncompleteRun(ClusterError):
         self.failures = failures
 
 
-def play_matches(
-    settings: _Settings, indices: Sequence[int]
-) -> list[tuple[MatchStats, str | None]]:
-    """Play the matches ``indices`` of a run on a worker: each one's figures and record text."""
+def play_matches(settings: RunSettings, indices: Sequence[int]) -> list[Played]:
+    """Play the matches ``indices`` of a run on a worker: each one's number, figures, record."""
     ns, ew, rules, seed, records = settings
-    played: list[tuple[MatchStats, str | None]] = []
-    for index in indices:
-        state = play_numbered(ns, ew, rules, seed, index)
-        played.append((match_stats(state), record_text(state, ns, ew, index) if records else None))
-    return played
+    return [play_one((ns, ew, rules, seed, index, records, None)) for index in indices]
+
+
+class _OnCluster:
+    """A :data:`~backalley.players.simulation.Runner` on a cluster; it keeps the failures."""
+
+    def __init__(
+        self, client: Client, chunk_size: int, progress: Callable[[int], None] | None
+    ) -> None:
+        self.client = client
+        self.chunk_size = chunk_size
+        self.progress = progress
+        self.failures: list[ItemFailure[int]] = []
+
+    def __call__(
+        self, settings: RunSettings, matches: int, duplicate: bool
+    ) -> Generator[Played, None, None]:
+        if duplicate:
+            raise ValueError("a duplicate run is played on this machine only")
+        play = functools.partial(play_matches, settings)
+        chunks = index_chunks(matches, self.chunk_size)
+        stream = run_chunks(self.client, play, chunks, progress=self.progress)
+        # Closed here, even on Ctrl-C, so its chunks are cancelled while the client is open.
+        with contextlib.closing(stream):
+            for result in stream:
+                if isinstance(result, ItemFailure):
+                    self.failures.append(result)
+                else:
+                    yield result
 
 
 def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the players
@@ -87,29 +98,12 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     chunks finish. Matches that raise are named in :class:`IncompleteRun`,
     raised after every other match is played.
     """
-    check_run(ns, ew, matches, records)
     if chunk_size < 1:
         raise ValueError(f"a chunk holds at least one match, not {chunk_size}")
-    play = functools.partial(play_matches, (ns, ew, rules, seed, records is not None))
-    failures: list[ItemFailure[int]] = []
-    stream = run_chunks(client, play, index_chunks(matches, chunk_size), progress=progress)
-
-    def played() -> Iterator[MatchStats]:
-        # Added up as they come, so memory does not grow with the number of matches.
-        written = 0
-        for index, result in enumerate(stream):
-            if isinstance(result, ItemFailure):
-                failures.append(result)
-                continue
-            stats, text = result
-            if records is not None and text is not None:
-                store_record(records, index, text, written)
-                written += 1
-            yield stats
-
-    # Closed here, even on Ctrl-C, so its chunks are cancelled while the client is still open.
-    with contextlib.closing(stream):
-        summary = summarize(played(), (ns, ew))
-    if failures:
-        raise IncompleteRun(summary, failures, matches)
+    runner = _OnCluster(client, chunk_size, progress)
+    summary = simulate_here(
+        ns, ew, rules, seed=seed, matches=matches, records=records, runner=runner
+    )
+    if runner.failures:
+        raise IncompleteRun(summary, runner.failures, matches)
     return summary

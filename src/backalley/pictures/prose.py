@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # the view module names the trump through this one
 __all__ = [
     "PAIR_NAMES",
     "SheetRow",
+    "counted",
     "deal_heading",
     "result_sentence",
     "score_rows",
@@ -145,22 +146,26 @@ def sheet_lines(
     ]
 
 
+def counted(count: int, noun: str) -> str:
+    """A count and its noun, singular for one: ``1 card``, ``7 cards``, ``1 deal``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def deal_heading(
     setup: DealSetup,
     *,
     tiebreak: str = " (tiebreak)",
-    cards: Callable[[int], str] = "{} cards".format,
     dealer: Callable[[Seat], str] = str,
     turned: Callable[[Card], str] = lambda card: card.symbol,
 ) -> str:
     """``Deal 3: 5 cards, dealer N, turned 7♥: hearts are trumps``.
 
-    The callers choose how to write the tiebreak mark, the card count, the
-    dealer and the turned card: a terminal line is terse, an SVG caption spells
+    The callers choose how to write the tiebreak mark, the dealer and the
+    turned card: a terminal line is terse, an SVG caption spells
     them out.
     """
     return (
         f"Deal {setup.number + 1}{tiebreak if setup.tiebreak else ''}: "
-        f"{cards(setup.hand_size)}, dealer {dealer(setup.dealer)}, "
+        f"{counted(setup.hand_size, 'card')}, dealer {dealer(setup.dealer)}, "
         f"turned {turned(setup.turned)}: {trump_words(setup.trump)}"
     )

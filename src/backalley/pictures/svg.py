@@ -53,7 +53,7 @@ from ._drawing import (
     trick_picture,
     trick_words,
 )
-from .prose import PAIR_NAMES, deal_heading, score_rows, trump_words
+from .prose import PAIR_NAMES, counted, deal_heading, score_rows, trump_words
 
 __all__ = [
     "Picture",
@@ -456,7 +456,7 @@ def score_sheet_svg(state: MatchState) -> str:
         _sheet_heading(state)
         + ". "
         + " ".join(
-            f"Deal {row[0]}: {row[1]} cards, dealer {row[2]}, {row[3]}"
+            f"Deal {row[0]}: {counted(int(row[1]), 'card')}, dealer {row[2]}, {row[3]}"
             + (f", NS {row[4]}, EW {row[5]}" if row[4] else "")
             + "."
             for row in rows

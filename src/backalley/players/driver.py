@@ -17,8 +17,9 @@ from ..core.actions import Action, Bid, Play
 from ..core.cards import SEATS, Seat
 from ..core.errors import IllegalAction
 from ..core.rules import Rules
+from ..engine.bounds import EndlessMatch, playing
 from ..engine.match import apply, new_match, seeded_deal, turn
-from ..engine.state import MatchState, Phase
+from ..engine.state import MatchState
 from ..engine.view import SeatView, view
 
 __all__ = [
@@ -31,9 +32,6 @@ __all__ = [
     "player_seed",
     "seat_players",
 ]
-
-MAX_THROW_INS_IN_A_ROW: Final = 200
-"""Four passes redeal forever under the rules; players that always pass would never finish."""
 
 PLAYER_SEED_DOMAIN: Final = b"backalley-player-v1"
 """Prefix of the hash that derives a player's seed, kept apart from the deals' stream."""
@@ -118,11 +116,11 @@ def play_step(state: MatchState, seated: Sequence[Player]) -> tuple[Action, Matc
     chooses from its view and the legal actions (``seated`` in seat order). An
     action that is not legal raises :class:`PlayerError`.
     """
-    if state.phase is Phase.DEAL:
+    asked = turn(state)
+    if asked is None:
+        # Nobody acts in a match not over: it is between deals, and the seed deals.
         dealt = seeded_deal(state)
         return dealt, apply(state, dealt)
-    asked = turn(state)
-    assert asked is not None  # a deal is in progress, so somebody acts
     seat, legal = asked
     action = seated[seat](view(state, seat), legal)
     return action, _judged(state, seat, action)
@@ -140,7 +138,8 @@ def play_match(
 
     ``players`` maps each seat to its player, or lists them North, East, South,
     West. Each player sees only its own view. A returned action that is not legal
-    raises :class:`PlayerError` naming the seat, the action and the reason.
+    raises :class:`PlayerError` naming the seat, the action and the reason; so does a
+    match past a bound of :mod:`backalley.engine.bounds` (throw-ins without end).
     ``start`` plays on from a state (instead of a new match of ``rules`` and
     ``seed``); ``watch(before, action, after)`` is told of every action.
     """
@@ -148,30 +147,15 @@ def play_match(
         raise ValueError("play_match starts from a state or from rules and a seed, not both")
     state = new_match(rules, seed=seed) if start is None else start
     seated = seat_players(players, state.seed)
-    thrown_in = 0
-    # The loop of play_step, written out: a match calls it hundreds of times, and
-    # ``turn`` gives the seat and its legal actions in one call.
-    while state.core.outcome is None:
-        asked = turn(state)
-        if asked is None:
-            history = state.core.history
-            thrown_in = thrown_in + 1 if history and history[-1].thrown_in else 0
-            if thrown_in > MAX_THROW_INS_IN_A_ROW:
-                raise PlayerError(
-                    None,
-                    None,
-                    f"{thrown_in} deals in a row were thrown in: the players "
-                    "always pass, so the match would never end.",
-                )
-            action: Action = seeded_deal(state)
-            following = apply(state, action)
-        else:
-            seat, legal = asked
-            action = seated[seat](view(state, seat), legal)
-            following = _judged(state, seat, action)
-        if watch is not None:
-            watch(state, action, following)
-        state = following
+    try:
+        while playing(state):
+            action, following = play_step(state, seated)
+            if watch is not None:
+                watch(state, action, following)
+            state = following
+    except EndlessMatch as endless:
+        # Players that always pass never end a match: no single one of them is to blame.
+        raise PlayerError(None, None, str(endless)) from None
     return state
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import hashlib
 import math
 import os
@@ -40,19 +41,24 @@ __all__ = [
     "MatchStats",
     "PairStats",
     "PairSummary",
+    "Played",
     "RecordsNotWritten",
+    "RunSettings",
+    "Runner",
     "Summary",
     "check_folder",
     "check_run",
     "match_seed",
     "match_stats",
     "play_numbered",
+    "play_one",
     "record_path",
     "record_text",
     "simulate",
     "store_record",
     "summarize",
     "wilson_interval",
+    "worker_signals",
     "write_record",
 ]
 
@@ -279,10 +285,22 @@ def check_run(ns: str, ew: str, matches: int, records: str | None) -> None:
         check_folder(records)
 
 
+RunSettings = tuple[str, str, Rules, int, bool]
+"""A run: the players' kinds (North-South's, East-West's), the rules, the run's seed, and
+whether each match gives back its record."""
+
 _Job = tuple[str, str, Rules, int, int, bool, int | None]
 """A match: the players' kinds, the rules, the run's seed, the index, whether to give back
 its record, and in a duplicate run which seating of its set it is (0 as given, 1
 exchanged; else None)."""
+
+Played = tuple[int, MatchStats, str | None]
+"""A match played: its number among the run's records, its figures, its record's text."""
+
+Runner = Callable[[RunSettings, int, bool], Generator[Played, None, None]]
+"""Where a run's matches are played: ``runner(settings, matches, duplicate)`` gives each
+match played, in order of number; a runner that goes on past a failed match leaves it
+out and says so itself (:func:`backalley.cluster.simulate`)."""
 
 
 def record_path(folder: str, index: int) -> Path:
@@ -334,10 +352,10 @@ def store_record(folder: str, index: int, text: str, written: int) -> None:
         ) from None
 
 
-def _play_one(job: _Job) -> tuple[MatchStats, str | None]:
-    """Play one match in a worker: players are named, so only plain data crosses processes.
+def play_one(job: _Job) -> Played:
+    """Play one match wherever it runs: players are named, so only plain data crosses.
 
-    The record's text comes back with the figures: the parent writes the files, in
+    The record's text comes back with the figures: the caller writes the files, in
     order, so a failure leaves exactly the records before it.
     """
     first, second, rules, seed, index, records, seating = job
@@ -347,7 +365,7 @@ def _play_one(job: _Job) -> tuple[MatchStats, str | None]:
     number = index if seating is None else 2 * index + seating
     text = record_text(state, ns, ew, number) if records else None
     stats = match_stats(state)
-    return (_exchanged(stats) if seating else stats), text
+    return number, (_exchanged(stats) if seating else stats), text
 
 
 def _exchanged(stats: MatchStats) -> MatchStats:
@@ -367,6 +385,7 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     progress: Callable[[int], None] | None = None,
     records: str | None = None,
     duplicate: bool = False,
+    runner: Runner | None = None,
 ) -> Summary:
     """Play ``matches`` matches, ``ns`` players for North-South against ``ew`` for East-West.
 
@@ -378,8 +397,9 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     temporary file renamed), in order; a file that cannot be written stops the
     run with :class:`RecordsNotWritten`, the records before it written and none
     after. Matches are made as they are played, so memory does not grow with
-    ``matches``. :func:`backalley.cluster.simulate` plays the same run on a Dask
-    cluster. With ``duplicate`` each match's deals are played twice, the second
+    ``matches``. ``runner`` plays them elsewhere than in ``jobs`` local processes:
+    :func:`backalley.cluster.simulate` plays the same run on a Dask cluster through
+    it. With ``duplicate`` each match's deals are played twice, the second
     time with the pairs exchanged (``2 * matches`` matches; the summary's pairs
     are then the two kinds of player, whichever seats they held). The deals are
     the same as long as the two matches throw in the same deals: a thrown-in deal
@@ -388,14 +408,10 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
     check_run(ns, ew, matches, records)
     if jobs < 1:
         raise ValueError(f"use at least one process, not {jobs}")
-    # Made as they are needed, so a run of any length holds only the matches in flight.
-    seatings: tuple[int | None, ...] = (0, 1) if duplicate else (None,)
-    work = (
-        (ns, ew, rules, seed, index, records is not None, seating)
-        for index in range(matches)
-        for seating in seatings
-    )
-    played = _run(work, jobs)
+    if runner is not None and jobs != 1:
+        raise ValueError("play the matches in local processes (jobs) or through a runner, not both")
+    run = functools.partial(_run_here, jobs=jobs) if runner is None else runner
+    played = run((ns, ew, rules, seed, records is not None), matches, duplicate)
     try:
         return summarize(_results(played, records, progress), (ns, ew), duplicate=duplicate)
     finally:
@@ -404,35 +420,44 @@ def simulate(  # noqa: PLR0913 - the run's settings, keyword-only after the play
 
 
 def _results(
-    played: Iterator[tuple[MatchStats, str | None]],
-    records: str | None,
-    progress: Callable[[int], None] | None,
+    played: Iterator[Played], records: str | None, progress: Callable[[int], None] | None
 ) -> Iterator[MatchStats]:
     """Each match's figures in order, its record written first; progress told of each.
 
-    Match ``number`` here is the record's number: in a duplicate run the two
-    seatings of a set come one after the other.
+    A match's number is its record's: in a duplicate run the two seatings of a set
+    come one after the other.
     """
-    for index, (stats, text) in enumerate(played):
+    for written, (number, stats, text) in enumerate(played):
         if records is not None and text is not None:
-            store_record(records, index, text, index)
+            store_record(records, number, text, written)
         if progress is not None:
-            progress(index + 1)
+            progress(written + 1)
         yield stats
 
 
-def _run(work: Iterator[_Job], jobs: int) -> Generator[tuple[MatchStats, str | None], None, None]:
+def _run_here(
+    settings: RunSettings, matches: int, duplicate: bool, *, jobs: int
+) -> Generator[Played, None, None]:
+    """The matches of a run played in this process (``jobs`` 1) or in ``jobs`` processes."""
+    # Made as they are needed, so a run of any length holds only the matches in flight.
+    seatings: tuple[int | None, ...] = (0, 1) if duplicate else (None,)
+    ns, ew, rules, seed, records = settings
+    work = (
+        (ns, ew, rules, seed, index, records, seating)
+        for index in range(matches)
+        for seating in seatings
+    )
     if jobs == 1:
-        yield from map(_play_one, work)
+        yield from map(play_one, work)
         return
     # Executor.map would submit every match at once; a window of a few matches a process
     # keeps memory flat however many are asked for, and results still come in order.
     window = jobs * _WINDOW_PER_JOB
-    pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_interrupts_to_parent)
-    pending: collections.deque[Future[tuple[MatchStats, str | None]]] = collections.deque()
+    pool = ProcessPoolExecutor(max_workers=jobs, initializer=worker_signals)
+    pending: collections.deque[Future[Played]] = collections.deque()
     try:
         for job in work:
-            pending.append(pool.submit(_play_one, job))
+            pending.append(pool.submit(play_one, job))
             if len(pending) >= window:
                 yield pending.popleft().result()
         while pending:
@@ -444,6 +469,14 @@ def _run(work: Iterator[_Job], jobs: int) -> Generator[tuple[MatchStats, str | N
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _leave_interrupts_to_parent() -> None:
-    """In a worker, ignore Ctrl-C: the parent stops the run and reports it once."""
+def worker_signals() -> None:
+    """In a worker process: leave Ctrl-C to the parent, and die of SIGTERM and SIGHUP.
+
+    The parent stops the run and reports it once; a signal sent to the whole process
+    group (a closed terminal, a job scheduler) ends the workers at once. A forked worker
+    would otherwise inherit the parent's handlers (``backalley.cli`` makes SIGTERM and
+    SIGHUP stop a command as Ctrl-C does) and outlive a parent killed outright.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)

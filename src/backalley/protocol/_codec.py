@@ -12,10 +12,11 @@ from typing import Any
 
 from ..core.actions import Bid, Deal, Play
 from ..engine.state import MatchState, Outcome
-from ..formats.codec import RecordError, from_json, to_json
+from ..formats.codec._base import RecordError
 from ..formats.codec.record import dumps
 from ..formats.codec.values import claim_to_json, rules_from_json, rules_to_json
 from ..formats.records import record_from_state
+from ..formats.serialize import from_json, to_json
 
 __all__ = [
     "CodecError",

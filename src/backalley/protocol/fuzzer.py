@@ -23,6 +23,7 @@ import attrs
 
 from ..core.cards import Card
 from ..core.rules import Rules
+from ..engine.bounds import check_bounds
 from ..engine.state import MatchState
 from ._codec import record_text
 from .cases import (
@@ -137,6 +138,10 @@ def handshake(engine: EngineProcess) -> frozenset[str]:
         raise ProtocolBroken(
             f"the engine does not say hello in {PROTOCOL}: {json.dumps(reply)[:200]}"
         )
+    if reply == hello or "version" not in reply:
+        # A hello reply names the one version the engine chose; the request lists them.
+        echoed = " (it sent the request back, as `cat` does)" if reply == hello else ""
+        raise ProtocolBroken(f"the engine's reply to hello was not a hello{echoed}: no version")
     if reply.get("version") != VERSION:
         raise ProtocolBroken(f"the engine speaks version {reply.get('version')!r}, not {VERSION}")
     capabilities = reply.get("capabilities", [])
@@ -204,6 +209,8 @@ def _drive(
     number = 0
     while (source := sources(number)) is not None:
         before = session.state
+        # A match of throw-ins or tiebreaks without end is stopped here, between deals.
+        check_bounds(before)
         walked = walk_deal(session, source, with_legal=with_legal)
         if isinstance(source, ScriptSource) and not source.done():
             raise Invalid("the script does not fit the match")

@@ -77,54 +77,49 @@ def integer(value: Any) -> int | None:
     return None
 
 
-def whole(value: Any, path: str, error: type[RecordError] = RecordError) -> int:
-    """A whole number (a JSON Schema integer), or ``error`` at ``path``."""
+def whole(value: Any, path: str) -> int:
+    """A whole number (a JSON Schema integer), else a :class:`RecordError` at ``path``."""
     number = integer(value)
     if number is None:
-        raise error(path, f"expected a whole number, found {found(value)}")
+        raise RecordError(path, f"expected a whole number, found {found(value)}")
     return number
 
 
-def obj(  # noqa: PLR0913 -- the shape of an object is all keyword-free data
+def obj(
     value: Any,
     path: str,
     fields: tuple[str, ...],
     required: tuple[str, ...],
     *,
     closed: bool = True,
-    error: type[RecordError] = RecordError,
 ) -> dict[str, Any]:
     """An object with the ``required`` fields (and, if ``closed``, no others than ``fields``)."""
     if not isinstance(value, dict):
-        raise error(path, f"expected an object, found {found(value)}")
+        raise RecordError(path, f"expected an object, found {found(value)}")
     if closed:
         for key in value:
             if key not in fields:
-                raise error(at(path, key), f"unknown field {key!r}; known: {', '.join(fields)}")
+                raise RecordError(
+                    at(path, key), f"unknown field {key!r}; known: {', '.join(fields)}"
+                )
     for key in required:
         if key not in value:
-            raise error(path, f"the field {key!r} is missing")
+            raise RecordError(path, f"the field {key!r} is missing")
     return value
 
 
-def array(
-    value: Any,
-    path: str,
-    what: str,
-    most: int | None = None,
-    error: type[RecordError] = RecordError,
-) -> list[Any]:
-    """An array (of at most ``most`` items of ``what``), or ``error`` at ``path``."""
+def array(value: Any, path: str, what: str, most: int | None = None) -> list[Any]:
+    """An array (of at most ``most`` items of ``what``), else a :class:`RecordError` at ``path``."""
     if not isinstance(value, list):
-        raise error(path, f"expected an array of {what}, found {found(value)}")
+        raise RecordError(path, f"expected an array of {what}, found {found(value)}")
     if most is not None and len(value) > most:
-        raise error(path, f"at most {most} {what}, found {len(value)}")
+        raise RecordError(path, f"at most {most} {what}, found {len(value)}")
     return value
 
 
-def two_ints(value: Any, path: str, error: type[RecordError] = RecordError) -> tuple[int, int]:
+def two_ints(value: Any, path: str) -> tuple[int, int]:
     """Two whole numbers, North-South's then East-West's (scores, totals, tricks)."""
-    items = array(value, path, "scores (North-South, East-West)", error=error)
+    items = array(value, path, "scores (North-South, East-West)")
     if len(items) != 2:
-        raise error(path, f"expected two scores (North-South, East-West), found {len(items)}")
-    return (whole(items[0], at(path, 0), error), whole(items[1], at(path, 1), error))
+        raise RecordError(path, f"expected two scores (North-South, East-West), found {len(items)}")
+    return (whole(items[0], at(path, 0)), whole(items[1], at(path, 1)))

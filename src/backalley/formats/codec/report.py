@@ -1,7 +1,7 @@
 """The JSON of what checking a record finds: a refusal, a claim that is wrong, a verdict.
 
-``backalley check --json`` writes these. Kept out of :func:`~backalley.formats.codec.to_json`
-because checking is itself built on the codec.
+``backalley check --json`` writes these. Kept out of :func:`~backalley.formats.serialize.to_json`
+because a report is written with the number of deals the record holds.
 """
 
 from __future__ import annotations

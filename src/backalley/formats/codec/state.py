@@ -16,7 +16,9 @@ from ...core.dealing import deal
 from ...core.rules import Rules
 from ...engine.match import apply
 from ...engine.state import DealCore, DealResult, DealState, MatchCore, MatchState
-from ._base import RecordError, SerializeError, at, integer, obj, two_ints, whole
+from ..checking import check
+from ..records import record_from_state
+from ._base import RecordError, at, integer, obj, two_ints, whole
 from .record import parse_record, record_to_json
 from .values import (
     call_bid_from_json,
@@ -64,28 +66,26 @@ def deal_result_from_json(data: Any, path: str) -> DealResult:
     plays go through ``apply``, so the rebuilt deal is exactly what play produces.
     """
     names = ("number", "dealer", "hand_size", "tiebreak", "deck", "bids", "plays", "scores")
-    fields = obj(data, path, names, names, error=SerializeError)
-    number = whole(fields["number"], at(path, "number"), SerializeError)
-    hand_size = whole(fields["hand_size"], at(path, "hand_size"), SerializeError)
+    fields = obj(data, path, names, names)
+    number = whole(fields["number"], at(path, "number"))
+    hand_size = whole(fields["hand_size"], at(path, "hand_size"))
     tiebreak = fields["tiebreak"]
     if not isinstance(tiebreak, bool):
-        raise SerializeError(at(path, "tiebreak"), f"expected true or false, found {tiebreak!r}")
-    dealer = seat_from_json(fields["dealer"], at(path, "dealer"), SerializeError, any_spelling=True)
+        raise RecordError(at(path, "tiebreak"), f"expected true or false, found {tiebreak!r}")
+    dealer = seat_from_json(fields["dealer"], at(path, "dealer"), any_spelling=True)
     try:
         rules = Rules(schedule=[hand_size], first_dealer=dealer)
         setup = deal(
-            Deal(
-                cards_from_json(fields["deck"], at(path, "deck"), SerializeError, any_spelling=True)
-            ).deck,
+            Deal(cards_from_json(fields["deck"], at(path, "deck"), any_spelling=True)).deck,
             dealer=dealer,
             hand_size=hand_size,
             number=number,
             tiebreak=tiebreak,
         )
-    except SerializeError:
+    except RecordError:
         raise
     except (ValueError, TypeError) as error:
-        raise SerializeError(path, str(error)) from None
+        raise RecordError(path, str(error)) from None
     # The one place that builds a deal state by hand: the deal stands alone, outside
     # any match, so there is no history to replay it from.
     leader = setup.first_bidder if tiebreak else None
@@ -93,21 +93,21 @@ def deal_result_from_json(data: Any, path: str) -> DealResult:
     bids = fields["bids"]
     plays = fields["plays"]
     if not isinstance(bids, list) or not isinstance(plays, list):
-        raise SerializeError(path, "bids and plays are arrays")
+        raise RecordError(path, "bids and plays are arrays")
     for index, call in enumerate(bids):
         where = at(at(path, "bids"), index)
-        bid = call_bid_from_json(_mover(state), call, where, SerializeError)
+        bid = call_bid_from_json(_mover(state), call, where)
         state = _replay_one(state, bid, where)
     for index, code in enumerate(plays):
-        card = card_from_json(code, at(at(path, "plays"), index), SerializeError, any_spelling=True)
+        card = card_from_json(code, at(at(path, "plays"), index), any_spelling=True)
         state = _replay_one(state, Play(_mover(state), card), at(at(path, "plays"), index))
     if len(state.history) != 1:
-        raise SerializeError(path, "the bids and plays do not finish the deal")
+        raise RecordError(path, "the bids and plays do not finish the deal")
 
     result = state.history[0]
-    claimed = two_ints(fields["scores"], at(path, "scores"), SerializeError)
+    claimed = two_ints(fields["scores"], at(path, "scores"))
     if claimed != result.scores:
-        raise SerializeError(
+        raise RecordError(
             at(path, "scores"), f"the deal scores {list(result.scores)}, not {list(claimed)}"
         )
     return result
@@ -125,7 +125,7 @@ def _replay_one(state: MatchState, action: Bid | Play, path: str) -> MatchState:
     try:
         return apply(state, action)
     except ValueError as error:
-        raise SerializeError(path, f"{action} is illegal: {error}") from None
+        raise RecordError(path, f"{action} is illegal: {error}") from None
 
 
 # --- match states ------------------------------------------------------------------
@@ -162,34 +162,29 @@ def snapshot(state: MatchState) -> dict[str, Any]:
 
 def state_to_json(state: MatchState) -> dict[str, Any]:
     """The record reaching ``state`` and its snapshot."""
-    from ..records import record_from_state  # noqa: PLC0415 -- built on this codec
-
     return {"record": record_to_json(record_from_state(state)), "snapshot": snapshot(state)}
 
 
 def state_from_json(data: Any, path: str) -> MatchState:
     """The state a ``{"record", "snapshot"}`` reaches, its snapshot checked."""
-    from ..checking import check  # noqa: PLC0415 -- built on this codec
-
     fields = obj(
         data,
         path,
         ("record", "snapshot"),
         ("record", "snapshot"),
-        error=SerializeError,
     )
     try:
         report = check(parse_record(fields["record"]))
     except RecordError as error:
         # Say where in this value the record's problem is: under "record".
-        raise SerializeError(
+        raise RecordError(
             at(at(path, "record"), error.path) if error.path else at(path, "record"),
             error.message,
         ) from None
     # The record's claimed scores, totals and result must be the replay's: a state's JSON
     # never carries a claim that is false.
     for wrong in report.discrepancies:
-        raise SerializeError(at(at(path, "record"), wrong.path), wrong.message)
+        raise RecordError(at(at(path, "record"), wrong.path), wrong.message)
     state = report.state
     expected = snapshot(state)
     given = obj(
@@ -197,11 +192,10 @@ def state_from_json(data: Any, path: str) -> MatchState:
         at(path, "snapshot"),
         tuple(expected),
         tuple(expected),
-        error=SerializeError,
     )
     for key, value in expected.items():
         if not _same(given[key], value):
-            raise SerializeError(
+            raise RecordError(
                 at(at(path, "snapshot"), key),
                 f"the record reaches {value!r}, the snapshot says {given[key]!r}",
             )

@@ -1,8 +1,8 @@
 """The JSON of the library's small values: cards, seats, pairs, actions, tricks, outcomes, rules.
 
 Each value has one writer (``*_to_json``) and one reader (``*_from_json(data, path)``);
-the readers raise ``error`` (a :class:`~._base.RecordError` kind) with the JSON
-path, and are where a check of an impossible value belongs.
+the readers raise :class:`~._base.RecordError` with the JSON path of the bad value,
+and are where a check of an impossible value belongs.
 """
 
 from __future__ import annotations
@@ -54,22 +54,21 @@ _MAX_TARGET: Final = 2 * (MAX_HAND_SIZE - 1)
 _MAX_MULTIPLIER: Final = 4
 _SEAT_LETTERS: Final = {seat.letter: seat for seat in SEATS}
 _PAIR_LABELS: Final = {pair.label: pair for pair in PAIRS}
-Error = type[RecordError]
 _T = TypeVar("_T")
 
 
 # --- cards, seats, suits, pairs ---------------------------------------------------------
 
 
-def _spelled(parse: Callable[[Any], _T], value: Any, path: str, error: Error) -> _T:
+def _spelled(parse: Callable[[Any], _T], value: Any, path: str) -> _T:
     """``parse(value)`` (a card, seat or suit in any spelling), its refusal raised at ``path``."""
     try:
         return parse(value)
     except (ValueError, TypeError) as problem:
-        raise error(path, str(problem)) from None
+        raise RecordError(path, str(problem)) from None
 
 
-def cards_of_codes(items: list[Any], path: str, error: Error = RecordError) -> tuple[Card, ...]:
+def cards_of_codes(items: list[Any], path: str) -> tuple[Card, ...]:
     """Cards from their codes (``items`` the JSON array at ``path``), in order.
 
     The same as ``card_from_json`` of each item at ``path[index]``; a record holds
@@ -78,31 +77,27 @@ def cards_of_codes(items: list[Any], path: str, error: Error = RecordError) -> t
     try:
         return tuple(map(_CODES.__getitem__, items))
     except (KeyError, TypeError):
-        return tuple(
-            card_from_json(item, at(path, index), error) for index, item in enumerate(items)
-        )
+        return tuple(card_from_json(item, at(path, index)) for index, item in enumerate(items))
 
 
-def card_from_json(
-    value: Any, path: str, error: Error = RecordError, *, any_spelling: bool = False
-) -> Card:
+def card_from_json(value: Any, path: str, *, any_spelling: bool = False) -> Card:
     """A card from its code; ``any_spelling`` also reads ``as``, ``TH``, ``big``."""
     if any_spelling:
-        return _spelled(Card.parse, value, path, error)
+        return _spelled(Card.parse, value, path)
     if not isinstance(value, str):
-        raise error(path, f"expected a card code such as 'AS', found {found(value)}")
+        raise RecordError(path, f"expected a card code such as 'AS', found {found(value)}")
     card = _CODES.get(value)
     if card is not None:
         return card
     try:
         spelled = Card.parse(value)
     except ValueError:
-        raise error(
+        raise RecordError(
             path,
             f"unknown card {value!r}: a card is a rank (2-10, J, Q, K, A) then a suit "
             "(C, D, H, S), or BIG or LITTLE",
         ) from None
-    raise error(path, f"write the card {value!r} as {spelled.code!r}: records use codes")
+    raise RecordError(path, f"write the card {value!r} as {spelled.code!r}: records use codes")
 
 
 def cards_to_json(cards: tuple[Card, ...] | list[Card]) -> list[str]:
@@ -110,40 +105,36 @@ def cards_to_json(cards: tuple[Card, ...] | list[Card]) -> list[str]:
     return [card.code for card in cards]
 
 
-def cards_from_json(
-    value: Any, path: str, error: Error = RecordError, *, any_spelling: bool = False
-) -> tuple[Card, ...]:
+def cards_from_json(value: Any, path: str, *, any_spelling: bool = False) -> tuple[Card, ...]:
     """An array of card codes."""
-    items = array(value, path, "card codes", error=error)
+    items = array(value, path, "card codes")
     if not any_spelling:
-        return cards_of_codes(items, path, error)
+        return cards_of_codes(items, path)
     return tuple(
-        card_from_json(item, at(path, index), error, any_spelling=any_spelling)
+        card_from_json(item, at(path, index), any_spelling=any_spelling)
         for index, item in enumerate(items)
     )
 
 
-def seat_from_json(
-    value: Any, path: str, error: Error = RecordError, *, any_spelling: bool = False
-) -> Seat:
+def seat_from_json(value: Any, path: str, *, any_spelling: bool = False) -> Seat:
     """A seat from its letter; ``any_spelling`` also reads ``n`` or ``North``."""
     if any_spelling:
-        return _spelled(Seat.parse, value, path, error)
+        return _spelled(Seat.parse, value, path)
     if not isinstance(value, str) or value not in _SEAT_LETTERS:
-        raise error(path, f"expected a seat letter N, E, S or W, found {found(value)}")
+        raise RecordError(path, f"expected a seat letter N, E, S or W, found {found(value)}")
     return _SEAT_LETTERS[value]
 
 
-def suit_from_json(value: Any, path: str, error: Error = RecordError) -> Suit:
+def suit_from_json(value: Any, path: str) -> Suit:
     """A suit from its letter (any spelling :meth:`Suit.parse` reads)."""
-    return _spelled(Suit.parse, value, path, error)
+    return _spelled(Suit.parse, value, path)
 
 
-def pair_from_json(value: Any, path: str, error: Error = RecordError) -> Pair:
+def pair_from_json(value: Any, path: str) -> Pair:
     """A pair from its label, ``NS`` or ``EW``."""
     if isinstance(value, str) and value in _PAIR_LABELS:
         return _PAIR_LABELS[value]
-    raise error(path, f"unknown pair {found(value)}: pairs are 'NS' and 'EW'")
+    raise RecordError(path, f"unknown pair {found(value)}: pairs are 'NS' and 'EW'")
 
 
 # --- actions ------------------------------------------------------------------------------
@@ -156,51 +147,51 @@ def action_to_json(action: Bid | Play | Deal) -> Any:
     return action_text(action)
 
 
-def action_from_json(data: Any, path: str, error: Error = RecordError) -> Bid | Play | Deal:
+def action_from_json(data: Any, path: str) -> Bid | Play | Deal:
     """An action from its notation, or a deal from ``{"deal": [...]}``."""
     if isinstance(data, dict):
-        fields = obj(data, path, ("deal",), ("deal",), error=error)
-        cards = cards_from_json(fields["deal"], at(path, "deal"), error, any_spelling=True)
+        fields = obj(data, path, ("deal",), ("deal",))
+        cards = cards_from_json(fields["deal"], at(path, "deal"), any_spelling=True)
         try:
             return Deal(cards)
         except (ValueError, TypeError) as problem:
-            raise error(at(path, "deal"), str(problem)) from None
+            raise RecordError(at(path, "deal"), str(problem)) from None
     try:
         return parse_action(data)
     except NotationError as problem:
-        raise error(path, str(problem)) from None
+        raise RecordError(path, str(problem)) from None
 
 
-def bid_from_json(data: Any, path: str, error: Error = RecordError) -> Bid:
+def bid_from_json(data: Any, path: str) -> Bid:
     """A bid action, ``"N 3"``."""
-    action = action_from_json(data, path, error)
+    action = action_from_json(data, path)
     if not isinstance(action, Bid):
-        raise error(path, f"expected a bid such as 'N 3', found {data!r}")
+        raise RecordError(path, f"expected a bid such as 'N 3', found {data!r}")
     return action
 
 
-def play_from_json(data: Any, path: str, error: Error = RecordError) -> Play:
+def play_from_json(data: Any, path: str) -> Play:
     """A play action, ``"S AS"``."""
-    action = action_from_json(data, path, error)
+    action = action_from_json(data, path)
     if not isinstance(action, Play):
-        raise error(path, f"expected a play such as 'S AS', found {data!r}")
+        raise RecordError(path, f"expected a play such as 'S AS', found {data!r}")
     return action
 
 
-def deal_from_json(data: Any, path: str, error: Error = RecordError) -> Deal:
+def deal_from_json(data: Any, path: str) -> Deal:
     """A deal action, ``{"deal": [54 card codes]}``."""
-    action = action_from_json(data, path, error)
+    action = action_from_json(data, path)
     if not isinstance(action, Deal):
-        raise error(path, f"expected a deal such as {{'deal': [54 cards]}}, found {data!r}")
+        raise RecordError(path, f"expected a deal such as {{'deal': [54 cards]}}, found {data!r}")
     return action
 
 
-def call_bid_from_json(seat: Seat, value: Any, path: str, error: Error = RecordError) -> Bid:
+def call_bid_from_json(seat: Seat, value: Any, path: str) -> Bid:
     """The bid ``seat`` makes with the call ``value`` (``"pass"``, ``"3"``, ``"board"``)."""
     try:
         amount, board = parse_call(value)
     except NotationError as problem:
-        raise error(path, str(problem)) from None
+        raise RecordError(path, str(problem)) from None
     return Bid(seat, amount, board)
 
 
@@ -212,26 +203,26 @@ def contract_to_json(contract: Contract) -> dict[str, Any]:
     return {"target": contract.target, "multiplier": contract.multiplier}
 
 
-def contract_from_json(data: Any, path: str, error: Error = RecordError) -> Contract:
+def contract_from_json(data: Any, path: str) -> Contract:
     """A contract from ``{"target", "multiplier"}``."""
     names = ("target", "multiplier")
-    fields = obj(data, path, names, names, error=error)
-    target = whole(fields["target"], at(path, "target"), error)
-    multiplier = whole(fields["multiplier"], at(path, "multiplier"), error)
+    fields = obj(data, path, names, names)
+    target = whole(fields["target"], at(path, "target"))
+    multiplier = whole(fields["multiplier"], at(path, "multiplier"))
     # Two bids of at most hand size - 1 make a target; the k-th Board of four is worth k.
     if not 0 <= target <= _MAX_TARGET:
-        raise error(
+        raise RecordError(
             at(path, "target"),
             f"a pair's target is a whole number from 0 to {_MAX_TARGET} (two bids of at most "
             f"{MAX_HAND_SIZE - 1}), not {target}",
         )
     if not 0 <= multiplier <= _MAX_MULTIPLIER:
-        raise error(
+        raise RecordError(
             at(path, "multiplier"),
             f"a Board's multiplier is 1 to {_MAX_MULTIPLIER} (0 for no Board), not {multiplier}",
         )
     if multiplier and target:
-        raise error(path, "a Board contract has no numeric target: the target must be 0")
+        raise RecordError(path, "a Board contract has no numeric target: the target must be 0")
     return Contract(target, multiplier)
 
 
@@ -244,29 +235,27 @@ def trick_to_json(trick: Trick) -> dict[str, Any]:
     }
 
 
-def trick_from_json(data: Any, path: str, error: Error = RecordError) -> Trick:
+def trick_from_json(data: Any, path: str) -> Trick:
     """A trick from ``{"leader", "cards", "winner"}``."""
     names = ("leader", "cards", "winner")
-    fields = obj(data, path, names, names, error=error)
+    fields = obj(data, path, names, names)
     winner = fields["winner"]
     cards_path = at(path, "cards")
-    array(fields["cards"], cards_path, "cards (one a player)", 4, error)
-    cards = cards_from_json(fields["cards"], cards_path, error, any_spelling=True)
+    array(fields["cards"], cards_path, "cards (one a player)", 4)
+    cards = cards_from_json(fields["cards"], cards_path, any_spelling=True)
     for index, card in enumerate(cards):
         if card in cards[:index]:
-            raise error(at(cards_path, index), f"{card.code} is played twice in one trick")
+            raise RecordError(at(cards_path, index), f"{card.code} is played twice in one trick")
     if (winner is None) != (len(cards) < 4):
-        raise error(
+        raise RecordError(
             at(path, "winner"),
             "a trick of four cards has a winner and an unfinished trick none; this one has "
             f"{len(cards)} cards and {'no' if winner is None else 'a'} winner",
         )
     return Trick(
-        seat_from_json(fields["leader"], at(path, "leader"), error, any_spelling=True),
+        seat_from_json(fields["leader"], at(path, "leader"), any_spelling=True),
         cards,
-        None
-        if winner is None
-        else seat_from_json(winner, at(path, "winner"), error, any_spelling=True),
+        None if winner is None else seat_from_json(winner, at(path, "winner"), any_spelling=True),
     )
 
 
@@ -277,21 +266,21 @@ def swap_to_json(swap: Swap | None) -> dict[str, Any] | None:
     return {"seat": swap.seat.letter, "joker": swap.joker.code, "received": swap.received.code}
 
 
-def swap_from_json(data: Any, path: str, error: Error = RecordError) -> Swap | None:
+def swap_from_json(data: Any, path: str) -> Swap | None:
     """A joker swap from ``{"seat", "joker", "received"}``, or None from null."""
     if data is None:
         return None
     names = ("seat", "joker", "received")
-    fields = obj(data, path, names, names, error=error)
-    joker = card_from_json(fields["joker"], at(path, "joker"), error, any_spelling=True)
-    received = card_from_json(fields["received"], at(path, "received"), error, any_spelling=True)
+    fields = obj(data, path, names, names)
+    joker = card_from_json(fields["joker"], at(path, "joker"), any_spelling=True)
+    received = card_from_json(fields["received"], at(path, "received"), any_spelling=True)
     # The turned card is one joker, so the swap gives up the other and takes a plain card.
     if not joker.is_joker:
-        raise error(at(path, "joker"), f"only a joker is swapped, not {joker.code}")
+        raise RecordError(at(path, "joker"), f"only a joker is swapped, not {joker.code}")
     if received.is_joker:
-        raise error(at(path, "received"), "the card taken for a joker is a plain card")
+        raise RecordError(at(path, "received"), "the card taken for a joker is a plain card")
     return Swap(
-        seat_from_json(fields["seat"], at(path, "seat"), error, any_spelling=True),
+        seat_from_json(fields["seat"], at(path, "seat"), any_spelling=True),
         joker,
         received,
     )
@@ -310,33 +299,33 @@ def outcome_to_json(outcome: Outcome) -> dict[str, Any]:
     return {**claim_to_json(outcome.termination, outcome.winner), "totals": list(outcome.totals)}
 
 
-def termination_from_json(value: Any, path: str, error: Error = RecordError) -> Termination:
+def termination_from_json(value: Any, path: str) -> Termination:
     """How a match ended: ``score``, ``draw`` or ``tiebreak-deal``."""
     if not isinstance(value, str) or value not in list(Termination):
-        raise error(
+        raise RecordError(
             path,
             f"unknown termination {found(value)}: expected 'score', 'draw' or 'tiebreak-deal'",
         )
     return Termination(value)
 
 
-def winner_from_json(value: Any, path: str, error: Error = RecordError) -> Pair | None:
+def winner_from_json(value: Any, path: str) -> Pair | None:
     """The winning pair, or None (null) for a draw."""
     if value is not None and (not isinstance(value, str) or value not in _PAIR_LABELS):
-        raise error(path, f"expected 'NS', 'EW' or null, found {found(value)}")
+        raise RecordError(path, f"expected 'NS', 'EW' or null, found {found(value)}")
     return None if value is None else _PAIR_LABELS[value]
 
 
-def outcome_from_json(data: Any, path: str, error: Error = RecordError) -> Outcome:
+def outcome_from_json(data: Any, path: str) -> Outcome:
     """An outcome from ``{"termination", "winner", "totals"}``."""
     names = ("termination", "winner", "totals")
-    fields = obj(data, path, names, names, error=error)
-    termination = termination_from_json(fields["termination"], at(path, "termination"), error)
-    winner = winner_from_json(fields["winner"], at(path, "winner"), error)
-    totals = two_ints(fields["totals"], at(path, "totals"), error)
+    fields = obj(data, path, names, names)
+    termination = termination_from_json(fields["termination"], at(path, "termination"))
+    winner = winner_from_json(fields["winner"], at(path, "winner"))
+    totals = two_ints(fields["totals"], at(path, "totals"))
     problem = outcome_problem(termination, winner, totals)
     if problem is not None:
-        raise error(path, problem)
+        raise RecordError(path, problem)
     return Outcome(termination, winner, totals)
 
 
@@ -374,28 +363,28 @@ def rules_to_json(rules: Rules, *, by_name: bool = True) -> dict[str, Any]:
     }
 
 
-def rules_from_json(value: Any, path: str = "rules", error: Error = RecordError) -> Rules:
+def rules_from_json(value: Any, path: str = "rules") -> Rules:
     """The rules from their JSON: ``{"schedule", "tie", "first_dealer"}``, all required."""
     names = ("schedule", "tie", "first_dealer")
-    obj(value, path, names, names, error=error)
+    obj(value, path, names, names)
     schedule = value["schedule"]
     if isinstance(schedule, str):
         if schedule not in SCHEDULES:
             listed = ", ".join(SCHEDULES)
-            raise error(
+            raise RecordError(
                 at(path, "schedule"),
                 f"unknown schedule {schedule!r}: use {listed} or a list of hand sizes",
             )
         sizes: Any = schedule
     else:
-        items = array(schedule, at(path, "schedule"), "hand sizes", error=error)
+        items = array(schedule, at(path, "schedule"), "hand sizes")
         if not items:
-            raise error(at(path, "schedule"), "a schedule needs at least one deal")
+            raise RecordError(at(path, "schedule"), "a schedule needs at least one deal")
         sizes = []
         for index, item in enumerate(items):
             size = integer(item)
             if size is None or not MIN_HAND_SIZE <= size <= MAX_HAND_SIZE:
-                raise error(
+                raise RecordError(
                     at(at(path, "schedule"), index),
                     f"a hand size is a whole number from {MIN_HAND_SIZE} to {MAX_HAND_SIZE}, "
                     f"not {found(item)}",
@@ -403,8 +392,8 @@ def rules_from_json(value: Any, path: str = "rules", error: Error = RecordError)
             sizes.append(size)
     tie = value["tie"]
     if tie not in [policy.value for policy in TiePolicy] or not isinstance(tie, str):
-        raise error(
+        raise RecordError(
             at(path, "tie"), f"unknown tie policy {found(tie)}: use 'draw' or 'tiebreak-deal'"
         )
-    dealer = seat_from_json(value["first_dealer"], at(path, "first_dealer"), error)
+    dealer = seat_from_json(value["first_dealer"], at(path, "first_dealer"))
     return Rules(schedule=sizes, tie=tie, first_dealer=dealer)

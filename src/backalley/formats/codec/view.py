@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from ...engine.view import DealView, SeatView
-from ._base import SerializeError, array, at, obj, two_ints, whole
+from ._base import RecordError, array, at, obj, two_ints, whole
 from .values import (
     call_bid_from_json,
     card_from_json,
@@ -80,33 +80,31 @@ def _deal_to_json(deal: DealView) -> dict[str, Any]:
 
 
 def view_from_json(data: Mapping[str, Any], path: str = "") -> SeatView:
-    """Read a view written by :func:`view_to_json`; SerializeError says what is wrong, where."""
+    """Read a view written by :func:`view_to_json`; RecordError says what is wrong, where."""
     data = dict(data) if isinstance(data, Mapping) else data
-    fields = obj(data, path, (*_VIEW_FIELDS, *_VIEW_DERIVED), _VIEW_FIELDS, error=SerializeError)
+    fields = obj(data, path, (*_VIEW_FIELDS, *_VIEW_DERIVED), _VIEW_FIELDS)
     if fields["format"] != VIEW_FORMAT:
-        raise SerializeError(
+        raise RecordError(
             at(path, "format"),
             f"unknown view format {fields['format']!r}; expected {VIEW_FORMAT}",
         )
     outcome = fields["outcome"]
-    history = array(fields["history"], at(path, "history"), "deals", error=SerializeError)
+    history = array(fields["history"], at(path, "history"), "deals")
     result = SeatView(
-        seat=seat_from_json(fields["seat"], at(path, "seat"), SerializeError, any_spelling=True),
-        rules=rules_from_json(fields["rules"], at(path, "rules"), SerializeError),
-        hand=cards_from_json(fields["hand"], at(path, "hand"), SerializeError, any_spelling=True),
+        seat=seat_from_json(fields["seat"], at(path, "seat"), any_spelling=True),
+        rules=rules_from_json(fields["rules"], at(path, "rules")),
+        hand=cards_from_json(fields["hand"], at(path, "hand"), any_spelling=True),
         deal=None if fields["deal"] is None else _deal_from_json(fields["deal"], at(path, "deal")),
         history=tuple(
             _deal_from_json(deal, at(at(path, "history"), index))
             for index, deal in enumerate(history)
         ),
-        outcome=None
-        if outcome is None
-        else outcome_from_json(outcome, at(path, "outcome"), SerializeError),
+        outcome=None if outcome is None else outcome_from_json(outcome, at(path, "outcome")),
     )
     written = view_to_json(result)
     for key in _VIEW_DERIVED:
         if fields.get(key) != written[key]:
-            raise SerializeError(
+            raise RecordError(
                 at(path, key),
                 f"the view's {key!r} is {fields.get(key)!r}, but its deals give {written[key]!r}",
             )
@@ -114,47 +112,39 @@ def view_from_json(data: Mapping[str, Any], path: str = "") -> SeatView:
 
 
 def _deal_from_json(data: Any, path: str) -> DealView:
-    fields = obj(
-        data, path, (*_DEAL_FIELDS, "trump", "trump_words"), _DEAL_FIELDS, error=SerializeError
-    )
+    fields = obj(data, path, (*_DEAL_FIELDS, "trump", "trump_words"), _DEAL_FIELDS)
     leader = fields["leader"]
     bids = []
-    for index, item in enumerate(
-        array(fields["bids"], at(path, "bids"), "bids", error=SerializeError)
-    ):
+    for index, item in enumerate(array(fields["bids"], at(path, "bids"), "bids")):
         where = at(at(path, "bids"), index)
-        said = obj(item, where, ("seat", "bid"), ("seat", "bid"), error=SerializeError)
-        seat = seat_from_json(said["seat"], at(where, "seat"), SerializeError, any_spelling=True)
-        bids.append(call_bid_from_json(seat, said["bid"], at(where, "bid"), SerializeError))
-    tricks = array(fields["tricks"], at(path, "tricks"), "tricks", error=SerializeError)
+        said = obj(item, where, ("seat", "bid"), ("seat", "bid"))
+        seat = seat_from_json(said["seat"], at(where, "seat"), any_spelling=True)
+        bids.append(call_bid_from_json(seat, said["bid"], at(where, "bid")))
+    tricks = array(fields["tricks"], at(path, "tricks"), "tricks")
     scores = fields["scores"]
 
     def seat_at(key: str) -> Any:
-        return seat_from_json(fields[key], at(path, key), SerializeError, any_spelling=True)
+        return seat_from_json(fields[key], at(path, key), any_spelling=True)
 
     deal = DealView(
-        number=whole(fields["number"], at(path, "number"), SerializeError),
+        number=whole(fields["number"], at(path, "number")),
         dealer=seat_at("dealer"),
-        hand_size=whole(fields["hand_size"], at(path, "hand_size"), SerializeError),
-        turned=card_from_json(
-            fields["turned"], at(path, "turned"), SerializeError, any_spelling=True
-        ),
+        hand_size=whole(fields["hand_size"], at(path, "hand_size")),
+        turned=card_from_json(fields["turned"], at(path, "turned"), any_spelling=True),
         tiebreak=bool(fields["tiebreak"]),
         bids=tuple(bids),
         leader=None if leader is None else seat_at("leader"),
-        trick=cards_from_json(
-            fields["trick"], at(path, "trick"), SerializeError, any_spelling=True
-        ),
+        trick=cards_from_json(fields["trick"], at(path, "trick"), any_spelling=True),
         tricks=tuple(
-            trick_from_json(trick, at(at(path, "tricks"), index), SerializeError)
+            trick_from_json(trick, at(at(path, "tricks"), index))
             for index, trick in enumerate(tricks)
         ),
-        swap=swap_from_json(fields["swap"], at(path, "swap"), SerializeError),
-        scores=None if scores is None else two_ints(scores, at(path, "scores"), SerializeError),
+        swap=swap_from_json(fields["swap"], at(path, "swap")),
+        scores=None if scores is None else two_ints(scores, at(path, "scores")),
     )
     trump = fields.get("trump")
     if trump != (None if deal.trump is None else deal.trump.letter):
-        raise SerializeError(
+        raise RecordError(
             at(path, "trump"), f"deal {deal.number}: trump {trump!r} does not match the turned card"
         )
     return deal
