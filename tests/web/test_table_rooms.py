@@ -56,8 +56,10 @@ class TestSeats:
         room, token = tables.create("computer", Rules(schedule="short"), "montecarlo")
         assert tables.seat_of(token) == (room, Seat.SOUTH)
         assert {seat: row.occupant for seat, row in room.seats.items()} == {
-            Seat.NORTH: "computer", Seat.EAST: "computer",
-            Seat.SOUTH: "person", Seat.WEST: "computer",
+            Seat.NORTH: "computer",
+            Seat.EAST: "computer",
+            Seat.SOUTH: "person",
+            Seat.WEST: "computer",
         }
         assert {row.player for seat, row in room.seats.items() if seat is not Seat.SOUTH} == {
             "montecarlo"
@@ -67,7 +69,7 @@ class TestSeats:
     def test_a_room_of_friends_waits_for_four_and_pairs_host_with_guest_2(self, tmp_path):
         """The host and guest 2 are one side, guests 1 and 3 the other; play waits for all four."""
         tables = _tables(tmp_path)
-        room, host = tables.create("friends", Rules(schedule="short"))
+        room, _host = tables.create("friends", Rules(schedule="short"))
         assert ROLES[Seat.SOUTH] == "host" and ROLES[Seat.NORTH] == "guest 2"
         assert Seat.SOUTH.partner is Seat.NORTH and Seat.WEST.partner is Seat.EAST
         assert not room.started and tables.step(room) is None
@@ -85,7 +87,7 @@ class TestSeats:
     def test_the_host_fills_empty_seats_with_computers_and_their_links_stop(self, tmp_path):
         """Beyond the seed: the host seats computers; the voided links open nothing."""
         tables = _tables(tmp_path)
-        room, host = tables.create("friends", Rules(schedule="short"))
+        room, _host = tables.create("friends", Rules(schedule="short"))
         west = room.seats[Seat.WEST].token
         east = room.seats[Seat.EAST].token
         tables.join(room, Seat.WEST)
@@ -117,7 +119,7 @@ class TestActions:
     def test_an_illegal_card_is_refused_in_the_engines_own_words(self, tmp_path):
         """A dimmed card pressed: apply's reason code and sentence come back; nothing changes."""
         tables = _tables(tmp_path)
-        room, tokens = _friends(tables, schedule=(7,))
+        room, _tokens = _friends(tables, schedule=(7,))
         tables.step(room)
         for _ in range(4):
             seat = room.state.to_move
@@ -163,7 +165,11 @@ class TestActions:
 
     @pytest.mark.parametrize(
         ("field", "value", "reason"),
-        [("bid", "seven", "unknown_bid"), ("play", "ZZ", "unknown_play"), ("bid", "9", "bid_out_of_range")],
+        [
+            ("bid", "seven", "unknown_bid"),
+            ("play", "ZZ", "unknown_play"),
+            ("bid", "9", "bid_out_of_range"),
+        ],
     )
     def test_what_is_not_a_bid_or_card_is_refused(self, tmp_path, field, value, reason):
         """Unreadable bids and cards are refused with a sentence; the room is unchanged."""
@@ -351,11 +357,20 @@ class TestMessages:
         assert refused.value.reason == reason
         assert refused.value.message.endswith(".")
 
-    @given(st.one_of(st.text(max_size=300), st.binary(max_size=50), st.recursive(
-        st.none() | st.booleans() | st.integers() | st.text(max_size=10),
-        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-        max_leaves=10,
-    ).map(json.dumps)))
+    @given(
+        st.one_of(
+            st.text(max_size=300),
+            st.binary(max_size=50),
+            st.recursive(
+                st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+                lambda inner: (
+                    st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+                ),
+                max_leaves=10,
+            ).map(json.dumps),
+        )
+    )
     def test_random_messages_are_read_or_refused_never_crash(self, text):
         """Whatever arrives, the reader returns a message or a Refused: nothing else escapes."""
         try:

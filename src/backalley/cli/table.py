@@ -44,7 +44,10 @@ def add_parser(commands: Commands) -> None:
         "--port", type=int, default=8000, help="the port (default 8000; 0 picks a free one)"
     )
     parser.add_argument(
-        "--db", default=DEFAULT_DB, metavar="PATH", help=f"the rooms' database (default {DEFAULT_DB})"
+        "--db",
+        default=DEFAULT_DB,
+        metavar="PATH",
+        help=f"the rooms' database (default {DEFAULT_DB})",
     )
     parser.add_argument(
         "--pace",

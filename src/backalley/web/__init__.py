@@ -1,5 +1,6 @@
-"""The online table of seed ``001``: Back Alley in the browser, against the computer
-or with three friends (``backalley table``, the ``web`` extra).
+"""The online table of seed ``001``: Back Alley in the browser (``backalley table``).
+
+Against the computer or with three friends; the server needs the ``web`` extra.
 
 The table is built on the library as any game server would be, through its
 public API only: rooms and seats (:mod:`~backalley.web.rooms`), their SQLite

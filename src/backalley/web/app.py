@@ -27,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from importlib import resources
 from typing import Any, Final
 from urllib.parse import parse_qs
@@ -70,8 +70,11 @@ STATIC: Final = resources.files("backalley.web") / "static"
 
 _SECURITY_HEADERS: Final = [
     # Nothing is fetched from other hosts: scripts, styles and sockets are this server's.
-    (b"content-security-policy", b"default-src 'self'; img-src 'self' data:; "
-     b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"),
+    (
+        b"content-security-policy",
+        b"default-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    ),
     # A seat's address holds its token: never send it on to another site.
     (b"referrer-policy", b"no-referrer"),
     (b"x-content-type-options", b"nosniff"),
@@ -192,7 +195,7 @@ class TableServer:
                 await self.broadcast(room)
 
     async def _answer(
-        self, socket: WebSocket, room: Room, seat: Seat, received: dict[str, Any]
+        self, socket: WebSocket, room: Room, seat: Seat, received: Mapping[str, Any]
     ) -> None:
         text = received.get("text")
         try:
@@ -223,8 +226,7 @@ class TableServer:
             if len(body) > MAX_FORM_BYTES:
                 return _page("Not a room", "That form is too long to be the lobby's.", 413)
         fields = {
-            key: values[-1]
-            for key, values in parse_qs(body.decode("utf-8", "replace")).items()
+            key: values[-1] for key, values in parse_qs(body.decode("utf-8", "replace")).items()
         }
         mode = fields.get("mode", "")
         schedule = fields.get("schedule", "short")
@@ -286,8 +288,10 @@ def _refusal(refusal: Refused, room: Room | None) -> dict[str, Any]:
 
 
 def make_app(tables: Tables, *, pace: float = DEFAULT_PACE) -> Starlette:
-    """The table's ASGI application over ``tables``; ``app.state.server`` is its
-    :class:`TableServer`."""
+    """The table's ASGI application over ``tables``.
+
+    ``app.state.server`` is its :class:`TableServer`.
+    """
     server = TableServer(tables, pace=pace)
 
     @contextlib.asynccontextmanager
@@ -322,4 +326,3 @@ class _SecurityHeaders:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app(scope, receive, send)
-

@@ -54,8 +54,11 @@ _ACT_CHOICES: Final = ("bid", "play")
 
 @attrs.frozen
 class Message:
-    """A browser's message, read: ``kind`` ``act`` (``version``, ``field`` bid or play,
-    ``value``) or ``fill`` (``value`` the computer player)."""
+    """A browser's message, read.
+
+    ``kind`` is ``act`` (with ``version``, ``field`` bid or play, and ``value``) or
+    ``fill`` (``value`` the computer player).
+    """
 
     kind: str
     version: int = -1
@@ -74,7 +77,7 @@ def parse_message(text: str | bytes) -> Message:
     except (ValueError, RecursionError):
         raise Refused("malformed", "A message is one JSON object; this is not JSON.") from None
     if not isinstance(data, dict):
-        raise Refused("malformed", "A message is one JSON object, such as {\"type\": \"act\"}.")
+        raise Refused("malformed", 'A message is one JSON object, such as {"type": "act"}.')
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in _FIELDS:
         raise Refused(
@@ -306,13 +309,11 @@ def seat_frame(
         "dealer": None if deal is None else _name(deal.dealer),
         "turned": None if deal is None else card_json(deal.turned, trump),
         "trump_words": None if deal is None else deal.trump_words.capitalize(),
-        "hand": [
-            {**card_json(card, trump), "legal": card in legal_cards} for card in hand
-        ],
+        "hand": [{**card_json(card, trump), "legal": card in legal_cards} for card in hand],
         "bids": _bids(room, seen, seat),
-        "said": [] if deal is None else [
-            {"seat": bid.seat.letter, "call": bid.call} for bid in deal.bids
-        ],
+        "said": []
+        if deal is None
+        else [{"seat": bid.seat.letter, "call": bid.call} for bid in deal.bids],
         "trick": []
         if deal is None or deal.leader is None
         else _trick_cards(deal.leader, deal.trick, trump),

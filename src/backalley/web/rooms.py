@@ -233,7 +233,7 @@ class Tables:
                 "unknown_player",
                 f"The computer player is {' or '.join(COMPUTER_PLAYERS)}, not {computer!r}.",
             )
-        seats = {}
+        seats: dict[Seat, SeatRow] = {}
         for seat in Seat:
             if seat is HOST:
                 seats[seat] = SeatRow(seat, secrets.token_urlsafe(TOKEN_BYTES), "person", None)
@@ -322,10 +322,7 @@ class Tables:
             )
         action: Bid | Play
         try:
-            if kind == "bid":
-                action = parse_bid(seat, value)
-            else:
-                action = Play(seat, Card.parse(value))
+            action = parse_bid(seat, value) if kind == "bid" else Play(seat, Card.parse(value))
         except (ValueError, TypeError) as error:
             raise Refused("unknown_" + kind, f"{error}.") from None
         try:

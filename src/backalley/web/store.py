@@ -29,7 +29,7 @@ from ..core.cards import Seat
 from ..core.rules import Rules
 from ..formats.records import rules_from_json, rules_to_json
 
-__all__ = ["SCHEMA_VERSION", "SeatRow", "StoredRoom", "Store", "StoreError"]
+__all__ = ["SCHEMA_VERSION", "SeatRow", "Store", "StoreError", "StoredRoom"]
 
 SCHEMA_VERSION: Final = 1
 """The layout of the tables below, kept in SQLite's ``user_version``."""
@@ -65,8 +65,11 @@ class StoreError(RuntimeError):
 
 @attrs.frozen
 class SeatRow:
-    """One seat of a stored room: its link's token (None once a computer sits there),
-    who sits there (``empty``, ``person`` or ``computer``) and which computer player."""
+    """One seat of a stored room.
+
+    ``token`` is its link's (None once a computer sits there), ``occupant`` who sits
+    there (``empty``, ``person`` or ``computer``), ``player`` which computer player.
+    """
 
     seat: Seat
     token: str | None
@@ -127,8 +130,14 @@ class Store:
             raise
         self._db.execute("COMMIT")
 
-    def add_room(
-        self, room: str, mode: str, rules: Rules, seed: int, created: float, seats: Sequence[SeatRow]
+    def add_room(  # noqa: PLR0913, PLR0917 -- a room's stored parts
+        self,
+        room: str,
+        mode: str,
+        rules: Rules,
+        seed: int,
+        created: float,
+        seats: Sequence[SeatRow],
     ) -> None:
         """Store a new room and its four seats, in one transaction."""
         with self._transaction() as db:
@@ -146,7 +155,8 @@ class Store:
         with self._transaction() as db:
             for row in seats:
                 db.execute(
-                    "UPDATE seats SET token = ?, occupant = ?, player = ? WHERE room = ? AND seat = ?",
+                    "UPDATE seats SET token = ?, occupant = ?, player = ? "
+                    "WHERE room = ? AND seat = ?",
                     (row.token, row.occupant, row.player, room, row.seat.letter),
                 )
 
