@@ -101,6 +101,11 @@ def run(args: argparse.Namespace) -> int:
         ws_max_size=MAX_WEBSOCKET_BYTES,
         lifespan="on",
     )
-    uvicorn.Server(config).run(sockets=[listening])
+    try:
+        uvicorn.Server(config).run(sockets=[listening])
+    except KeyboardInterrupt:
+        # Ctrl-C is how a server is stopped: not a failure. uvicorn has shut down cleanly.
+        pass
+    print(f"Stopped; every room is kept in {args.db}.", flush=True)
     sys.stdout.flush()
     return EXIT_OK
