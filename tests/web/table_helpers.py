@@ -61,9 +61,6 @@ import socket  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-import urllib.error  # noqa: E402
-import urllib.parse  # noqa: E402
-import urllib.request  # noqa: E402
 
 SERVER_START_SECONDS = 30
 """How long a server may take to print its address."""
@@ -81,8 +78,18 @@ class Server:
 
     def __init__(self, db, *, port: int = 0, pace: float = 0.0) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "backalley", "table", "--port", str(port), "--db", str(db),
-             "--pace", str(pace)],
+            [
+                sys.executable,
+                "-m",
+                "backalley",
+                "table",
+                "--port",
+                str(port),
+                "--db",
+                str(db),
+                "--pace",
+                str(pace),
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

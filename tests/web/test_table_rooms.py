@@ -404,3 +404,38 @@ def test_the_leak_reader_finds_another_hand(tmp_path):
     assert "a view other than the seat's own" in leaks(
         {**frame, "view": north["view"]}, room.state, Seat.EAST
     )
+
+
+def test_without_the_web_extra_the_command_says_which_to_install(monkeypatch, capsys, tmp_path):
+    """No Starlette: importing the server, or backalley table, names the extra in one line."""
+    import importlib  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    from backalley._extras import MissingExtra  # noqa: PLC0415
+    from backalley.cli import main  # noqa: PLC0415
+
+    monkeypatch.setitem(sys.modules, "starlette", None)
+    monkeypatch.delitem(sys.modules, "backalley.web.app", raising=False)
+    with pytest.raises(MissingExtra) as missing:
+        importlib.import_module("backalley.web.app")
+    assert (
+        str(missing.value) == "backalley table needs the 'web' extra: pip install 'backalley[web]'"
+    )
+    assert main(["table", "--db", str(tmp_path / "rooms.db")]) == 2
+    assert capsys.readouterr().err == (
+        "backalley table: backalley table needs the 'web' extra: pip install 'backalley[web]'\n"
+    )
+    assert not (tmp_path / "rooms.db").exists()
+
+
+def test_a_file_that_is_not_a_database_is_one_line(tmp_path, capsys):
+    """backalley table --db on a file that is not SQLite: one line, exit status 2."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("uvicorn")
+    from backalley.cli import main  # noqa: PLC0415
+
+    bad = tmp_path / "notes.txt"
+    bad.write_text("not a database at all, just some words " * 40)
+    assert main(["table", "--db", str(bad), "--port", "0"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"backalley table: {bad}: ") and err.count("\n") == 1

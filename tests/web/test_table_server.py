@@ -88,7 +88,9 @@ def test_sigkill_mid_match_and_a_restart_resume_every_room(tmp_path):
             frames = [seat.catch_up(acked) for seat in seats]
             newest = max(frame["version"] for frame in frames)
             frames = [seat.catch_up(newest) for seat in seats]
-            mover, frame = next((s, f) for s, f in zip(seats, frames, strict=True) if f["your_turn"])
+            mover, frame = next(
+                (s, f) for s, f in zip(seats, frames, strict=True) if f["your_turn"]
+            )
             ack = mover.act(frame, index=1)
             assert ack["type"] == "ack"
             acked = ack["version"]

@@ -9,6 +9,7 @@ room where it stopped. ``docs/table.md`` describes the table.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import socket
 import sqlite3
 import sys
@@ -101,11 +102,9 @@ def run(args: argparse.Namespace) -> int:
         ws_max_size=MAX_WEBSOCKET_BYTES,
         lifespan="on",
     )
-    try:
+    # Ctrl-C is how a server is stopped: not a failure. uvicorn has shut down cleanly.
+    with contextlib.suppress(KeyboardInterrupt):
         uvicorn.Server(config).run(sockets=[listening])
-    except KeyboardInterrupt:
-        # Ctrl-C is how a server is stopped: not a failure. uvicorn has shut down cleanly.
-        pass
     print(f"Stopped; every room is kept in {args.db}.", flush=True)
     sys.stdout.flush()
     return EXIT_OK
