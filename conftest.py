@@ -18,6 +18,9 @@ _NEEDS = {
         "src/backalley/adapters/pettingzoo.py",
         "docs/pettingzoo.md",
     ],
+    "starlette": ["src/backalley/web/app.py", "docs/table.md"],
+    "uvicorn": ["src/backalley/web/app.py", "docs/table.md"],
+    "websockets": ["src/backalley/web/scripted.py", "docs/table.md"],
     "numpy": ["src/backalley/batch", "docs/batch.md", "tests/batch_reference.py"],
     "gymnasium": [
         "src/backalley/pettingzoo.py",

@@ -32,8 +32,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("formats",),
     # 4. Users of the engine and formats: pictures, players, test strategies.
     ("pictures", "players", "strategies"),
-    # 5. Bridges to other programs: protocol, framework adapters, cluster.
-    ("protocol", "adapters", "cluster"),
+    # 5. Bridges to other programs: protocol, framework adapters, cluster, the web table.
+    ("protocol", "adapters", "cluster", "web"),
     # 6. Users of the adapters: their short import paths (``backalley.openspiel``,
     #    ``backalley.pettingzoo``) and the batch engine (it vectorizes the adapters'
     #    observation encoding, whose field table it reads).

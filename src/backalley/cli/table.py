@@ -1,0 +1,110 @@
+"""``backalley table``: the online table of seed ``001`` in the browser (the ``web`` extra).
+
+It serves the lobby and the rooms on ``--host`` (127.0.0.1 unless told) and
+``--port``, keeps every room in the SQLite database ``--db``, and prints the
+address to open. Started again on the same database, it goes on with every
+room where it stopped. ``docs/table.md`` describes the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import socket
+import sqlite3
+import sys
+from typing import Final
+
+from .._extras import MissingExtra
+from ._common import EXIT_OK, CommandError, Commands, add_command
+
+__all__ = ["DEFAULT_DB", "add_parser", "run"]
+
+DEFAULT_DB: Final = "backalley-table.sqlite3"
+"""The rooms' database when ``--db`` is not given, in the current directory."""
+
+MAX_WEBSOCKET_BYTES: Final = 64 * 1024
+"""Frames longer than this close the socket in uvicorn itself; the table refuses far less."""
+
+HELP = "serve the online table: play in the browser, against the computer or with friends"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Serve Back Alley in the browser: a lobby to play the computer or to make a room for three
+friends (one link per seat), and the table. Rooms live in the SQLite database --db, each
+action committed before it is acknowledged; started again on the same database, the
+server goes on with every room. Needs the 'web' extra. See docs/table.md."""
+
+
+def add_parser(commands: Commands) -> None:
+    """Register ``backalley table``."""
+    parser = add_command(commands, "table", run, HELP, DESCRIPTION)
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8000, help="the port (default 8000; 0 picks a free one)"
+    )
+    parser.add_argument(
+        "--db",
+        default=DEFAULT_DB,
+        metavar="PATH",
+        help=f"the rooms' database (default {DEFAULT_DB})",
+    )
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="seconds between two computer actions, so that people can follow (default 0.7)",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Serve until interrupted."""
+    try:
+        import uvicorn  # noqa: PLC0415 -- the extra, imported when the command runs
+
+        from ..web.app import DEFAULT_PACE, make_app  # noqa: PLC0415
+    except MissingExtra as missing:
+        raise CommandError(str(missing)) from None
+    except ImportError:
+        raise CommandError(str(MissingExtra("backalley table", "web"))) from None
+    from ..web.rooms import Tables  # noqa: PLC0415 -- with the rest of the table
+    from ..web.store import Store, StoreError  # noqa: PLC0415
+
+    pace = DEFAULT_PACE if args.pace is None else args.pace
+    if not 0 <= pace <= 60:
+        raise CommandError(f"--pace is a number of seconds from 0 to 60, not {args.pace}")
+    if not 0 <= args.port <= 65535:
+        raise CommandError(f"--port is a port number from 0 to 65535, not {args.port}")
+    try:
+        tables = Tables(Store(args.db))
+    except (StoreError, sqlite3.Error) as error:
+        raise CommandError(f"{args.db}: {error}") from None
+    try:
+        listening = socket.create_server((args.host, args.port))
+    except OSError as error:
+        raise CommandError(
+            f"cannot listen on {args.host} port {args.port}: {error.strerror or error}"
+        ) from None
+    host, port = listening.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    rooms = len(tables.rooms)
+    print(
+        f"Back Alley table at http://{shown}:{port}/ (rooms in {args.db}, {rooms} kept); "
+        "Ctrl-C stops it.",
+        flush=True,
+    )
+    config = uvicorn.Config(
+        make_app(tables, pace=pace),
+        log_level="warning",
+        ws="websockets-sansio",
+        ws_max_size=MAX_WEBSOCKET_BYTES,
+        lifespan="on",
+    )
+    # Ctrl-C is how a server is stopped: not a failure. uvicorn has shut down cleanly.
+    with contextlib.suppress(KeyboardInterrupt):
+        uvicorn.Server(config).run(sockets=[listening])
+    print(f"Stopped; every room is kept in {args.db}.", flush=True)
+    sys.stdout.flush()
+    return EXIT_OK

@@ -1,0 +1,348 @@
+"""What the table's browsers and server say to each other over a WebSocket.
+
+Every message is one JSON object in a text frame. A browser sends:
+
+- ``{"type": "act", "version": V, "bid": "pass" | "3" | "board"}`` or
+  ``{"type": "act", "version": V, "play": "AS"}``: a bid or a card, for the
+  seat whose link opened the socket (a message never names a seat), sent after
+  seeing the room at version ``V``;
+- ``{"type": "fill", "player": "heuristic" | "montecarlo"}``: the host seats
+  computer players at the empty seats.
+
+The server sends ``{"type": "state", ...}`` (:func:`seat_frame`: the seat's view
+and what the page shows, built from the view alone) after every change;
+``{"type": "ack", "version": V}`` to the sender of an action once it is stored;
+and ``{"type": "refused", "reason": code, "message": sentence}`` for a message
+it will not carry out, which changes nothing. Anything else from a browser
+(not JSON, too long, an unknown type or field) is refused the same way.
+
+>>> parse_message('{"type": "act", "version": 3, "bid": "board"}')
+Message(kind='act', version=3, field='bid', value='board')
+>>> try:
+...     parse_message('{"type": "act", "version": 3, "bid": "2", "seat": "N"}')
+... except Refused as refusal:
+...     print(refusal.reason, "-", refusal.message)
+unknown_field - A message of type 'act' has no field 'seat'.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any, Final
+
+import attrs
+
+from ..core.actions import Bid, Play
+from ..core.cards import Card, Pair, Seat, Suit
+from ..core.tricks import Trick
+from ..engine.match import apply, legal_actions
+from ..engine.state import Phase
+from ..engine.view import DealView, SeatView, view
+from ..pictures.prose import PAIR_NAMES, result_sentence, score_rows
+from ..pictures.svg import trick_svg
+from .rooms import HOST, ROLES, Refused, Room
+
+__all__ = ["MAX_MESSAGE_BYTES", "Message", "card_json", "parse_message", "seat_frame"]
+
+MAX_MESSAGE_BYTES: Final = 1024
+"""The longest message a browser may send; a real one is under 80 bytes."""
+
+_FIELDS: Final = {"act": ("version",), "fill": ("player",)}
+_ACT_CHOICES: Final = ("bid", "play")
+
+
+@attrs.frozen
+class Message:
+    """A browser's message, read.
+
+    ``kind`` is ``act`` (with ``version``, ``field`` bid or play, and ``value``) or
+    ``fill`` (``value`` the computer player).
+    """
+
+    kind: str
+    version: int = -1
+    field: str = ""
+    value: str = ""
+
+
+def parse_message(text: str | bytes) -> Message:
+    """Read one message from a browser, or :class:`~backalley.web.rooms.Refused` saying why not."""
+    if isinstance(text, bytes):
+        raise Refused("not_text", "Messages are JSON text, not binary data.")
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
+        raise Refused("too_large", f"A message is at most {MAX_MESSAGE_BYTES} bytes long.")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise Refused("malformed", "A message is one JSON object; this is not JSON.") from None
+    if not isinstance(data, dict):
+        raise Refused("malformed", 'A message is one JSON object, such as {"type": "act"}.')
+    kind = data.get("type")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise Refused(
+            "unknown_type", "A message's type is 'act' (a bid or a card) or 'fill' (the host)."
+        )
+    allowed = {"type", *_FIELDS[kind], *(_ACT_CHOICES if kind == "act" else ())}
+    for key in data:
+        if key not in allowed:
+            raise Refused(
+                "unknown_field", f"A message of type {kind!r} has no field {str(key)[:40]!r}."
+            )
+    if kind == "fill":
+        player = data.get("player")
+        if not isinstance(player, str):
+            raise Refused("malformed", "A 'fill' message names the computer player, as text.")
+        return Message("fill", value=player)
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise Refused(
+            "malformed", "An 'act' message carries the version of the table it was chosen on."
+        )
+    chosen = [key for key in _ACT_CHOICES if key in data]
+    if len(chosen) != 1:
+        raise Refused("malformed", "An 'act' message carries one bid or one card to play.")
+    value = data[chosen[0]]
+    if not isinstance(value, str) or len(value) > 8:
+        raise Refused("malformed", f"A {chosen[0]} is written as short text, such as 'AS' or '3'.")
+    return Message("act", version, chosen[0], value)
+
+
+# --- what a seat is sent ---------------------------------------------------------------
+
+
+def _name(seat: Seat) -> str:
+    return seat.name.title()
+
+
+def card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
+    """A card as the page draws it: code, symbol, words, suit letter and whether a trump."""
+    is_trump = card.is_joker or (trump is not None and card.suit is trump)
+    return {
+        "code": card.code,
+        "symbol": card.symbol,
+        "words": card.words + (", a trump" if is_trump else ""),
+        "suit": None if card.suit is None else card.suit.letter,
+        "joker": card.is_joker,
+        "trump": is_trump,
+    }
+
+
+def _trick_cards(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> list[dict[str, Any]]:
+    return [
+        {**card_json(card, trump), "seat": leader.after(index).letter}
+        for index, card in enumerate(cards)
+    ]
+
+
+def _target(deal: DealView, pair: Pair) -> str | None:
+    contracts = deal.contracts
+    if contracts is None:
+        return None
+    contract = contracts[pair]
+    if contract.is_board:
+        return "Board" if contract.multiplier == 1 else f"Board ×{contract.multiplier}"
+    return f"target {contract.target}"
+
+
+def _status(room: Room, seen: SeatView, seat: Seat) -> str:
+    if not room.started:
+        waiting = sum(row.occupant == "empty" for row in room.seats.values())
+        more = "1 more player" if waiting == 1 else f"{waiting} more players"
+        if seat is HOST:
+            return f"Waiting for {more}: send each guest their link, or seat computers."
+        return f"Waiting for {more} to open their links."
+    if seen.outcome is not None:
+        return f"Match over: {result_sentence(seen.outcome, seat=seat)}."
+    if seen.phase is Phase.DEAL or seen.to_move is None:
+        return "Dealing."
+    doing = "bid" if seen.phase is Phase.BID else "play"
+    if seen.to_move is seat:
+        return f"Your turn to {doing}."
+    return f"{_name(seen.to_move)} to {doing}."
+
+
+def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
+    """The legal bids as buttons, each with the overbid warning it would bring (if any)."""
+    if not room.started or seen.to_move is not seat or seen.phase is not Phase.BID:
+        return []
+    assert seen.deal is not None
+    before = set(seen.deal.warnings)
+    buttons = []
+    for action in legal_actions(room.state):
+        if not isinstance(action, Bid):
+            continue
+        # The warning the engine itself gives once the bid is made (RULINGS.md
+        # "Bidding": an overbid is legal, warned, never refused).
+        after = view(apply(room.state, action), seat).deal
+        warned = [] if after is None else [w for w in after.warnings if w not in before]
+        label = "Board" if action.board else "Pass" if action.is_pass else str(action.amount)
+        buttons.append(
+            {
+                "call": action.call,
+                "label": label,
+                "warning": " ".join(w.message for w in warned) or None,
+            }
+        )
+    return buttons
+
+
+def _last_trick(seen: SeatView) -> dict[str, Any] | None:
+    deal = seen.deal
+    source = deal if deal is not None and deal.tricks else None
+    if source is None and seen.history:
+        source = seen.history[-1]
+        if not source.tricks:
+            return None
+    if source is None:
+        return None
+    trick = source.tricks[-1]
+    assert trick.winner is not None
+    return {
+        "deal": source.number + 1,
+        "number": len(source.tricks),
+        "cards": _trick_cards(trick.leader, trick.cards, source.trump),
+        "winner": trick.winner.letter,
+        "sentence": f"{_name(trick.winner)} won trick {len(source.tricks)}.",
+        "svg": _trick_picture(trick, source.trump),
+    }
+
+
+@lru_cache(maxsize=512)
+def _trick_picture(trick: Trick, trump: Suit | None) -> str:
+    """The library's SVG of a finished trick, drawn once for all the seats that are sent it."""
+    return trick_svg(trick, trump)
+
+
+def _sides(seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
+    deal = seen.deal
+    sides = []
+    for pair in Pair:
+        sides.append(
+            {
+                "pair": pair.label,
+                "name": PAIR_NAMES[pair],
+                "yours": seat.pair is pair,
+                "target": None if deal is None else _target(deal, pair),
+                "tricks": 0 if deal is None else deal.tricks_won[pair],
+                "total": seen.totals[pair],
+            }
+        )
+    return sides
+
+
+def _sheet(seen: SeatView) -> list[dict[str, Any]]:
+    return [
+        {
+            "deal": row.number,
+            "cards": row.hand_size,
+            "dealer": _name(row.dealer),
+            "trump": row.trump_word,
+            "kind": row.kind,
+            "scores": list(row.scores),
+            "tricks": list(row.tricks),
+            "totals": list(row.totals),
+        }
+        for row in score_rows(seen)
+    ]
+
+
+def _seats(room: Room, seat: Seat, connected: frozenset[Seat]) -> list[dict[str, Any]]:
+    seats = []
+    for other in Seat:
+        row = room.seats[other]
+        who = "you" if other is seat else "partner" if other is seat.partner else "opponent"
+        seats.append(
+            {
+                "seat": other.letter,
+                "name": _name(other),
+                "who": who,
+                "role": ROLES[other] if room.mode == "friends" else None,
+                "occupant": row.occupant,
+                "player": row.player,
+                "connected": other in connected,
+            }
+        )
+    return seats
+
+
+def seat_frame(
+    room: Room,
+    seat: Seat,
+    *,
+    connected: frozenset[Seat] = frozenset(),
+    token: str | None = None,
+) -> dict[str, Any]:
+    """Everything ``seat`` is sent about its room: made from its own seat view only.
+
+    The view (:func:`backalley.engine.view.view`, its JSON as
+    :meth:`~backalley.engine.view.SeatView.to_dict`) holds the seat's own hand and
+    what is public; the rest is derived from it, plus the room's seating and, for
+    the host of a room of friends still filling, the guests' links. ``token`` is
+    the seat's own, for the address of the record once the match is over.
+    """
+    seen = view(room.state, seat)
+    deal = seen.deal
+    trump = None if deal is None else deal.trump
+    my_turn = room.started and seen.to_move is seat and not room.is_over
+    legal_cards = set()
+    if my_turn and seen.phase is Phase.PLAY:
+        legal_cards = {a.card for a in legal_actions(room.state) if isinstance(a, Play)}
+    hand = sorted(seen.hand, key=lambda card: _hand_order(card, trump))
+    frame: dict[str, Any] = {
+        "type": "state",
+        "version": room.version,
+        "seat": seat.letter,
+        "mode": room.mode,
+        "host": seat is HOST,
+        "started": room.started,
+        "over": room.is_over,
+        "status": _status(room, seen, seat),
+        "your_turn": my_turn,
+        "phase": seen.phase.value,
+        "view": seen.to_dict(),
+        "deal_number": None if deal is None else deal.number + 1,
+        "counted_deals": seen.counted_deals,
+        "deals": room.rules.deals,
+        "hand_size": None if deal is None else deal.hand_size,
+        "tiebreak": deal is not None and deal.tiebreak,
+        "dealer": None if deal is None else _name(deal.dealer),
+        "turned": None if deal is None else card_json(deal.turned, trump),
+        "trump_words": None if deal is None else deal.trump_words.capitalize(),
+        "hand": [{**card_json(card, trump), "legal": card in legal_cards} for card in hand],
+        "bids": _bids(room, seen, seat),
+        "said": []
+        if deal is None
+        else [{"seat": bid.seat.letter, "call": bid.call} for bid in deal.bids],
+        "trick": []
+        if deal is None or deal.leader is None
+        else _trick_cards(deal.leader, deal.trick, trump),
+        "last_trick": _last_trick(seen),
+        "sides": _sides(seen, seat),
+        "warnings": [] if deal is None else [w.message for w in deal.warnings],
+        "sheet": _sheet(seen),
+        "seats": _seats(room, seat, connected),
+        "record": f"/record/{token}" if room.is_over and token is not None else None,
+        "swap": None
+        if deal is None or deal.swap is None
+        else f"You held {deal.swap.joker.words}: you swapped it for {deal.swap.received.words}.",
+    }
+    if seat is HOST and room.mode == "friends" and not room.started:
+        frame["links"] = {
+            other.letter: f"/seat/{row.token}"
+            for other, row in room.seats.items()
+            if other is not HOST and row.token is not None and row.occupant == "empty"
+        }
+    return frame
+
+
+_SUIT_ORDER: Final = {Suit.SPADES: 0, Suit.HEARTS: 1, Suit.CLUBS: 2, Suit.DIAMONDS: 3}
+
+
+def _hand_order(card: Card, trump: Suit | None) -> tuple[int, int]:
+    """Suits apart, alternating colours, trumps last and the jokers after them; high first."""
+    if card.is_joker:
+        return (6, -int(card))
+    assert card.suit is not None and card.rank is not None
+    group = 5 if card.suit is trump else _SUIT_ORDER[card.suit]
+    return (group, -int(card.rank))

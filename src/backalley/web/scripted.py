@@ -1,0 +1,131 @@
+"""Scripted clients of the table: people simulated over real WebSockets, for load tests.
+
+:func:`play_friends_room` makes a room of friends through the lobby's form, opens
+the four seats' sockets as four browsers would (the host first; the guests from
+the links the host is sent) and plays every seat to the end of the match, each
+choosing at random among the bids and cards its own frame offers. Every
+acknowledgement is timed from the moment its action was sent. It needs the
+``web`` extra (the ``websockets`` client).
+
+``benchmarks/table_load.py`` runs many rooms at once through it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+import urllib.parse
+import urllib.request
+from typing import Any, Final
+
+from .._extras import require_extra
+
+require_extra("backalley.web.scripted", "web", ["websockets"])
+
+import websockets  # noqa: E402 -- after the extra's check
+
+__all__ = ["MAX_FRAMES", "RoomRun", "create_room", "play_friends_room", "play_seat"]
+
+MAX_FRAMES: Final = 200_000
+"""A seat's client stops after this many frames: a bound on a match that would not end."""
+
+
+class RoomRun:
+    """What one scripted room saw: its host token, the latencies, the frames per seat."""
+
+    def __init__(self) -> None:
+        self.host_token = ""
+        self.latencies: list[float] = []
+        self.frames: dict[str, list[dict[str, Any]]] = {}
+        self.refusals: list[dict[str, Any]] = []
+
+
+def create_room(base: str, mode: str = "friends", schedule: str = "short") -> str:
+    """Make a room through the lobby's form; the host's token (from the redirect)."""
+    form = urllib.parse.urlencode({"mode": mode, "schedule": schedule}).encode()
+
+    class _NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        opener.open(urllib.request.Request(f"{base}/rooms", data=form, method="POST"))
+    except urllib.error.HTTPError as answer:
+        if answer.code == 303:
+            return str(answer.headers["location"]).rsplit("/", 1)[-1]
+        raise
+    raise RuntimeError("the lobby did not redirect to a seat")
+
+
+async def play_seat(
+    base: str, token: str, rng: random.Random, run: RoomRun, *, keep: bool = False
+) -> dict[str, Any]:
+    """Play one seat to the end of the match; its last frame.
+
+    ``keep`` keeps every frame the seat received in ``run.frames`` (for leak tests).
+    """
+    url = base.replace("http://", "ws://", 1) + f"/ws/{token}"
+    frames = run.frames.setdefault(token, [])
+    last: dict[str, Any] = {}
+    async with websockets.connect(url, max_size=2**22) as socket:
+        sent_for = -1
+        sent_at = 0.0
+        for _ in range(MAX_FRAMES):
+            message = json.loads(await socket.recv())
+            if keep:
+                frames.append(message)
+            kind = message["type"]
+            if kind == "ack":
+                run.latencies.append(time.perf_counter() - sent_at)
+                continue
+            if kind == "refused":
+                # Choose again, from the newest frame seen.
+                run.refusals.append(message)
+                sent_for = -1
+                message = last
+            last = message
+            if message["over"]:
+                return last
+            if not message["your_turn"] or message["version"] == sent_for:
+                continue
+            bids = [bid["call"] for bid in message["bids"]]
+            cards = [card["code"] for card in message["hand"] if card["legal"]]
+            field, options = ("bid", bids) if bids else ("play", cards)
+            if not options:
+                continue
+            sent_for = message["version"]
+            sent_at = time.perf_counter()
+            await socket.send(
+                json.dumps({"type": "act", "version": sent_for, field: rng.choice(options)})
+            )
+    raise RuntimeError(f"seat {token[:6]}…: no end after {MAX_FRAMES} frames")
+
+
+async def _links(base: str, host: str) -> dict[str, str]:
+    url = base.replace("http://", "ws://", 1) + f"/ws/{host}"
+    async with websockets.connect(url) as socket:
+        for _ in range(100):
+            message = json.loads(await socket.recv())
+            if message["type"] == "state" and "links" in message:
+                links: dict[str, str] = message["links"]
+                return links
+    raise RuntimeError("the host was never sent the guests' links")
+
+
+async def play_friends_room(
+    base: str, seed: int, *, schedule: str = "short", keep: bool = False
+) -> RoomRun:
+    """Make a room of four scripted friends and play it to the end; what they saw."""
+    run = RoomRun()
+    loop = asyncio.get_running_loop()
+    run.host_token = await loop.run_in_executor(None, create_room, base, "friends", schedule)
+    links = await _links(base, run.host_token)
+    tokens = [run.host_token, *(path.rsplit("/", 1)[-1] for path in links.values())]
+    rng = random.Random(seed)
+    await asyncio.gather(
+        *(play_seat(base, token, random.Random(rng.random()), run, keep=keep) for token in tokens)
+    )
+    return run

@@ -1,0 +1,315 @@
+"""The table in a real browser: the system's headless Chromium, driven by Selenium.
+
+Chromium and its driver are Debian's packages (``chromium``, ``chromium-driver``);
+Selenium is pointed at ``/usr/bin/chromedriver`` so that it downloads nothing. The
+screenshots go to ``$BACKALLEY_SCREENSHOTS`` if set (``docs/pictures/table`` holds the
+ones ``docs/table.md`` shows), else to the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("uvicorn")
+webdriver = pytest.importorskip("selenium.webdriver")
+
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from table_helpers import Server, free_port  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+WAIT = 30
+"""Seconds any one thing may take to appear on the page."""
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()),
+        reason="needs the system chromium: apt-get install chromium chromium-driver",
+    ),
+]
+
+
+@pytest.fixture
+def shots(tmp_path):
+    folder = Path(os.environ.get("BACKALLEY_SCREENSHOTS", tmp_path / "shots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def browsers():
+    made = []
+    homes = []
+
+    def launch(width=1000, height=1300):
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for flag in FLAGS:
+            options.add_argument(flag)
+        home = tempfile.mkdtemp(prefix="backalley-chromium-")
+        homes.append(home)
+        options.add_argument(f"--user-data-dir={home}")
+        options.add_argument(f"--window-size={width},{height}")
+        driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+        made.append(driver)
+        return driver
+
+    yield launch
+    for driver in made:
+        driver.quit()
+    for home in homes:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+@pytest.fixture
+def server(tmp_path):
+    running = Server(tmp_path / "rooms.db", port=free_port())
+    yield running
+    running.kill()
+
+
+def _version(driver) -> int:
+    value = driver.find_element(By.TAG_NAME, "body").get_attribute("data-version")
+    return -1 if value in (None, "") else int(value)
+
+
+def _wait_turn_or_end(driver):
+    WebDriverWait(driver, WAIT).until(
+        lambda d: (
+            "my-turn" in d.find_element(By.TAG_NAME, "body").get_attribute("class")
+            or not d.find_element(By.ID, "result").get_attribute("hidden")
+        )
+    )
+
+
+def _my_move(driver, *, bid_index=1):
+    """Bid (not a pass, so that deals are not thrown in) or play the first ringed card."""
+    before = _version(driver)
+    bids = driver.find_elements(By.CSS_SELECTOR, "#bids button")
+    if bids:
+        bids[min(bid_index, len(bids) - 1)].click()
+    else:
+        driver.find_element(By.CSS_SELECTOR, "#hand button.legal").click()
+    WebDriverWait(driver, WAIT).until(lambda d: _version(d) > before)
+
+
+def _over(driver) -> bool:
+    return driver.find_element(By.ID, "result").get_attribute("hidden") is None
+
+
+def _start_computer_game(driver, server, button="computer-short"):
+    driver.get(server.base + "/")
+    driver.find_element(By.ID, button).click()
+    WebDriverWait(driver, WAIT).until(lambda d: "/seat/" in d.current_url)
+    _wait_turn_or_end(driver)
+
+
+def test_a_whole_short_match_against_the_computer(server, browsers, shots, tmp_path):
+    """Lobby to result through the page; the downloaded record passes backalley check."""
+    driver = browsers()
+    driver.get(server.base + "/")
+    driver.save_screenshot(str(shots / "lobby.png"))
+    _start_computer_game(driver, server)
+    status = driver.find_element(By.ID, "status").text
+    assert status == "Your turn to bid."
+    assert driver.find_element(By.ID, "trump").text.endswith(("are trumps.", "No trumps."))
+    driver.save_screenshot(str(shots / "bidding.png"))
+    played_screenshot = False
+    for _ in range(400):
+        if _over(driver):
+            break
+        if not played_screenshot and driver.find_elements(By.CSS_SELECTOR, "#hand button.dimmed"):
+            driver.save_screenshot(str(shots / "playing.png"))
+            played_screenshot = True
+        _my_move(driver)
+        _wait_turn_or_end(driver)
+    assert _over(driver)
+    assert driver.find_element(By.ID, "status").text.startswith("Match over:")
+    rows = driver.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")
+    assert len(rows) >= 14
+    driver.save_screenshot(str(shots / "result.png"))
+    link = driver.find_element(By.ID, "record").get_attribute("href")
+    record = tmp_path / "record.json"
+    with urllib.request.urlopen(link) as answer:
+        record.write_bytes(answer.read())
+    checked = subprocess.run(
+        [sys.executable, "-m", "backalley", "check", "--complete", str(record)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "valid: a complete match, 14 deals" in checked.stdout
+
+
+def test_a_dimmed_card_pressed_says_why_in_the_engines_words(server, browsers, shots):
+    """Press a card that may not be played: the engine's sentence appears; nothing changes."""
+    driver = browsers()
+    _start_computer_game(driver, server)
+    for _ in range(200):
+        dimmed = driver.find_elements(By.CSS_SELECTOR, "#hand button.dimmed")
+        if dimmed:
+            break
+        _my_move(driver)
+        _wait_turn_or_end(driver)
+    else:
+        pytest.fail("no dimmed card in 200 moves")
+    before = _version(driver)
+    dimmed[0].click()
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.ID, "notice").text)
+    reason = driver.find_element(By.TAG_NAME, "body").get_attribute("data-refused")
+    sentence = driver.find_element(By.ID, "notice").text
+    sentences = {
+        "must_follow_suit": "follow suit",
+        "must_follow_trump": "trump",
+        "trumps_not_broken": "Trumps are not broken",
+        "big_joker_forces_highest": "highest",
+        "little_joker_forces_lowest": "lowest",
+    }
+    assert reason in sentences and sentences[reason] in sentence, (reason, sentence)
+    assert _version(driver) == before
+    driver.save_screenshot(str(shots / "refused.png"))
+
+
+def test_keyboard_play_and_a_reload_mid_match(server, browsers):
+    """Bid and play with the keyboard; a reloaded tab is back at its seat, same position."""
+    driver = browsers()
+    _start_computer_game(driver, server)
+    body = driver.find_element(By.TAG_NAME, "body")
+    before = _version(driver)
+    body.send_keys("1")  # focuses the bid 1
+    driver.switch_to.active_element.send_keys(Keys.ENTER)
+    WebDriverWait(driver, WAIT).until(lambda d: _version(d) > before)
+    _wait_turn_or_end(driver)
+    while driver.find_elements(By.CSS_SELECTOR, "#bids button"):
+        _my_move(driver)
+        _wait_turn_or_end(driver)
+    hand = [
+        b.get_attribute("data-code") for b in driver.find_elements(By.CSS_SELECTOR, "#hand button")
+    ]
+    version = _version(driver)
+    driver.refresh()
+    WebDriverWait(driver, WAIT).until(lambda d: _version(d) == version)
+    again = [
+        b.get_attribute("data-code") for b in driver.find_elements(By.CSS_SELECTOR, "#hand button")
+    ]
+    assert again == hand
+    body = driver.find_element(By.TAG_NAME, "body")
+    body.send_keys("h")  # the first ringed card
+    focused = driver.switch_to.active_element
+    assert "legal" in focused.get_attribute("class")
+    focused.send_keys(Keys.ENTER)
+    WebDriverWait(driver, WAIT).until(lambda d: _version(d) > version)
+
+
+def test_the_server_killed_and_restarted_mid_match(server, browsers, tmp_path):
+    """SIGKILL mid-match; started again on the same database and port, the page reconnects."""
+    driver = browsers()
+    _start_computer_game(driver, server)
+    for _ in range(3):
+        _my_move(driver)
+        _wait_turn_or_end(driver)
+    version = _version(driver)
+    hand = [
+        b.get_attribute("data-code") for b in driver.find_elements(By.CSS_SELECTOR, "#hand button")
+    ]
+    server.kill()
+    WebDriverWait(driver, WAIT).until(
+        lambda d: "reconnecting" in d.find_element(By.ID, "status").text
+    )
+    again = Server(tmp_path / "rooms.db", port=server.port)
+    try:
+        WebDriverWait(driver, WAIT).until(
+            lambda d: (
+                d.find_element(By.ID, "status").text == "Your turn to bid."
+                or d.find_element(By.ID, "status").text == "Your turn to play."
+            )
+        )
+        assert _version(driver) == version
+        assert [
+            b.get_attribute("data-code")
+            for b in driver.find_elements(By.CSS_SELECTOR, "#hand button")
+        ] == hand
+        _my_move(driver)
+    finally:
+        again.kill()
+
+
+def test_a_room_of_four_browsers(server, browsers, shots):
+    """The host sends three links; four browsers play the first deal, each its own hand."""
+    host = browsers()
+    host.get(server.base + "/")
+    host.find_element(By.ID, "friends-short").click()
+    WebDriverWait(host, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#links input"))
+    host.save_screenshot(str(shots / "host-links.png"))
+    links = [
+        field.get_attribute("value")
+        for field in host.find_elements(By.CSS_SELECTOR, "#links input")
+    ]
+    assert len(links) == 3 and all(link.startswith(server.base + "/seat/") for link in links)
+    guests = []
+    for number, link in enumerate(links):
+        # One of them on a phone-sized screen: the table must be usable there too.
+        guest = browsers(390, 844) if number == 0 else browsers()
+        guest.get(link)
+        guests.append(guest)
+    everyone = [host, *guests]
+    WebDriverWait(host, WAIT).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-phase") == "bid"
+    )
+    hands = []
+    for driver in everyone:
+        WebDriverWait(driver, WAIT).until(
+            lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hand button")) == 7
+        )
+        hands.append(
+            {
+                b.get_attribute("data-code")
+                for b in driver.find_elements(By.CSS_SELECTOR, "#hand button")
+            }
+        )
+    assert len(set().union(*hands)) == 28  # four different hands, no card twice
+    for _ in range(4 + 28):
+        version = max(_version(d) for d in everyone)
+        for driver in everyone:
+            WebDriverWait(driver, WAIT).until(lambda d, v=version: _version(d) >= v)
+        movers = [
+            d
+            for d in everyone
+            if "my-turn" in d.find_element(By.TAG_NAME, "body").get_attribute("class")
+        ]
+        if not movers:
+            break
+        assert len(movers) == 1
+        if movers[0] is guests[0] and movers[0].find_elements(
+            By.CSS_SELECTOR, "#hand button.dimmed"
+        ):
+            guests[0].save_screenshot(str(shots / "small-screen.png"))
+        _my_move(movers[0])
+    for driver in everyone:
+        WebDriverWait(driver, WAIT).until(
+            lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sheet tbody tr td")) == 9
+        )
+        assert "Deal 1" in driver.find_element(By.ID, "last-sentence").text
