@@ -11,7 +11,7 @@ not points is the right value for Back Alley's scoring is in ``docs/solve.md``.
 >>> state = new_match(Rules(schedule=[3]), seed=7)
 >>> state = apply(state, legal_actions(state)[0])
 >>> while state.phase.value == "bid":
-...     state = apply(state, legal_actions(state)[0])
+...     state = apply(state, legal_actions(state)[-1])   # Board, Board, ...
 >>> solution = solve(state)
 >>> sorted(solution) == sorted(legal_actions(state))
 True
