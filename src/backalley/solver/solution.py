@@ -13,7 +13,7 @@ not points is the right value for Back Alley's scoring is in ``docs/solve.md``.
 >>> while state.phase.value == "bid":
 ...     state = apply(state, legal_actions(state)[-1])   # Board, Board, ...
 >>> solution = solve(state)
->>> sorted(solution) == sorted(legal_actions(state))
+>>> list(solution) == list(legal_actions(state))
 True
 >>> solution.value == max(solution[play] for play in solution)
 True
