@@ -177,15 +177,21 @@ class Search:
         high = self.upper.get(key, left)
         if high < need:
             return False
+        pair = self.pair
         quick = self._quick_tricks(hands, leader, broken)
-        if leader & 1 == self.pair:
-            if quick > low:
-                low = quick
-                self.lower[key] = quick
+        sure_ours = self._sure_trumps(hands, pair)
+        sure_theirs = self._sure_trumps(hands, 1 - pair)
+        if leader & 1 == pair:
+            sure_ours = max(sure_ours, quick)
+        else:
+            sure_theirs = max(sure_theirs, quick)
+        if sure_ours > low:
+            low = sure_ours
+            self.lower[key] = low
             if low >= need:
                 return True
-        elif left - quick < high:
-            high = left - quick
+        if left - sure_theirs < high:
+            high = left - sure_theirs
             self.upper[key] = high
             if high < need:
                 return False
@@ -278,7 +284,7 @@ class Search:
             tops = [card for card in tried if self._top(card, out)]
             if not tops:
                 return tried
-            return tops[::-1] + [card for card in tried if card not in tops]
+            return tops[::-1] + [card for card in tried[::-1] if card not in tops]
         best_at = winning_card(trick, trumps)[1]
         if (leader + best_at) & 3 == seat ^ 2:
             return tried  # the partner wins the trick so far: the lowest first
@@ -329,6 +335,19 @@ class Search:
             if leads & trumps:
                 total += _run_on_top(out & trumps, mine)
         return min(total, mine.bit_count())
+
+    def _sure_trumps(self, hands: list[int], pair: int) -> int:
+        """Tricks ``pair`` takes for sure with trumps above every trump of the other pair.
+
+        Such a trump wins the trick it is played to (the highest trump wins), and
+        one player's cards go to different tricks; the partners' may meet in one.
+        """
+        trumps = self.trumps
+        theirs = (hands[1 - pair] | hands[3 - pair]) & trumps
+        above = ~((1 << theirs.bit_length()) - 1)
+        one = (hands[pair] & trumps & above).bit_count()
+        other = (hands[pair + 2] & trumps & above).bit_count()
+        return max(one, other)
 
     def _key(
         self, hands: list[int], leader: int, broken: bool
