@@ -17,12 +17,12 @@ import sys
 from collections.abc import Sequence
 
 from .. import __compiled__, __version__
-from . import check, demo, fuzz, perft, play, replay, serve, simulate
+from . import analyze, check, demo, fuzz, perft, play, replay, serve, simulate
 from ._common import EXIT_OK, EXIT_USAGE, CommandError, silence
 
 __all__ = ["main"]
 
-COMMANDS = (demo, simulate, play, check, replay, perft, serve, fuzz)
+COMMANDS = (demo, simulate, play, check, replay, analyze, perft, serve, fuzz)
 """The command modules, in the order ``backalley --help`` lists them."""
 
 
