@@ -30,24 +30,42 @@ Seat.SOUTH
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from typing import Final
 
 import attrs
 
 from .actions import Bid
-from .cards import PAIRS, Pair, Seat
+from .cards import PAIRS, SEATS, Pair, Seat
 from .flow import thrown_in as is_throw_in  # the old name of flow.thrown_in, kept for imports
 
 __all__ = [
+    "BOARD",
     "Contract",
     "Overbid",
+    "bid_code",
     "bid_in_range",
     "board_multipliers",
+    "contract_terms",
     "contracts",
     "is_throw_in",
     "opening_leader",
+    "opening_seat",
     "overbids",
 ]
+
+BOARD: Final = 13
+"""A bid as a small int (its *code*): the amount for Pass (0) and numbers, 13 for Board.
+
+No numeric bid reaches 13 (thirteen cards allow bids up to 12), so the codes of a
+hand size's legal bids are 0 .. hand size - 1 and 13, in the order ``legal_actions``
+lists them. The compact position (``core.position``) keeps bids as codes.
+"""
+
+
+def bid_code(bid: Bid) -> int:
+    """The code of a bid: its amount, or :data:`BOARD`."""
+    return BOARD if bid.board else bid.amount
 
 
 def bid_in_range(bid: Bid, hand_size: int) -> bool:
@@ -90,43 +108,67 @@ class Contract:
         return f"board ×{self.multiplier}" if self.multiplier else str(self.target)
 
 
+def contract_terms(said: Iterable[tuple[int, int]]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Each pair's ``(target, multiplier)`` from ``(seat, bid code)`` in circuit order.
+
+    The rule of :func:`contracts` (BID-3, BID-4), on codes: the k-th Board said is
+    worth k; a pair with a Board keeps only its highest multiplier and target 0;
+    otherwise its target is the sum of its numeric bids, Pass counting zero, and
+    its multiplier 0.
+    """
+    targets = [0, 0]
+    boards = [0, 0]
+    said_boards = 0
+    for seat, code in said:
+        pair = seat % 2
+        if code == BOARD:
+            said_boards += 1
+            # Later Boards have higher multipliers: the pair keeps its latest.
+            boards[pair] = said_boards
+        else:
+            targets[pair] += code
+    return (
+        (0, boards[0]) if boards[0] else (targets[0], 0),
+        (0, boards[1]) if boards[1] else (targets[1], 0),
+    )
+
+
 def contracts(bids: Sequence[Bid]) -> tuple[Contract, Contract]:
     """The contracts of North-South and East-West from a (possibly partial) circuit.
 
     A pair with a Board keeps only its highest multiplier; otherwise its target is
-    the sum of its numeric bids, Pass counting zero.
+    the sum of its numeric bids, Pass counting zero (:func:`contract_terms`).
     """
-    multipliers = board_multipliers(bids)
-    targets = [0, 0]
-    boards = [0, 0]
-    for bid in bids:
-        pair = bid.seat % 2
-        if bid.board:
-            boards[pair] = max(boards[pair], multipliers[bid.seat])
-        else:
-            targets[pair] += bid.amount
-    return (
-        Contract(0, boards[0]) if boards[0] else Contract(targets[0]),
-        Contract(0, boards[1]) if boards[1] else Contract(targets[1]),
-    )
+    ns, ew = contract_terms((bid.seat, bid_code(bid)) for bid in bids)
+    return Contract(*ns), Contract(*ew)
+
+
+def opening_seat(said: Iterable[tuple[int, int]]) -> int | None:
+    """Who leads the first trick, from ``(seat, bid code)`` in circuit order (BID-8).
+
+    The last Board bidder if any Board was said; otherwise the highest numeric
+    bidder, and of equal bids the one who bid first; None if nobody bid (a throw-in).
+    """
+    leader: int | None = None
+    best = 0
+    for seat, code in said:
+        if code == BOARD:
+            # A later Board always takes the lead from anything said before it.
+            leader, best = seat, -1
+        elif best >= 0 and code > best:
+            # Strictly greater: on equal bids the earlier bidder keeps the lead.
+            leader, best = seat, code
+    return leader
 
 
 def opening_leader(bids: Sequence[Bid]) -> Seat | None:
     """Who leads the first trick, or None if nobody bid (a throw-in).
 
     The last Board bidder if any Board was said; otherwise the highest numeric
-    bidder, and of equal bids the one who bid first.
+    bidder, and of equal bids the one who bid first (:func:`opening_seat`).
     """
-    leader: Seat | None = None
-    best = 0
-    for bid in bids:
-        if bid.board:
-            # A later Board always takes the lead from anything said before it.
-            leader, best = bid.seat, -1
-        elif best >= 0 and bid.amount > best:
-            # Strictly greater: on equal bids the earlier bidder keeps the lead.
-            leader, best = bid.seat, bid.amount
-    return leader
+    seat = opening_seat((bid.seat, bid_code(bid)) for bid in bids)
+    return None if seat is None else SEATS[seat]
 
 
 @attrs.frozen

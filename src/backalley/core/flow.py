@@ -46,6 +46,7 @@ __all__ = [
     "player_to_move",
     "seat_to_move",
     "thrown_in",
+    "thrown_in_codes",
 ]
 
 CLOCKWISE: Final = SEATS * 3
@@ -95,7 +96,15 @@ def seat_to_move(
 
 def thrown_in(bids: Sequence[Bid]) -> bool:
     """True when all four players passed: the deal is thrown in and not scored (MATCH-3)."""
-    return len(bids) == 4 and all(bid.is_pass for bid in bids)
+    return thrown_in_codes(tuple(0 if bid.is_pass else 1 for bid in bids))
+
+
+def thrown_in_codes(codes: Sequence[int]) -> bool:
+    """:func:`thrown_in` of bids as codes (``bidding.BOARD`` for Board, else the amount).
+
+    Pass is the only bid whose code is 0.
+    """
+    return len(codes) == 4 and not any(codes)
 
 
 def counts(tiebreak: bool, bids: Sequence[Bid]) -> bool:

@@ -30,7 +30,7 @@ from .cards import Card
 __all__ = ["forced_by_joker_lead"]
 
 
-def forced_by_joker_lead(led: Card, hand: int, trumps: int) -> int:
+def forced_by_joker_lead(led: int, hand: int, trumps: int) -> int:
     """The mask of the one card a joker lead forces from ``hand``, or 0 if it forces nothing.
 
     ``led`` is the card that led the trick and ``trumps`` the deal's trump mask.

@@ -23,7 +23,13 @@ from typing import Final
 
 from .bidding import Contract
 
-__all__ = ["BOARD_POINTS_PER_TRICK", "OVERTRICK_POINTS", "POINTS_PER_TRICK_BID", "score"]
+__all__ = [
+    "BOARD_POINTS_PER_TRICK",
+    "OVERTRICK_POINTS",
+    "POINTS_PER_TRICK_BID",
+    "score",
+    "score_terms",
+]
 
 POINTS_PER_TRICK_BID: Final = 5
 OVERTRICK_POINTS: Final = 1
@@ -32,10 +38,14 @@ BOARD_POINTS_PER_TRICK: Final = 10
 
 def score(contract: Contract, *, hand_size: int, tricks: int) -> int:
     """The points a pair scores for taking ``tricks`` of ``hand_size`` on ``contract``."""
-    if contract.multiplier:
-        points = BOARD_POINTS_PER_TRICK * hand_size * contract.multiplier
+    return score_terms(contract.target, contract.multiplier, hand_size, tricks)
+
+
+def score_terms(target: int, multiplier: int, hand_size: int, tricks: int) -> int:
+    """:func:`score` of the contract ``(target, multiplier)``, as plain ints (SCORE-1..4)."""
+    if multiplier:
+        points = BOARD_POINTS_PER_TRICK * hand_size * multiplier
         return points if tricks == hand_size else -points
-    target = contract.target
     if tricks >= target:
         return POINTS_PER_TRICK_BID * target + OVERTRICK_POINTS * (tricks - target)
     return -POINTS_PER_TRICK_BID * target

@@ -49,7 +49,7 @@ oblige nobody instead of failing on a missing suit.
 
 
 def allowed_plays(
-    hand: int, trick: tuple[Card, ...], trumps: int, broken: bool, bid_board: bool
+    hand: int, trick: Sequence[int], trumps: int, broken: bool, bid_board: bool
 ) -> tuple[int, Reason | None]:
     """The cards of ``hand`` that may be played to ``trick``, and why the others may not.
 

@@ -437,7 +437,7 @@ class _Table:
             if first is not None:
                 card, first = first, None
             else:
-                allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]  # type: ignore[arg-type]
+                allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]
                 if policy == "random":
                     choices = cards_of(allowed)
                     card = choices[rng.randrange(len(choices))]

@@ -141,7 +141,7 @@ class Search:
     ) -> list[list[int]]:
         """The seat to move's allowed cards in runs of equivalent ones, the tried card first."""
         seat = (leader + len(trick)) & 3
-        allowed = allowed_plays(hands[seat], trick, self.trumps, broken, self.boards[seat])[0]  # type: ignore[arg-type]
+        allowed = allowed_plays(hands[seat], trick, self.trumps, broken, self.boards[seat])[0]
         out = self._out(hands, seat, trick)
         runs: list[list[int]] = []
         previous = -1
@@ -261,7 +261,7 @@ class Search:
     ) -> list[int]:
         """One card of each run of equivalent allowed cards, the likeliest best first."""
         trumps = self.trumps
-        allowed = allowed_plays(hands[seat], trick, trumps, broken, self.boards[seat])[0]  # type: ignore[arg-type]
+        allowed = allowed_plays(hands[seat], trick, trumps, broken, self.boards[seat])[0]
         if not allowed & (allowed - 1):
             return [allowed.bit_length() - 1]
         out = self._out(hands, seat, trick)

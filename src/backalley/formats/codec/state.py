@@ -194,7 +194,8 @@ def state_from_json(data: Any, path: str) -> MatchState:
                 at(at(path, "snapshot"), key),
                 f"the record reaches {value!r}, the snapshot says {given[key]!r}",
             )
-    # ``check`` replays through ``replay``, which has validated the state it reached.
+    # ``check`` replays the record through ``apply`` from ``new_match``: the state it
+    # reached is one play reaches, validated action by action, never a second time.
     return state
 
 
