@@ -10,6 +10,11 @@ player's CPU time per decision (mean, median and 95th percentile; one process,
 so one core, with ``time.process_time`` read around each decision).
 
     python benchmarks/montecarlo_strength.py --sets 150 --opponent heuristic --schedule short
+
+``--player search`` measures the search player (the Monte Carlo player solving its
+samples double dummy) instead, for example against today's Monte Carlo player:
+
+    python benchmarks/montecarlo_strength.py --player search --opponent montecarlo --sets 60
 """
 
 from __future__ import annotations
@@ -21,7 +26,14 @@ import time
 
 from backalley import Bid, Play, Rules, Seat
 from backalley.engine.view import SeatView
-from backalley.players import PLAYER_KINDS, MonteCarloPlayer, Player, SeatedPlayer, play_match
+from backalley.players import (
+    PLAYER_KINDS,
+    MonteCarloPlayer,
+    Player,
+    SeatedPlayer,
+    play_match,
+    search_player,
+)
 from backalley.players.montecarlo import DEFAULT_BID_INFERENCE, DEFAULT_SAMPLES
 from backalley.players.simulation import match_seed, wilson_interval
 
@@ -53,7 +65,10 @@ class Timed:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", type=int, default=100, help="seeds, each played twice")
+    parser.add_argument("--player", default="montecarlo", choices=["montecarlo", "search"])
     parser.add_argument("--opponent", default="heuristic", choices=sorted(PLAYER_KINDS))
+    parser.add_argument("--exact-tricks", type=int, help="tricks left from which to solve")
+    parser.add_argument("--exact-bids", type=int, help="largest hand size bid by solving")
     parser.add_argument("--schedule", default="short")
     parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     parser.add_argument(
@@ -62,7 +77,17 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     rules = Rules(schedule=args.schedule)
-    template = MonteCarloPlayer(samples=args.samples, bid_inference=args.bid_inference)
+    settings: dict[str, int | float] = {
+        "samples": args.samples,
+        "bid_inference": args.bid_inference,
+    }
+    if args.exact_tricks is not None:
+        settings["exact_tricks"] = args.exact_tricks
+    if args.exact_bids is not None:
+        settings["exact_bids"] = args.exact_bids
+    template = (
+        search_player(**settings) if args.player == "search" else MonteCarloPlayer(**settings)  # type: ignore[arg-type]
+    )
     start = time.perf_counter()
     times, results, margins, counts = _play_sets(template, args, rules)
     elapsed = time.perf_counter() - start
@@ -72,7 +97,7 @@ def main() -> None:
     mean = statistics.fmean(results)
     half = Z * statistics.stdev(results) / math.sqrt(len(results)) if len(results) > 1 else 1.0
     ms = sorted(1000 * t for t in times)
-    print(f"Monte Carlo {template!r} against {args.opponent}, {rules}")
+    print(f"{args.player} {template!r} against {args.opponent}, {rules}")
     print(
         f"matches: {matches} ({args.sets} duplicate sets); Monte Carlo won {won}, drew {drawn}, "
         f"lost {lost}: win rate {won / matches:.1%} (95% Wilson CI {low:.1%}-{high:.1%})"

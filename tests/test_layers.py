@@ -28,8 +28,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("core",),
     # 2. The engine: states, apply and legal_actions, the seat view.
     ("engine",),
-    # 3. Formats: notation, JSON, records, checking, perft.
-    ("formats",),
+    # 3. Formats: notation, JSON, records, checking, perft; the double-dummy solver.
+    ("formats", "solver"),
     # 4. Users of the engine and formats: pictures, players, test strategies.
     ("pictures", "players", "strategies"),
     # 5. Bridges to other programs: protocol, framework adapters, cluster, the web table.

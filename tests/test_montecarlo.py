@@ -23,7 +23,14 @@ from backalley.core.tricks import trick_winner, winning_card
 from backalley.engine.sampling import DealSampler
 from backalley.engine.view import view
 from backalley.players import PLAYER_KINDS, HeuristicPlayer, MonteCarloPlayer, play_match
-from backalley.players.montecarlo import _beating, _solve, _Table
+from backalley.players.montecarlo import (
+    SEARCH_EXACT_BIDS,
+    SEARCH_EXACT_TRICKS,
+    _beating,
+    _solve,
+    _Table,
+    search_player,
+)
 from backalley.strategies import states
 from decks import position
 
@@ -210,18 +217,21 @@ def _minimax(state: MatchState, pair: int) -> int:
     return max(values) if mover % 2 == pair else min(values)
 
 
+@pytest.mark.parametrize("tricks_left", [2, 3])
 @settings(max_examples=40)
 @given(state=states(phase=Phase.PLAY), seed=st.integers(0, 2**32))
-def test_the_exact_endgame_search_matches_brute_force(state: MatchState, seed: int) -> None:
-    state = _advance(state, random.Random(seed), 2)
+def test_the_exact_endgame_search_matches_brute_force(
+    tricks_left: int, state: MatchState, seed: int
+) -> None:
+    state = _advance(state, random.Random(seed), tricks_left)
     if state.deal is None:
         return
     seat = _seat_to_move(state)
     table = _Table.of(view(state, seat))
-    for action in legal_actions(state):
-        assert isinstance(action, Play)
-        solved = _solve(table, list(state.deal.hands), action.card)
-        assert solved == _minimax(apply(state, action), seat % 2)
+    legal = legal_actions(state)
+    solved = _solve(table, list(state.deal.hands), legal)
+    for action, margin in zip(legal, solved, strict=True):
+        assert margin == _minimax(apply(state, action), seat % 2)
 
 
 def test_bid_inference_weighs_deals_by_how_well_they_explain_the_bids() -> None:
@@ -251,3 +261,27 @@ def test_bid_inference_weighs_deals_by_how_well_they_explain_the_bids() -> None:
     assert player._likelihood(seen, sampler, swapped) < 0.1
     with pytest.raises(ValueError, match="bid inference"):
         MonteCarloPlayer(bid_inference=-1)
+
+
+def test_the_search_player_plays_whole_matches_legally() -> None:
+    player = search_player(samples=3)
+    assert player.exact_tricks == SEARCH_EXACT_TRICKS
+    assert player.exact_bids == SEARCH_EXACT_BIDS
+    assert repr(player.for_seat(Seat.EAST, 5)) == repr(search_player(samples=3, seed=5))
+    for seed in range(2):
+        players = [player, HeuristicPlayer(), player, HeuristicPlayer()]
+        assert play_match(players, Rules(schedule=[4, 2, 1]), seed=seed).is_over
+    assert isinstance(PLAYER_KINDS["search"](), MonteCarloPlayer)
+
+
+def test_bids_from_solved_samples_are_the_solved_tricks() -> None:
+    """With ``exact_bids``, a one-card deal's Board is valued on the solved tricks."""
+    state = position(
+        {Seat.NORTH: ["2S"], Seat.EAST: ["BIG"], Seat.SOUTH: ["3S"], Seat.WEST: ["4S"]},
+        turned="2H",
+    )
+    # East (left of the dealer North) holds BIG: a Board wins its one trick on every sample.
+    seat = _seat_to_move(state)
+    assert seat is Seat.EAST
+    player = MonteCarloPlayer(samples=4, exact_bids=1, bid_inference=0)
+    assert player(view(state, seat), legal_actions(state)) == Bid(Seat.EAST, board=True)

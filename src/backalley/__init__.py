@@ -34,6 +34,7 @@ from .engine.sampling import sample_state
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
 from .engine.validate import InvalidState, Invariant, validate
 from .engine.view import SeatView
+from .solver import Solution, SolveError, solve
 
 __all__ = [
     "SCHEDULES",
@@ -58,6 +59,8 @@ __all__ = [
     "Reason",
     "Rules",
     "Seat",
+    "Solution",
+    "SolveError",
     "Suit",
     "Swap",
     "Termination",
@@ -70,6 +73,7 @@ __all__ = [
     "score",
     "seeded_deal",
     "seeded_deck",
+    "solve",
     "validate",
 ]
 

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from .. import __compiled__, __version__
-from . import check, demo, fuzz, perft, play, replay, serve, simulate, table
+from . import analyze, check, demo, fuzz, perft, play, replay, serve, simulate, table
 from ._common import (
     EXIT_OK,
     EXIT_USAGE,
@@ -29,7 +29,7 @@ from ._common import (
 
 __all__ = ["main"]
 
-COMMANDS = (demo, simulate, play, table, check, replay, perft, serve, fuzz)
+COMMANDS = (demo, simulate, play, table, check, replay, analyze, perft, serve, fuzz)
 """The command modules, in the order ``backalley --help`` lists them."""
 
 

@@ -35,6 +35,8 @@ from ._drawing import (
     HAND_H,
     INK,
     MARGIN,
+    PAPER,
+    RED,
     RING,
     SEAT_NAMES,
     TRICK_H,
@@ -317,14 +319,28 @@ _ROW_W: Final = 110 + 4 * (CARD_W + 8) + 150
 _ROW_H: Final = CARD_H + 26
 
 
-def _trick_row(number: int, trick: Trick, trump: Suit | None, x: float, y: float) -> list[str]:
-    """One completed trick on a line: the cards in play order, each under its seat."""
+def _trick_row(  # noqa: PLR0913, PLR0917 - the trick, where it goes, and its marks
+    number: int,
+    trick: Trick,
+    trump: Suit | None,
+    x: float,
+    y: float,
+    marks: Mapping[tuple[int, Seat], int] | None = None,
+) -> list[str]:
+    """One completed trick on a line: the cards in play order, each under its seat.
+
+    ``marks[(number, seat)]``, if given, is the tricks that seat's card cost: the
+    card gets a badge saying so.
+    """
     trumps = trump_mask(trump)
     parts = [text_at(x, y + 40, f"Trick {number}", size=12, font_weight="bold")]
     for index, (seat, card) in enumerate(trick.plays):
         cx = x + 64 + index * (CARD_W + 8)
         parts.append(text_at(cx + CARD_W / 2, y + 10, seat.letter, size=11, text_anchor="middle"))
         parts.append(card_picture(card, (cx, y + 14), trumps, ring=seat is trick.winner))
+        lost = None if marks is None else marks.get((number, seat))
+        if lost is not None:
+            parts.append(_cost_badge(lost, cx + CARD_W - 10, y + 14))
     if trick.winner is not None:
         parts.append(
             text_at(
@@ -339,15 +355,39 @@ def _trick_row(number: int, trick: Trick, trump: Suit | None, x: float, y: float
     return parts
 
 
+def _cost_badge(lost: int, x: float, y: float) -> str:
+    """A red disc at (x, y) saying how many tricks a card cost: ``-1``."""
+    return moved(
+        [
+            element("title", f"this card cost {lost} {'trick' if lost == 1 else 'tricks'}"),
+            element("circle", cx=0, cy=0, r=10, fill=RED),
+            text_at(
+                0, 4, f"-{lost}", size=11, font_weight="bold", text_anchor="middle", fill=PAPER
+            ),
+        ],
+        x,
+        y,
+    )
+
+
 def _score_words(contract: Contract, took: int, scored: int, hand_size: int) -> str:
     return f"{_contract_words(contract, hand_size)}, took {took}: {scored:+d}"
 
 
-def deal_svg(result: DealResult | DealState) -> str:
+def deal_svg(
+    result: DealResult | DealState,
+    *,
+    marks: Mapping[tuple[int, Seat], int] | None = None,
+    remarks: Sequence[str] = (),
+) -> str:
     """A finished deal as SVG: the hands as dealt, trump, bids, every trick and the scores.
 
     Accepts a :class:`DealResult` from a match's history or a complete
     :class:`DealState`; a deal still in progress is drawn by :func:`table_svg`.
+    ``marks`` badges cards that cost tricks: ``marks[(trick, seat)]`` is what the
+    card ``seat`` played to trick number ``trick`` (from 1) cost; ``remarks`` are
+    lines added under the heading (``backalley analyze --svg`` says there which
+    card would have been best).
     """
     deal = result.deal if isinstance(result, DealResult) else result
     if not deal.is_complete and not thrown_in(deal.bids):
@@ -368,6 +408,7 @@ def deal_svg(result: DealResult | DealState) -> str:
     else:
         lines.append("North-South " + _score_words(contracts[0], ns, scores[0], size))
         lines.append("East-West " + _score_words(contracts[1], ew, scores[1], size))
+    lines.extend(remarks)
     centre = _lines_box(["As dealt", f"Turned: {setup.turned.symbol}", trump_words(trump)])
     top = MARGIN + 18 * len(lines) + 8
     parts, width, bottom = _table(dealt, notes, trump, centre)
@@ -379,7 +420,7 @@ def deal_svg(result: DealResult | DealState) -> str:
     for index, trick in enumerate(deal.tricks):
         row, column = divmod(index, columns)
         parts += _trick_row(
-            index + 1, trick, trump, MARGIN + column * _ROW_W, bottom + 8 + row * _ROW_H
+            index + 1, trick, trump, MARGIN + column * _ROW_W, bottom + 8 + row * _ROW_H, marks
         )
     rows = -(-len(deal.tricks) // columns)
     height = bottom + 8 + rows * _ROW_H + MARGIN

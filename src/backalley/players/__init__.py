@@ -15,13 +15,14 @@ from collections.abc import Callable
 
 from .driver import Player, PlayerError, SeatedPlayer, play_match, player_seed
 from .heuristic import HeuristicPlayer
-from .montecarlo import MonteCarloPlayer
+from .montecarlo import MonteCarloPlayer, search_player
 from .simple import RandomPlayer
 
 PLAYER_KINDS: dict[str, Callable[[], Player]] = {
     "heuristic": HeuristicPlayer,
     "montecarlo": MonteCarloPlayer,
     "random": RandomPlayer,
+    "search": search_player,
 }
 """The computer players by the names the command line uses."""
 
@@ -35,4 +36,5 @@ __all__ = [
     "SeatedPlayer",
     "play_match",
     "player_seed",
+    "search_player",
 ]

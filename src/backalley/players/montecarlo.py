@@ -17,8 +17,10 @@ trick-taking games.
   trump), or random legal cards (``policy="random"``, ``rollouts`` of them per
   sample and action). Legality is the rules core's own ``allowed_plays`` and the
   trick's winner its ``trick_winner``. When at most ``exact_tricks`` tricks
-  remain, each sampled deal is solved exactly instead (every seat seeing every
-  card: alpha-beta on the score difference).
+  remain, each sampled deal is solved double dummy instead (every seat seeing
+  every card, :mod:`backalley.solver`): the tricks each card gives under best
+  play, turned into the score difference (which grows with the tricks, so best
+  play for tricks is best play for the score).
 - **Bids as evidence**: each sampled deal's results are weighed by how well
   the deal explains the bids the others made, if they bid like the heuristic
   (``bid_inference``; the sampler itself stays uniform).
@@ -26,7 +28,13 @@ trick-taking games.
   the heuristic's bidding, the deal is played out from the opening lead those
   bids give, and each candidate bid is scored on the tricks its pair took. So
   it bids Board when the samples say all tricks are likely enough to pay, and
-  passes (even into a throw-in) when nothing else pays.
+  passes (even into a throw-in) when nothing else pays. With ``exact_bids``,
+  deals of up to that many cards are solved double dummy from the opening lead
+  instead of played out.
+
+The search player (kind ``search``, :func:`search_player`) is this player with
+the double-dummy solver used from the middle of a deal on and for the bids of
+small deals.
 
 Its decisions are a function of its view and its seed alone: each decision's
 random generator is seeded from the player's seed and the view, so the same
@@ -58,12 +66,17 @@ from ..core.scoring import score
 from ..core.tricks import allowed_plays, trick_winner, winning_card
 from ..engine.sampling import DealSampler
 from ..engine.view import SeatView
+from ..solver.search import Search
 from .heuristic import heuristic_bid
 
-__all__ = ["MonteCarloPlayer"]
+__all__ = ["MonteCarloPlayer", "search_player"]
 
 DEFAULT_SAMPLES: Final = 32
 DEFAULT_EXACT_TRICKS: Final = 2
+SEARCH_EXACT_TRICKS: Final = 5
+"""The search player solves each sampled deal double dummy from this many tricks left."""
+SEARCH_EXACT_BIDS: Final = 4
+"""The search player bids from double-dummy trick counts on deals of up to this many cards."""
 DEFAULT_BID_INFERENCE: Final = 1.0
 _BOARD_MISS: Final = 3
 """A Board where the heuristic bids a number, or the other way round, counts as three tricks."""
@@ -86,7 +99,9 @@ class MonteCarloPlayer:
     on the sampled hands (0: no weighing);
     ``time_budget`` caps the seconds per decision (None: no cap, fully
     reproducible); ``exact_tricks`` is the number of tricks left from which
-    each sample is solved exactly (0: never); ``seed`` seeds the player.
+    each sample is solved exactly (0: never); ``exact_bids`` the largest hand
+    size whose bids are valued by solving each sample from the opening lead (0:
+    never); ``seed`` seeds the player.
     """
 
     def __init__(  # noqa: PLR0913 - the search's settings, each a keyword
@@ -98,6 +113,7 @@ class MonteCarloPlayer:
         exact_tricks: int = DEFAULT_EXACT_TRICKS,
         policy: Policy = "heuristic",
         bid_inference: float = DEFAULT_BID_INFERENCE,
+        exact_bids: int = 0,
         seed: int = 0,
     ) -> None:
         if samples < 1 or rollouts < 1:
@@ -114,13 +130,15 @@ class MonteCarloPlayer:
         self.exact_tricks = exact_tricks
         self.policy: Policy = policy
         self.bid_inference = bid_inference
+        self.exact_bids = exact_bids
         self.seed = seed
 
     def __repr__(self) -> str:
         return (
             f"MonteCarloPlayer(samples={self.samples}, rollouts={self.rollouts}, "
             f"time_budget={self.time_budget}, exact_tricks={self.exact_tricks}, "
-            f"policy={self.policy!r}, bid_inference={self.bid_inference}, seed={self.seed})"
+            f"policy={self.policy!r}, bid_inference={self.bid_inference}, "
+            f"exact_bids={self.exact_bids}, seed={self.seed})"
         )
 
     def for_seat(self, seat: Seat, seed: int) -> MonteCarloPlayer:
@@ -132,6 +150,7 @@ class MonteCarloPlayer:
             exact_tricks=self.exact_tricks,
             policy=self.policy,
             bid_inference=self.bid_inference,
+            exact_bids=self.exact_bids,
             seed=seed,
         )
 
@@ -216,13 +235,11 @@ class MonteCarloPlayer:
         legal: Sequence[Bid | Play],
         rng: random.Random,
     ) -> list[float]:
+        if table.tricks_left <= self.exact_tricks:
+            return [float(margin) for margin in _solve(table, hands, legal)]
         values = []
-        exact = table.tricks_left <= self.exact_tricks
         for action in legal:
             assert isinstance(action, Play)
-            if exact:
-                values.append(float(_solve(table, hands, action.card)))
-                continue
             total = 0.0
             for _ in range(self.rollouts):
                 total += table.play_out(hands, action.card, rng, self.policy)
@@ -262,10 +279,15 @@ class MonteCarloPlayer:
             key = (leader, boards)
             if key not in taken:
                 assert leader is not None
-                deal = table.with_bids(bids, leader, boards)
-                taken[key] = [
-                    deal.tricks_after(hands, rng, self.policy) for _ in range(self.rollouts)
-                ]
+                if size <= self.exact_bids:
+                    # Every seat at its best, every card seen: the tricks of best play.
+                    search = Search(table.trumps, (*boards,), table.pair)  # type: ignore[arg-type]
+                    taken[key] = [search.value(list(hands), (), int(leader), False)]
+                else:
+                    deal = table.with_bids(bids, leader, boards)
+                    taken[key] = [
+                        deal.tricks_after(hands, rng, self.policy) for _ in range(self.rollouts)
+                    ]
             pair_contracts = contracts(bids)
             ours, theirs = pair_contracts[table.pair], pair_contracts[1 - table.pair]
             margins = [_margin(ours, theirs, size, tricks) for tricks in taken[key]]
@@ -484,61 +506,41 @@ def _choose(  # noqa: PLR0913, PLR0917 - the position as plain ints, for speed
     return _cheapest(winning or allowed, trumps)
 
 
-def _solve(table: _Table, hands: list[int], card: int) -> int:
-    """Our exact margin after ``card``, every seat seeing every hand (alpha-beta)."""
-    trumps, trump = table.trumps, table.trump
-    boards = table.boards
+def _solve(table: _Table, hands: list[int], legal: Sequence[Bid | Play]) -> list[int]:
+    """Our exact margin after each legal card, every seat seeing every hand (double dummy).
+
+    The solver counts our pair's tricks under best play; the margin grows with
+    them (each pair's score grows with its own tricks), so it is the margin of
+    best play too.
+    """
     pair = table.pair
+    search = Search(table.trumps, table.boards, pair)  # type: ignore[arg-type]
+    trick = tuple(int(card) for card in table.trick)
+    leader = int(table.leader)
+    won = table.won
+    margins = []
+    counts: dict[int, int] = {}
+    for action in legal:
+        assert isinstance(action, Play)
+        card = int(action.card)
+        if card not in counts:
+            counts[card] = search.after(list(hands), trick, leader, table.broken, card)
+        ours = won[pair] + counts[card]
+        theirs = table.size - ours
+        margins.append(table.result((ours, theirs) if pair == 0 else (theirs, ours)))
+    return margins
 
-    def search(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
-        hands: list[int],
-        trick: tuple[int, ...],
-        leader: int,
-        won: tuple[int, int],
-        broken: bool,
-        alpha: float,
-        beta: float,
-        forced: int | None,
-    ) -> float:
-        if not (hands[0] | hands[1] | hands[2] | hands[3]):
-            return table.result(won)
-        seat = (leader + len(trick)) % 4
-        if forced is not None:
-            options: tuple[int, ...] = (forced,)
-        else:
-            allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]
-            options = tuple(int(c) for c in cards_of(allowed))
-        maximizing = seat % 2 == pair
-        best = -1e9 if maximizing else 1e9
-        for option in options:
-            hands[seat] ^= 1 << option
-            after = (*trick, option)
-            if len(after) == 4:
-                winner = trick_winner(SEATS[leader], after, trump)  # type: ignore[arg-type]
-                taken = (won[0] + (winner % 2 == 0), won[1] + (winner % 2 == 1))
-                value = search(
-                    hands,
-                    (),
-                    int(winner),
-                    taken,
-                    broken or any((1 << c) & trumps for c in after),
-                    alpha,
-                    beta,
-                    None,
-                )
-            else:
-                value = search(hands, after, leader, won, broken, alpha, beta, None)
-            hands[seat] ^= 1 << option
-            if maximizing:
-                best = max(best, value)
-                alpha = max(alpha, value)
-            else:
-                best = min(best, value)
-                beta = min(beta, value)
-            if alpha >= beta:
-                break
-        return best
 
-    trick = tuple(int(c) for c in table.trick)
-    value = search(list(hands), trick, int(table.leader), table.won, table.broken, -1e9, 1e9, card)
-    return int(value)
+def search_player(**settings: object) -> MonteCarloPlayer:
+    """The search player: the Monte Carlo player solving its samples double dummy.
+
+    From ``SEARCH_EXACT_TRICKS`` tricks left each sampled deal is solved exactly,
+    and deals of up to ``SEARCH_EXACT_BIDS`` cards are bid from the solved trick
+    counts of the samples; any setting of :class:`MonteCarloPlayer` may be given.
+    """
+    chosen: dict[str, object] = {
+        "exact_tricks": SEARCH_EXACT_TRICKS,
+        "exact_bids": SEARCH_EXACT_BIDS,
+    }
+    chosen.update(settings)
+    return MonteCarloPlayer(**chosen)  # type: ignore[arg-type]

@@ -1,0 +1,190 @@
+"""``backalley analyze RECORD``: each deal's double-dummy tricks and the cards that cost tricks.
+
+Replays a game record and, deal by deal, solves the position before every card
+(every hand seen, both pairs at their best from then on; :mod:`backalley.solver`):
+the tricks each pair would take at the first lead beside the tricks it took, and
+every card that cost its pair tricks against best play (who, which card, how
+many, and the cards that were best instead). Then a summary per seat.
+``--json`` prints the same as one JSON document; ``--svg DIR`` draws each
+finished deal with its costly cards marked (``deal-N.svg``). An illegal record
+ends with the refusal (exit status 1); input that is not a record exits with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ..core.actions import Bid, Deal
+from ..core.cards import PAIRS, Card
+from ..engine.state import MatchState, Phase
+from ..formats.checking import IllegalRecord, Step, replay_steps
+from ..formats.records import Record, RecordError
+from ..pictures.prose import PAIR_NAMES
+from ..pictures.svg import deal_svg
+from ..solver.analysis import DealAnalysis, analyze_deal, seat_summaries
+from ._common import (
+    EXIT_INVALID,
+    EXIT_OK,
+    CommandError,
+    Commands,
+    add_command,
+    add_json_option,
+    write_lines,
+)
+from ._recordfile import read_record
+
+__all__ = ["add_parser", "analyze_record", "run"]
+
+HELP = "show each deal's double-dummy tricks and the cards that cost tricks"
+"""The command's line in ``backalley --help``."""
+DESCRIPTION = """\
+Replay a game record and solve every position double dummy (all hands seen, best play
+by both pairs): each deal's tricks at the first lead beside the tricks taken, every card
+that cost tricks (who, which, how many, the best cards instead), and a summary per seat."""
+
+
+def add_parser(commands: Commands) -> None:
+    """Register ``backalley analyze``."""
+    parser = add_command(commands, "analyze", run, HELP, DESCRIPTION)
+    parser.add_argument("record", metavar="RECORD", help="a record file ('-' reads stdin)")
+    add_json_option(parser)
+    parser.add_argument(
+        "--svg",
+        metavar="DIR",
+        help="write a picture of each finished deal, its costly cards marked, into DIR",
+    )
+
+
+def analyze_record(record: Record) -> tuple[list[DealAnalysis | None], MatchState]:
+    """Each deal's analysis (None for a deal without play: thrown in) and the final state.
+
+    Raises :class:`IllegalRecord` at the record's first illegal action.
+    """
+    starts: dict[int, MatchState] = {}
+    dealt = [0]
+
+    def visit(step: Step, state: MatchState) -> None:
+        if isinstance(step.action, Deal):
+            dealt[0] += 1
+        if isinstance(step.action, Deal | Bid) and state.phase is Phase.PLAY:
+            starts[dealt[0] - 1] = state
+
+    final = replay_steps(record, visit)
+    analyses: list[DealAnalysis | None] = []
+    for index, item in enumerate(record.deals):
+        start = starts.get(index)
+        analyses.append(None if start is None else analyze_deal(start, item.plays))
+    return analyses, final
+
+
+def _card_list(cards: tuple[Card, ...]) -> str:
+    return ", ".join(str(card) for card in cards)
+
+
+def _text(analyses: list[DealAnalysis | None], record: Record) -> list[str]:
+    lines = []
+    for number, analysis in enumerate(analyses, start=1):
+        size = len(record.deals[number - 1].plays)
+        if analysis is None:
+            lines.append(f"Deal {number}: no play (thrown in)")
+            continue
+        (dd_ns, dd_ew), (ns, ew) = analysis.double_dummy, analysis.taken
+        lines.append(
+            f"Deal {number}: double dummy NS {dd_ns}, EW {dd_ew}; taken NS {ns}, EW {ew}"
+            + ("" if size % 4 == 0 and size else " (unfinished)")
+        )
+        for costly in analysis.costly:
+            tricks = "trick" if costly.lost == 1 else "tricks"
+            lines.append(
+                f"  trick {costly.trick}: {costly.seat.letter} played {costly.card}, "
+                f"cost {costly.lost} {tricks} (best: {_card_list(costly.best)})"
+            )
+    lines.append("")
+    lines.append("Per seat: cards played, costly cards, tricks lost")
+    for summary in seat_summaries([a for a in analyses if a is not None]):
+        lines.append(
+            f"  {summary.seat.letter}: {summary.cards} cards, {summary.costly} costly, "
+            f"{summary.lost} {'trick' if summary.lost == 1 else 'tricks'} lost"
+        )
+    return lines
+
+
+def _json(analyses: list[DealAnalysis | None]) -> dict[str, object]:
+    deals: list[dict[str, object]] = []
+    for number, analysis in enumerate(analyses, start=1):
+        if analysis is None:
+            deals.append({"deal": number, "played": False})
+            continue
+        deals.append(
+            {
+                "deal": number,
+                "played": True,
+                "double_dummy": dict(zip(("NS", "EW"), analysis.double_dummy, strict=True)),
+                "taken": dict(zip(("NS", "EW"), analysis.taken, strict=True)),
+                "costly": [
+                    {
+                        "trick": costly.trick,
+                        "seat": costly.seat.letter,
+                        "card": costly.card.code,
+                        "lost": costly.lost,
+                        "best": [card.code for card in costly.best],
+                    }
+                    for costly in analysis.costly
+                ],
+            }
+        )
+    seats = {
+        summary.seat.letter: {
+            "cards": summary.cards,
+            "costly": summary.costly,
+            "lost": summary.lost,
+        }
+        for summary in seat_summaries([a for a in analyses if a is not None])
+    }
+    return {"deals": deals, "seats": seats}
+
+
+def _pictures(analyses: list[DealAnalysis | None], final: MatchState, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for number, analysis in enumerate(analyses, start=1):
+        if analysis is None or number > len(final.history):
+            continue
+        result = final.history[number - 1]
+        marks = {(costly.trick, costly.seat): costly.lost for costly in analysis.costly}
+        dd = analysis.double_dummy
+        ns, ew = PAIR_NAMES[PAIRS[0]], PAIR_NAMES[PAIRS[1]]
+        remarks = [f"Double dummy: {ns} {dd[0]}, {ew} {dd[1]} tricks"] + [
+            f"Trick {costly.trick}: {costly.seat.name.title()}'s {costly.card} cost "
+            f"{costly.lost} (best {_card_list(costly.best)})"
+            for costly in analysis.costly
+        ]
+        (folder / f"deal-{number}.svg").write_text(
+            deal_svg(result, marks=marks, remarks=remarks), encoding="utf-8"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the analysis (and draw it with ``--svg``)."""
+    try:
+        record = read_record(args.record)
+    except RecordError as error:
+        raise CommandError(f"{args.record}: not a record: {error}") from None
+    try:
+        analyses, final = analyze_record(record)
+    except IllegalRecord as error:
+        write_lines(
+            [
+                f"Illegal at {error.path} ({error.where}): {error.action} "
+                f"[{error.reason.value}] {error.refusal.message}"
+            ]
+        )
+        return EXIT_INVALID
+    if args.svg is not None:
+        _pictures(analyses, final, Path(args.svg))
+    if args.json:
+        write_lines([json.dumps(_json(analyses), indent=2)])
+    else:
+        write_lines(_text(analyses, record))
+    return EXIT_OK

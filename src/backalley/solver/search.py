@@ -1,0 +1,390 @@
+"""The double-dummy search on plain ints: hands as card masks, the trick as card numbers.
+
+Every seat sees every hand. The question asked of a position is always the
+same yes-or-no one, "can our pair still take ``need`` of the tricks left?",
+answered by a zero-window alpha-beta search (:meth:`Search.can`); the exact
+count is found by asking it a few times (:meth:`Search.value`). What makes it
+fast, after the bridge solvers (DDS):
+
+- **Transposition table**: at the start of a trick, the position's bounds on the
+  tricks our pair takes from here on are kept under a key of *relative* ranks:
+  in each suit only who holds the first, second, third ... highest card still
+  out counts, not which card it is, so positions that differ in the small cards
+  already played share one entry. The jokers keep their identity (BIG and LITTLE
+  leads force differently).
+- **Equivalent cards**: of a run of cards in one hand with nothing still out
+  between them (the cards of the current trick count as out), one is tried.
+  Jokers are never merged with other cards.
+- **Quick tricks**: at the start of a trick, the leader's sure winners (top
+  cards of a suit that neither opponent can ruff in time) bound the search.
+- **Move ordering**: a cheap winner before a loser, a low card when the partner
+  already wins the trick, a sure winner first when leading.
+
+The rules themselves are not restated here: the cards a seat may play are
+:func:`backalley.core.tricks.allowed_plays` (following suit, jokers as trumps,
+BIG and LITTLE forcing, the trump-lead ban with its Board and only-trumps
+exceptions) and a trick's winner is :func:`backalley.core.tricks.winning_card`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from ..core.cards import SUIT_MASKS
+from ..core.tricks import allowed_plays, winning_card
+
+__all__ = ["Search"]
+
+_SUIT: Final = (1 << 13) - 1
+_JOKERS_AT: Final = 52
+_NO_TRICK: Final[tuple[int, ...]] = ()
+
+
+def _rank_code(spread: int) -> int:
+    """Who holds each card of one suit still out, highest first, as one number.
+
+    ``spread`` holds the suit's 13-bit holdings of the four seats side by side
+    (seat ``s`` at bits ``13 s``). The code starts from a 1 (so the number of
+    cards is part of it) and adds two bits, the holder, per card.
+    """
+    holdings = (spread & _SUIT, (spread >> 13) & _SUIT, (spread >> 26) & _SUIT, spread >> 39)
+    out = holdings[0] | holdings[1] | holdings[2] | holdings[3]
+    code = 1
+    rank = 12
+    while rank >= 0:
+        bit = 1 << rank
+        if out & bit:
+            owner = 0
+            while not holdings[owner] & bit:
+                owner += 1
+            code = (code << 2) | owner
+        rank -= 1
+    return code
+
+
+class Search:
+    """One double-dummy search of a deal: its trumps, who bid Board, and our pair.
+
+    ``trumps`` is the deal's trump mask (jokers included; 0 without trumps),
+    ``boards[seat]`` whether that seat bid Board (a Board bidder may lead trumps
+    at once), ``pair`` the pair whose tricks are counted (0 North-South, 1
+    East-West). The transposition table lives as long as the search, so every
+    question asked of one deal shares it.
+    """
+
+    def __init__(self, trumps: int, boards: tuple[bool, bool, bool, bool], pair: int) -> None:
+        self.trumps = trumps
+        self.boards = boards
+        self.pair = pair
+        self.lower: dict[tuple[int, int, int, int, int, int, bool], int] = {}
+        self.upper: dict[tuple[int, int, int, int, int, int, bool], int] = {}
+        self.codes: dict[int, int] = {}
+        self.nodes = 0
+
+    # --- the exact count ----------------------------------------------------------
+
+    def value(
+        self,
+        hands: list[int],
+        trick: tuple[int, ...],
+        leader: int,
+        broken: bool,
+        guess: int = -1,
+    ) -> int:
+        """The tricks our pair takes from here on (the current trick included), best play.
+
+        ``hands`` are the four seats' masks (changed during the search and given
+        back as they were), ``trick`` the cards of the current trick so far,
+        ``leader`` its leader, ``broken`` whether a trump or joker was played to an
+        earlier trick. ``guess`` (any number) is where the search starts looking.
+        """
+        low = 0
+        high = hands[(leader + len(trick)) & 3].bit_count()
+        probe = guess
+        while low < high:
+            # The first question at the guess, then halving what is left.
+            if probe <= low or probe > high:
+                probe = (low + high + 1) >> 1
+            if self.can(hands, trick, leader, broken, probe):
+                low = probe
+            else:
+                high = probe - 1
+            probe = -1
+        return low
+
+    def after(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
+        self,
+        hands: list[int],
+        trick: tuple[int, ...],
+        leader: int,
+        broken: bool,
+        card: int,
+        guess: int = -1,
+    ) -> int:
+        """The tricks our pair takes from here on if the seat to move plays ``card`` now."""
+        seat = (leader + len(trick)) & 3
+        bit = 1 << card
+        hands[seat] ^= bit
+        played = (*trick, card)
+        if len(played) == 4:
+            winner = (leader + winning_card(played, self.trumps)[1]) & 3
+            ours = 1 if winner & 1 == self.pair else 0
+            after_broken = broken or self._has_trump(played)
+            found = ours + self.value(hands, _NO_TRICK, winner, after_broken, guess - ours)
+        else:
+            found = self.value(hands, played, leader, broken, guess)
+        hands[seat] ^= bit
+        return found
+
+    def equivalents(
+        self, hands: list[int], trick: tuple[int, ...], leader: int, broken: bool
+    ) -> list[list[int]]:
+        """The seat to move's allowed cards in runs of equivalent ones, the tried card first."""
+        seat = (leader + len(trick)) & 3
+        allowed = allowed_plays(hands[seat], trick, self.trumps, broken, self.boards[seat])[0]
+        out = self._out(hands, seat, trick)
+        runs: list[list[int]] = []
+        previous = -1
+        rest = allowed
+        while rest:
+            card = rest.bit_length() - 1
+            rest ^= 1 << card
+            if previous >= 0 and self._same_run(card, previous, out):
+                runs[-1].append(card)
+            else:
+                runs.append([card])
+            previous = card
+        return runs
+
+    # --- the yes-or-no question ------------------------------------------------------
+
+    def can(
+        self, hands: list[int], trick: tuple[int, ...], leader: int, broken: bool, need: int
+    ) -> bool:
+        """Whether our pair can take ``need`` more tricks (the current one included)."""
+        if need <= 0:
+            return True
+        seat = (leader + len(trick)) & 3
+        left = hands[seat].bit_count()
+        if need > left:
+            return False
+        if trick:
+            return self._try_cards(hands, trick, leader, broken, need, seat)
+        key = self._key(hands, leader, broken)
+        low = self.lower.get(key, 0)
+        if low >= need:
+            return True
+        high = self.upper.get(key, left)
+        if high < need:
+            return False
+        pair = self.pair
+        quick = self._quick_tricks(hands, leader, broken)
+        sure_ours = self._sure_trumps(hands, pair)
+        sure_theirs = self._sure_trumps(hands, 1 - pair)
+        if leader & 1 == pair:
+            sure_ours = max(sure_ours, quick)
+        else:
+            sure_theirs = max(sure_theirs, quick)
+        if sure_ours > low:
+            low = sure_ours
+            self.lower[key] = low
+            if low >= need:
+                return True
+        if left - sure_theirs < high:
+            high = left - sure_theirs
+            self.upper[key] = high
+            if high < need:
+                return False
+        if self._try_cards(hands, trick, leader, broken, need, seat):
+            self.lower[key] = need
+            return True
+        self.upper[key] = need - 1
+        return False
+
+    def _try_cards(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
+        self,
+        hands: list[int],
+        trick: tuple[int, ...],
+        leader: int,
+        broken: bool,
+        need: int,
+        seat: int,
+    ) -> bool:
+        self.nodes += 1
+        ours = seat & 1 == self.pair
+        trumps = self.trumps
+        for card in self._ordered(hands, trick, leader, broken, seat):
+            bit = 1 << card
+            hands[seat] ^= bit
+            played = (*trick, card)
+            if len(played) == 4:
+                winner = (leader + winning_card(played, trumps)[1]) & 3
+                after_broken = broken or self._has_trump(played)
+                won = 1 if winner & 1 == self.pair else 0
+                found = self.can(hands, _NO_TRICK, winner, after_broken, need - won)
+            else:
+                found = self.can(hands, played, leader, broken, need)
+            hands[seat] ^= bit
+            if found == ours:
+                return ours
+        return not ours
+
+    # --- helpers ------------------------------------------------------------------
+
+    def _has_trump(self, played: tuple[int, ...]) -> bool:
+        trumps = self.trumps
+        for card in played:  # noqa: SIM110 - a loop, not a generator: compiled, it is faster
+            if (1 << card) & trumps:
+                return True
+        return False
+
+    @staticmethod
+    def _out(hands: list[int], seat: int, trick: tuple[int, ...]) -> int:
+        """The cards still out that ``seat`` does not hold: the others' and the trick's."""
+        out = (hands[0] | hands[1] | hands[2] | hands[3]) & ~hands[seat]
+        for card in trick:
+            out |= 1 << card
+        return out
+
+    @staticmethod
+    def _same_run(card: int, higher: int, out: int) -> bool:
+        """Whether ``card`` and the next higher card tried, ``higher``, are equivalent.
+
+        Both plain cards of one suit with no card still out between them.
+        """
+        if higher >= _JOKERS_AT or card // 13 != higher // 13:
+            return False
+        return not out & ((1 << higher) - (1 << (card + 1)))
+
+    def _ordered(
+        self, hands: list[int], trick: tuple[int, ...], leader: int, broken: bool, seat: int
+    ) -> list[int]:
+        """One card of each run of equivalent allowed cards, the likeliest best first."""
+        trumps = self.trumps
+        allowed = allowed_plays(hands[seat], trick, trumps, broken, self.boards[seat])[0]
+        if not allowed & (allowed - 1):
+            return [allowed.bit_length() - 1]
+        out = self._out(hands, seat, trick)
+        # Runs from the top: the highest card of each stands for the run.
+        tried: list[int] = []
+        previous = -1
+        rest = allowed
+        while rest:
+            card = rest.bit_length() - 1
+            rest ^= 1 << card
+            if previous < 0 or not self._same_run(card, previous, out):
+                tried.append(card)
+            previous = card
+        if len(tried) == 1:
+            return tried
+        tried.reverse()  # lowest first
+        if not trick:
+            # Leading: a card no one still out can beat in its suit first (highest first),
+            # then the rest from the lowest.
+            tops = [card for card in tried if self._top(card, out)]
+            if not tops:
+                return tried
+            return tops[::-1] + [card for card in tried[::-1] if card not in tops]
+        best_at = winning_card(trick, trumps)[1]
+        if (leader + best_at) & 3 == seat ^ 2:
+            return tried  # the partner wins the trick so far: the lowest first
+        place = len(trick)
+        winners = []
+        losers = []
+        for card in tried:
+            if winning_card((*trick, card), trumps)[1] == place:
+                winners.append(card)
+            else:
+                losers.append(card)
+        return winners + losers
+
+    def _top(self, card: int, out: int) -> bool:
+        """Whether ``card`` is higher than every card of its suit still out."""
+        if card >= _JOKERS_AT or (1 << card) & self.trumps:
+            suit = self.trumps
+        else:
+            suit = SUIT_MASKS[card // 13]
+        return not out & suit & ~((1 << (card + 1)) - 1)
+
+    def _quick_tricks(self, hands: list[int], leader: int, broken: bool) -> int:
+        """Tricks the leader's pair takes for sure, cashing the leader's top cards.
+
+        In a suit other than trumps, the leader's run of highest cards still out
+        wins as many tricks as it has cards, but no more than either opponent
+        holding a trump still follows suit. Top trumps count when the leader may
+        lead a trump now (asked of ``allowed_plays``); the highest trump wins.
+        """
+        trumps = self.trumps
+        mine = hands[leader]
+        left_hand = hands[(leader + 1) & 3]
+        right_hand = hands[(leader + 3) & 3]
+        out = hands[0] | hands[1] | hands[2] | hands[3]
+        total = 0
+        for suit in SUIT_MASKS:
+            if suit & trumps:
+                continue
+            tops = _run_on_top(out & suit, mine)
+            if tops:
+                if left_hand & trumps:
+                    tops = min(tops, (left_hand & suit).bit_count())
+                if right_hand & trumps:
+                    tops = min(tops, (right_hand & suit).bit_count())
+                total += tops
+        if mine & trumps:
+            leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
+            if leads & trumps:
+                total += _run_on_top(out & trumps, mine)
+        return min(total, mine.bit_count())
+
+    def _sure_trumps(self, hands: list[int], pair: int) -> int:
+        """Tricks ``pair`` takes for sure with trumps above every trump of the other pair.
+
+        Such a trump wins the trick it is played to (the highest trump wins), and
+        one player's cards go to different tricks; the partners' may meet in one.
+        """
+        trumps = self.trumps
+        theirs = (hands[1 - pair] | hands[3 - pair]) & trumps
+        above = ~((1 << theirs.bit_length()) - 1)
+        one = (hands[pair] & trumps & above).bit_count()
+        other = (hands[pair + 2] & trumps & above).bit_count()
+        return max(one, other)
+
+    def _key(
+        self, hands: list[int], leader: int, broken: bool
+    ) -> tuple[int, int, int, int, int, int, bool]:
+        """The transposition key at the start of a trick: relative ranks, jokers as they are."""
+        north, east, south, west = hands[0], hands[1], hands[2], hands[3]
+        codes = self.codes
+        parts = [0, 0, 0, 0]
+        for suit in range(4):
+            shift = 13 * suit
+            spread = (
+                ((north >> shift) & _SUIT)
+                | (((east >> shift) & _SUIT) << 13)
+                | (((south >> shift) & _SUIT) << 26)
+                | (((west >> shift) & _SUIT) << 39)
+            )
+            code = codes.get(spread, -1)
+            if code < 0:
+                code = _rank_code(spread)
+                codes[spread] = code
+            parts[suit] = code
+        jokers = (
+            (north >> _JOKERS_AT)
+            | ((east >> _JOKERS_AT) << 2)
+            | ((south >> _JOKERS_AT) << 4)
+            | ((west >> _JOKERS_AT) << 6)
+        )
+        return (parts[0], parts[1], parts[2], parts[3], jokers, leader, broken)
+
+
+def _run_on_top(out: int, mine: int) -> int:
+    """How many of the highest of ``out`` (a suit's cards still out) ``mine`` holds in a row."""
+    count = 0
+    while out:
+        top = 1 << (out.bit_length() - 1)
+        if not top & mine:
+            break
+        count += 1
+        out ^= top
+    return count

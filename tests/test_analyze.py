@@ -1,0 +1,167 @@
+"""Game analysis: the double-dummy tricks of each deal and the cards that cost tricks.
+
+The identity that ties the analysis together: each card's count is the value of
+the position after it, so a pair's double-dummy tricks at the first lead, less
+what its own costly cards cost, plus what the other pair's cost, are exactly the
+tricks it took.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backalley import Card, Rules, Seat
+from backalley.cli import main
+from backalley.cli.analyze import analyze_record
+from backalley.formats.records import dumps, loads, record_from_state
+from backalley.players import HeuristicPlayer, RandomPlayer, play_match
+from backalley.solver.analysis import CostlyCard, analyze_deal, seat_summaries
+from decks import position
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _little_lead() -> object:
+    return position(
+        {
+            Seat.NORTH: ["LITTLE", "AC"],
+            Seat.EAST: ["2S", "3D"],
+            Seat.SOUTH: ["4D", "5D"],
+            Seat.WEST: ["6D", "7D"],
+        },
+        turned="9S",
+        bids=["board", 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+
+
+def test_a_lead_that_loses_a_trick_is_named_with_the_best_card() -> None:
+    # North leads AC, which East ruffs; LITTLE first would force East's 2S.
+    state = _little_lead()
+    cards = [Card.CA, Card.S2, Card.D4, Card.D6, Card.D3, Card.D5, Card.D7, Card.LITTLE]
+    analysis = analyze_deal(state, cards)  # type: ignore[arg-type]
+    assert analysis.double_dummy == (2, 0)
+    assert analysis.taken == (1, 1)
+    assert analysis.costly == (CostlyCard(1, Seat.NORTH, Card.CA, 1, (Card.LITTLE,)),)
+    assert analysis.plays == (2, 2, 2, 2)
+
+
+def test_best_play_costs_nothing() -> None:
+    state = _little_lead()
+    cards = [Card.LITTLE, Card.S2, Card.D4, Card.D6, Card.CA, Card.D3, Card.D5, Card.D7]
+    analysis = analyze_deal(state, cards)  # type: ignore[arg-type]
+    assert analysis.taken == analysis.double_dummy == (2, 0)
+    assert analysis.costly == ()
+
+
+def _match(seed: int, size: int) -> object:
+    players = [RandomPlayer(), HeuristicPlayer(), RandomPlayer(), HeuristicPlayer()]
+    return play_match(players, Rules(schedule=[size, size - 1]), seed=seed)
+
+
+@settings(max_examples=20)
+@given(seed=st.integers(0, 2**32), size=st.integers(2, 5))
+def test_the_costs_account_for_every_trick_between_best_play_and_the_play(
+    seed: int, size: int
+) -> None:
+    record = record_from_state(_match(seed, size))  # type: ignore[arg-type]
+    analyses, _ = analyze_record(record)
+    for analysis in analyses:
+        if analysis is None:
+            continue
+        lost = [0, 0]
+        for costly in analysis.costly:
+            lost[costly.seat % 2] += costly.lost
+            assert costly.card not in costly.best
+        for pair in (0, 1):
+            other = 1 - pair
+            assert analysis.taken[pair] == analysis.double_dummy[pair] - lost[pair] + lost[other]
+    summaries = seat_summaries([a for a in analyses if a is not None])
+    assert sum(s.cards for s in summaries) == sum(len(item.plays) for item in record.deals)
+
+
+def _record_file(tmp_path: Path, seed: int = 3) -> str:
+    path = tmp_path / "match.json"
+    path.write_text(dumps(record_from_state(_match(seed, 4))), encoding="utf-8")  # type: ignore[arg-type]
+    return str(path)
+
+
+def test_the_command_prints_deals_costs_and_a_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["analyze", _record_file(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "Deal 1: double dummy NS " in out
+    assert "Per seat: cards played, costly cards, tricks lost" in out
+    assert "  N: " in out and "  W: " in out
+
+
+def test_the_json_says_the_same_as_the_analysis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = _record_file(tmp_path)
+    assert main(["analyze", "--json", name]) == 0
+    document = json.loads(capsys.readouterr().out)
+    analyses, _ = analyze_record(loads(Path(name).read_bytes()))
+    assert len(document["deals"]) == len(analyses)
+    for entry, analysis in zip(document["deals"], analyses, strict=True):
+        if analysis is None:
+            assert entry["played"] is False
+            continue
+        assert (entry["double_dummy"]["NS"], entry["double_dummy"]["EW"]) == analysis.double_dummy
+        assert [(c["seat"], c["card"], c["lost"]) for c in entry["costly"]] == [
+            (c.seat.letter, c.card.code, c.lost) for c in analysis.costly
+        ]
+    assert set(document["seats"]) == {"N", "E", "S", "W"}
+
+
+def test_the_pictures_mark_the_costly_cards(tmp_path: Path) -> None:
+    # Search a few seeds for a match with a costly card, so the badge is drawn.
+    for seed in range(20):
+        name = _record_file(tmp_path, seed)
+        analyses, _ = analyze_record(loads(Path(name).read_bytes()))
+        if any(a is not None and a.costly for a in analyses):
+            break
+    else:
+        pytest.fail("no costly card in 20 matches of random players")
+    folder = tmp_path / "pictures"
+    assert main(["analyze", name, "--svg", str(folder)]) == 0
+    pictures = {p.name: p.read_text(encoding="utf-8") for p in folder.glob("deal-*.svg")}
+    marked = [
+        number
+        for number, analysis in enumerate(analyses, start=1)
+        if analysis is not None and analysis.costly
+    ]
+    for number in marked:
+        picture = pictures[f"deal-{number}.svg"]
+        assert picture.startswith("<svg")
+        assert "Double dummy: North-South" in picture
+        assert picture.count("this card cost") == len(analyses[number - 1].costly)  # type: ignore[union-attr]
+
+
+def test_bad_input_is_one_line_and_status_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}", encoding="utf-8")
+    assert main(["analyze", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "not a record" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_an_illegal_record_ends_with_the_refusal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(Path(_record_file(tmp_path)).read_text(encoding="utf-8"))
+    plays = data["deals"][0]["plays"]
+    plays[1] = plays[0]  # the same card twice: the second seat does not hold it
+    damaged = tmp_path / "damaged.json"
+    damaged.write_text(json.dumps(data), encoding="utf-8")
+    assert main(["analyze", str(damaged)]) == 1
+    assert "Illegal at deals[0].plays[1]" in capsys.readouterr().out

@@ -1,0 +1,240 @@
+"""The double-dummy solver: equal to a plain minimax over ``apply``, consistent, careful with input.
+
+The reference below knows nothing of the solver: it plays every legal action
+through ``apply`` and ``legal_actions`` to the end of the deal, each pair
+maximizing its own tricks (the count of one pair is the hand size less the
+other's, so that is one minimax), remembering positions it has already valued.
+Hypothesis draws positions at every hand size up to four cards and at every
+point of a deal: first leads, mid-trick, joker leads, Board bidders, no-trump
+deals and tiebreak deals.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from backalley import Card, MatchState, Phase, Play, Rules, Seat, apply, legal_actions, new_match
+from backalley.solver import Solution, SolveError, position_of, solve
+from backalley.strategies import states
+from decks import position
+
+RuleSet = st.SearchStrategy[Rules]
+
+
+def _reference(state: MatchState, pair: int, memo: dict[object, int]) -> int:
+    """Tricks ``pair`` takes in the deal in progress, both pairs best, by minimax over ``apply``."""
+    deal = state.deal
+    assert deal is not None
+    key = (deal.hands, deal.trick, deal.leader, deal.tricks_won)
+    if key in memo:
+        return memo[key]
+    finished = len(state.history)
+    mover = state.to_move
+    assert mover is not None
+    results = []
+    for action in legal_actions(state):
+        after = apply(state, action)
+        if len(after.history) > finished:
+            results.append(after.history[-1].deal.tricks_won[pair])
+        else:
+            results.append(_reference(after, pair, memo))
+    value = max(results) if mover % 2 == pair else min(results)
+    memo[key] = value
+    return value
+
+
+def _reference_counts(state: MatchState) -> dict[Play, int]:
+    """Each legal play's tricks for the mover's pair, by the reference."""
+    mover = state.to_move
+    assert mover is not None
+    pair = mover % 2
+    memo: dict[object, int] = {}
+    counts = {}
+    for action in legal_actions(state):
+        assert isinstance(action, Play)
+        after = apply(state, action)
+        if len(after.history) > len(state.history):
+            counts[action] = after.history[-1].deal.tricks_won[pair]
+        else:
+            counts[action] = _reference(after, pair, memo)
+    return counts
+
+
+def _in_play(size: int, **steer: object) -> st.SearchStrategy[MatchState]:
+    return states(st.just(Rules(schedule=[size])), phase=Phase.PLAY, **steer)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 4])
+@settings(max_examples=250)
+@given(data=st.data())
+def test_it_equals_minimax_over_apply_at_every_hand_size(size: int, data: st.DataObject) -> None:
+    steer = data.draw(
+        st.sampled_from(
+            [
+                {},
+                {"trick_boundary": True},
+                {"trick_boundary": False},
+                {"boards": True},
+                {"no_trump": True},
+                {"joker_lead": True},
+            ]
+        )
+    )
+    state = data.draw(_in_play(size, **steer))
+    solution = solve(state)
+    assert dict(solution.items()) == _reference_counts(state)
+    assert list(solution) == list(legal_actions(state))
+
+
+@settings(max_examples=60)
+@given(
+    state=states(
+        st.sampled_from(
+            [
+                Rules(schedule=[2, 1, 1, 2], tie="tiebreak-deal"),
+                Rules(schedule=[3, 3], tie="tiebreak-deal"),
+            ]
+        ),
+        phase=Phase.PLAY,
+        tiebreak=True,
+    )
+)
+def test_it_equals_minimax_in_a_tiebreak_deal(state: MatchState) -> None:
+    assert dict(solve(state).items()) == _reference_counts(state)
+
+
+@settings(max_examples=100)
+@given(state=_in_play(4) | _in_play(3, trick_boundary=False) | _in_play(4, joker_lead=True))
+def test_the_best_card_keeps_the_value_and_no_card_raises_it(state: MatchState) -> None:
+    solution = solve(state)
+    mover = state.to_move
+    assert mover is not None
+    for play in solution:
+        after = apply(state, play)
+        assert solution[play] <= solution.value
+        if after.deal is None or len(after.history) > len(state.history):
+            continue  # the deal is over: the count is the tricks taken
+        follower = after.to_move
+        assert follower is not None
+        following = solve(after)
+        # The same pair's count, seen from the next mover (the other pair's is the rest).
+        ours = following.value if follower % 2 == mover % 2 else state.hand_size - following.value
+        assert ours == solution[play]
+        if play in solution.best:
+            assert ours == solution.value
+
+
+def test_a_joker_lead_wins_where_a_plain_lead_would_not() -> None:
+    # Spades trumps, North (left of the dealer West) bid Board and leads. LITTLE
+    # led forces East's only trump, the 2S, so North's LITTLE wins and North then
+    # cashes AC: two tricks. Led first, AC is ruffed by East's 2S (void in clubs).
+    state = position(
+        {
+            Seat.NORTH: ["LITTLE", "AC"],
+            Seat.EAST: ["2S", "3D"],
+            Seat.SOUTH: ["4D", "5D"],
+            Seat.WEST: ["6D", "7D"],
+        },
+        turned="9S",
+        bids=["board", 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+    assert state.to_move is Seat.NORTH
+    solution = solve(state)
+    assert solution[Play(Seat.NORTH, Card.LITTLE)] == 2
+    assert solution[Play(Seat.NORTH, Card.CA)] == 1
+    assert solution.value == 2
+    assert solution.best == (Play(Seat.NORTH, Card.LITTLE),)
+
+
+def test_the_trump_lead_ban_holds_without_a_board() -> None:
+    # Same cards, North bid 1, not Board: it may not lead LITTLE (a trump) yet.
+    state = position(
+        {
+            Seat.NORTH: ["LITTLE", "AC"],
+            Seat.EAST: ["2S", "3D"],
+            Seat.SOUTH: ["4D", "5D"],
+            Seat.WEST: ["6D", "7D"],
+        },
+        turned="9S",
+        bids=[1, 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+    solution = solve(state)
+    assert list(solution) == [Play(Seat.NORTH, Card.CA)]
+    assert solution.value == 1
+
+
+def test_tricks_already_taken_are_counted() -> None:
+    state = position(
+        {
+            Seat.NORTH: ["AC", "KC"],
+            Seat.EAST: ["2C", "3C"],
+            Seat.SOUTH: ["4C", "5C"],
+            Seat.WEST: ["6C", "7C"],
+        },
+        turned="9S",
+        bids=[1, 0, 0, 0],
+        dealer=Seat.WEST,
+        plays=["AC", "2C", "4C", "6C"],
+    )
+    solution = solve(state)
+    assert state.tricks_won == (1, 0)
+    assert solution.value == 2
+    assert solution[Play(Seat.NORTH, Card.CK)] == 2
+
+
+def test_the_solution_is_a_mapping_of_the_legal_plays() -> None:
+    state = position(
+        {
+            Seat.NORTH: ["AC", "2D"],
+            Seat.EAST: ["2C", "3D"],
+            Seat.SOUTH: ["4C", "5C"],
+            Seat.WEST: ["6C", "7C"],
+        },
+        turned="9S",
+        bids=[1, 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+    solution = solve(state)
+    assert isinstance(solution, Solution)
+    assert len(solution) == 2
+    assert Play(Seat.NORTH, Card.CA) in solution
+    assert Play(Seat.EAST, Card.CA) not in solution
+    with pytest.raises(KeyError):
+        solution[Play(Seat.NORTH, Card.HA)]
+    assert solution.seat is Seat.NORTH
+
+
+def test_it_refuses_a_state_out_of_play_with_a_reason() -> None:
+    state = new_match(Rules(schedule=[2]), seed=1)
+    with pytest.raises(SolveError) as refusal:
+        solve(state)
+    assert refusal.value.reason == "not_in_play"
+    assert "play phase" in str(refusal.value)
+    with pytest.raises(SolveError) as wrong:
+        solve("a state")  # type: ignore[arg-type]
+    assert wrong.value.reason == "not_a_state"
+    assert "str" in str(wrong.value)
+
+
+def test_the_position_reads_the_board_bidder_and_the_trick() -> None:
+    state = position(
+        {
+            Seat.NORTH: ["LITTLE", "AC"],
+            Seat.EAST: ["2S", "3D"],
+            Seat.SOUTH: ["4D", "5D"],
+            Seat.WEST: ["6D", "7D"],
+        },
+        turned="9S",
+        bids=["board", 0, 0, 0],
+        dealer=Seat.WEST,
+        plays=["AC"],
+    )
+    pos = position_of(state)
+    assert pos.boards == (True, False, False, False)
+    assert pos.trick == (int(Card.CA),)
+    assert pos.leader == 0
+    assert pos.mover == 1
