@@ -19,6 +19,9 @@ _NEEDS = {
         "docs/pettingzoo.md",
     ],
     "numpy": ["src/backalley/batch", "docs/batch.md", "tests/batch_reference.py"],
+    "jax": ["src/backalley/batch", "docs/batch.md", "tests/batch_reference.py"],
+    # The training example of docs/batch.md needs optax beside JAX.
+    "optax": ["docs/batch.md"],
     "gymnasium": [
         "src/backalley/pettingzoo.py",
         "src/backalley/adapters/pettingzoo.py",
