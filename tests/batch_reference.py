@@ -118,7 +118,9 @@ class Twin:
             to_move = -1 if state.to_move is None else int(state.to_move)
             assert s["current_player"][lane] == to_move
             for seat, rows in enumerate(seen):
-                assert rows[lane] == observation_tensor(view(state, seat)), (lane, seat, state)
+                # Compared as float32, the type of every adapter's tensor.
+                expected = np.asarray(observation_tensor(view(state, seat)), np.float32)
+                assert rows[lane] == expected.tolist(), (lane, seat, state)
             assert s["legal_action_mask"][lane] == reference_mask(state), (lane, state)
             assert tuple(s["totals"][lane]) == state.totals
             assert s["deals"][lane] == len(state.history)

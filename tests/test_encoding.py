@@ -4,19 +4,28 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import Rules, Seat, apply, legal_actions, new_match
 from backalley.adapters._views import seat_view
 from backalley.adapters.encoding import (
+    DEALS_SCALE,
     FIELD_MEANINGS,
+    INDICATOR,
     INFORMATION_STATE,
     OBSERVATION,
+    RANGES,
+    SIGNED,
+    TOTALS_SCALE,
+    UNIT,
     information_state_string,
     information_state_tensor,
     observation_string,
     observation_tensor,
+    squash,
+    unsquash,
 )
 from backalley.core.cards import CARDS
 from backalley.engine.state import Phase
@@ -34,6 +43,22 @@ def rows(tensor, name, width, layout=INFORMATION_STATE):
     return [[i for i in range(width) if part[row * width + i]] for row in range(len(part) // width)]
 
 
+def check_ranges(tensor) -> None:
+    """Every number lies in its field's documented range, and the bounds say the same."""
+    low, high = INFORMATION_STATE.bounds()
+    for field in INFORMATION_STATE:
+        values = INFORMATION_STATE.part(tensor, field.name)
+        kind = RANGES[field.name]
+        if kind == INDICATOR:
+            assert set(values) <= {0.0, 1.0}, field.name
+        elif kind == UNIT:
+            assert all(0.0 <= value <= 1.0 for value in values), field.name
+        else:
+            assert kind == SIGNED
+            assert all(-1.0 < value < 1.0 for value in values), field.name
+    assert all(lo <= value <= hi for lo, value, hi in zip(low, tensor, high, strict=True))
+
+
 def check_decodes(seen: SeatView) -> None:
     tensor = information_state_tensor(seen)
     assert len(tensor) == INFORMATION_STATE.size
@@ -44,8 +69,12 @@ def check_decodes(seen: SeatView) -> None:
     assert ones(tensor, "dealer") == [seen.dealer]
     assert ones(tensor, "hand_size") == [seen.hand_size - 1]
     assert [CARDS[c] for c in ones(tensor, "hand")] == sorted(seen.hand)
-    assert INFORMATION_STATE.part(tensor, "totals") == list(seen.totals)
-    assert INFORMATION_STATE.part(tensor, "deals") == [seen.counted_deals, seen.rules.deals]
+    totals = INFORMATION_STATE.part(tensor, "totals")
+    assert [round(unsquash(value, TOTALS_SCALE)) for value in totals] == list(seen.totals)
+    played, left = INFORMATION_STATE.part(tensor, "deals")
+    assert played * seen.rules.deals == pytest.approx(seen.counted_deals)
+    assert round(unsquash(left, DEALS_SCALE)) == seen.rules.deals - seen.counted_deals
+    check_ranges(tensor)
     deal = seen.deal
     if deal is None:
         for name in ("turned", "trump", "swap", "bids", "leader", "trick", "played", "history"):
@@ -80,7 +109,8 @@ def check_decodes(seen: SeatView) -> None:
         else:
             assert leaders[number] == []
             assert all(history[number * 4 + seat] == [] for seat in Seat)
-    assert INFORMATION_STATE.part(tensor, "tricks_won") == list(deal.tricks_won)
+    won = INFORMATION_STATE.part(tensor, "tricks_won")
+    assert [round(value * 13) for value in won] == list(deal.tricks_won)
     assert ones(tensor, "trumps_broken") == ([0] if deal.trumps_broken else [])
 
 
@@ -147,3 +177,28 @@ def test_the_adapters_kept_views_equal_the_engines_views():
             state = apply(state, rng.choice(legal_actions(state)))
         for seat in Seat:
             assert seat_view(state, seat) == view(state, seat)
+
+
+def test_bounds_give_each_fields_range():
+    low, high = INFORMATION_STATE.bounds()
+    assert len(low) == len(high) == INFORMATION_STATE.size
+    totals = INFORMATION_STATE["totals"]
+    assert low[totals.offset : totals.end] == [-1.0, -1.0]
+    assert min(low[: totals.offset] + low[totals.end :]) == 0.0
+    assert set(high) == {1.0}
+    assert set(RANGES) == set(FIELD_MEANINGS)
+    assert {RANGES[name] for name in ("tricks_won", "deals")} == {UNIT}
+
+
+@given(st.integers(-(10**6), 10**6))
+def test_squashed_points_keep_sign_and_order_and_come_back(points):
+    value = squash(points, TOTALS_SCALE)
+    assert -1.0 < value < 1.0
+    assert (value > 0) == (points > 0) and (value < 0) == (points < 0)
+    assert squash(points + 1, TOTALS_SCALE) > value
+    assert round(unsquash(value, TOTALS_SCALE)) == points
+
+
+def test_unsquash_refuses_a_number_outside_the_range():
+    with pytest.raises(ValueError, match="strictly between -1 and 1"):
+        unsquash(1.0, TOTALS_SCALE)

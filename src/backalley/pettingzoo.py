@@ -12,10 +12,26 @@ require_extra("backalley.pettingzoo", "pettingzoo", ["pettingzoo", "gymnasium", 
 
 from .adapters.pettingzoo import (  # noqa: E402 -- only once the extra is known to be there
     AGENTS,
+    ILLEGAL_POLICIES,
+    RENDER_MODES,
+    RESET_OPTIONS,
+    SEAT_ENV_ID,
     BackAlleyEnv,
     SeatEnv,
     env,
+    position_from,
     raw_env,
 )
 
-__all__ = ["AGENTS", "BackAlleyEnv", "SeatEnv", "env", "raw_env"]
+__all__ = [
+    "AGENTS",
+    "ILLEGAL_POLICIES",
+    "RENDER_MODES",
+    "RESET_OPTIONS",
+    "SEAT_ENV_ID",
+    "BackAlleyEnv",
+    "SeatEnv",
+    "env",
+    "position_from",
+    "raw_env",
+]

@@ -361,3 +361,194 @@ def test_ismcts_plays_against_the_heuristic_player():
             state.apply_action(action)
     returns = state.returns()
     assert returns[0] == returns[2] == -returns[1] == -returns[3]
+
+
+# --- observation types (pyspiel.IIGObservationType) ----------------------------------
+
+from open_spiel.python.observation import make_observation
+
+KINDS = pyspiel.PrivateInfoType
+
+
+def obs_type(public, private, recall):
+    return pyspiel.IIGObservationType(
+        public_info=public, perfect_recall=recall, private_info=private
+    )
+
+
+def _positions(game, seed):
+    """Every state of a random match, the chance steps of the dealing included."""
+    rng = random.Random(seed)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        yield state
+        if state.is_chance_node():
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    yield state
+
+
+def _hands_of(state):
+    """Each seat's cards, from the core's match (or the cards dealt so far while dealing)."""
+    match = state.match
+    if state.drawn:
+        first = (match.dealer + 1) % 4
+        dealt = 4 * match.hand_size
+        return [sorted(state.drawn[(seat - first) % 4 : dealt : 4]) for seat in range(4)]
+    if match.deal is None:
+        return [[], [], [], []]
+    return [sorted(match.deal.hand(seat)) for seat in Seat]
+
+
+def _zeroed(tensor, layout, names):
+    out = np.array(tensor, np.float32)
+    for name in names:
+        field = layout[name]
+        out[field.offset : field.end] = 0.0
+    return out
+
+
+def _tokens(text):
+    for mark in ":,|;>\n":
+        text = text.replace(mark, " ")
+    return set(text.split())
+
+
+@pytest.mark.parametrize("recall", [False, True])
+def test_a_public_observation_is_the_same_for_every_player_and_hides_every_hand(recall):
+    game = load(schedule="3/1", tie="tiebreak-deal")
+    public = make_observation(game, obs_type(True, KINDS.NONE, recall))
+    single = make_observation(game, obs_type(True, KINDS.SINGLE_PLAYER, recall))
+    layout = encoding.INFORMATION_STATE if recall else encoding.OBSERVATION
+    assert public.tensor.size == layout.size
+    for seed in range(3):
+        for state in _positions(game, seed):
+            tensors, strings = [], []
+            for player in range(4):
+                public.set_from(state, player)
+                single.set_from(state, player)
+                tensors.append(public.tensor.copy())
+                strings.append(public.string_from(state, player))
+                # The seat's own observation, its private fields zeroed.
+                expected = _zeroed(single.tensor, layout, encoding.PRIVATE_FIELDS)
+                assert public.tensor.tolist() == expected.tolist()
+            assert all((tensor == tensors[0]).all() for tensor in tensors)
+            assert len(set(strings)) == 1
+            # No card held now is named in what is said of the deal in progress (the
+            # finished deals' lines name cards played then, which may be held again now).
+            now = strings[0][strings[0].index("Everyone sees") :]
+            held = {card.code for hand in _hands_of(state) for card in hand}
+            assert not held & _tokens(now)
+            assert "I gave" not in strings[0]
+
+
+def test_a_private_observation_is_the_seats_hand_and_swap_alone():
+    game = load(schedule="3/2")
+    private = make_observation(game, obs_type(False, KINDS.SINGLE_PLAYER, False))
+    single = make_observation(game, obs_type(True, KINDS.SINGLE_PLAYER, False))
+    layout = encoding.OBSERVATION
+    public_fields = [f.name for f in layout if f.name not in encoding.PRIVATE_FIELDS]
+    for state in _positions(game, 4):
+        for player in range(4):
+            private.set_from(state, player)
+            single.set_from(state, player)
+            assert private.tensor.tolist() == _zeroed(single.tensor, layout, public_fields).tolist()
+            hand = [c for c, bit in enumerate(private.dict["hand"]) if bit]
+            assert hand == _hands_of(state)[player]
+            text = private.string_from(state, player)
+            assert text.startswith(f"{Seat(player).name.title()} holds ")
+            codes = {card.code for card in _hands_of(state)[player]}
+            assert codes <= _tokens(text)
+
+
+@pytest.mark.parametrize("recall", [False, True])
+def test_an_all_players_observation_adds_every_hand(recall):
+    game = load(schedule="2/3")
+    full = make_observation(game, obs_type(True, KINDS.ALL_PLAYERS, recall))
+    single = make_observation(game, obs_type(True, KINDS.SINGLE_PLAYER, recall))
+    layout = encoding.INFORMATION_STATE_ALL_HANDS if recall else encoding.OBSERVATION_ALL_HANDS
+    base = single.tensor.size
+    assert full.tensor.size == layout.size == base + 4 * 54
+    for state in _positions(game, 6):
+        hands = _hands_of(state)
+        for player in range(4):
+            full.set_from(state, player)
+            single.set_from(state, player)
+            assert full.tensor[:base].tolist() == single.tensor.tolist()
+            rows = full.dict["hands"]
+            assert [[c for c in range(54) if rows[s][c]] for s in range(4)] == hands
+            text = full.string_from(state, player)
+            assert text.startswith(single.string_from(state, player) + "\n")
+            assert {card.code for hand in hands for card in hand} <= _tokens(text)
+
+
+def test_every_hand_without_the_public_information():
+    game = load(one_deal=3)
+    hands_only = make_observation(game, obs_type(False, KINDS.ALL_PLAYERS, False))
+    layout = encoding.OBSERVATION_ALL_HANDS
+    kept = {*encoding.PRIVATE_FIELDS, "hands"}
+    for state in _positions(game, 2):
+        for player in range(4):
+            hands_only.set_from(state, player)
+            for field in layout:
+                if field.name not in kept:
+                    assert not hands_only.tensor[field.offset : field.end].any(), field.name
+            rows = hands_only.dict["hands"]
+            assert [[c for c in range(54) if rows[s][c]] for s in range(4)] == _hands_of(state)
+            assert hands_only.string_from(state, player).startswith("hands N: ")
+
+
+@pytest.mark.parametrize(
+    ("public", "private", "recall", "words"),
+    [
+        (False, KINDS.NONE, False, "cannot observe nothing"),
+        (False, KINDS.NONE, True, "cannot observe nothing"),
+        (False, KINDS.SINGLE_PLAYER, True, "perfect_recall=False"),
+        (False, KINDS.ALL_PLAYERS, True, "perfect_recall=False"),
+    ],
+)
+def test_observation_types_that_make_no_sense_are_refused(public, private, recall, words):
+    game = load(one_deal=2)
+    with pytest.raises(ValueError, match=words):
+        make_observation(game, obs_type(public, private, recall))
+
+
+def test_observers_refuse_parameters():
+    with pytest.raises(ValueError, match="no parameters"):
+        make_observation(load(one_deal=2), obs_type(True, KINDS.SINGLE_PLAYER, False), {"x": 1})
+
+
+def test_pytorch_dqn_with_its_default_settings_learns_without_nan():
+    """OpenSpiel's DQN, its defaults untouched, on the short schedule: the loss stays finite.
+
+    With raw point totals in the observation (up to hundreds, beside 0/1 features) the
+    default learning rate diverged to NaN by the fifteenth match.
+    """
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("tree")  # dm-tree, which OpenSpiel's pytorch algorithms need
+    from open_spiel.python import rl_environment  # noqa: PLC0415 -- only with torch
+    from open_spiel.python.pytorch import dqn  # noqa: PLC0415 -- only with torch
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    env = rl_environment.Environment(load(schedule="short"), seed=3)
+    size = env.observation_spec()["info_state"][0]
+    actions = env.action_spec()["num_actions"]
+    agents = [dqn.DQN(player, size, actions) for player in range(4)]
+    losses = []
+    for _ in range(20):
+        time_step = env.reset()
+        while not time_step.last():
+            player = time_step.observations["current_player"]
+            output = agents[player].step(time_step)
+            assert output is not None  # the agent returns None once its loss is NaN
+            time_step = env.step([output.action])
+            if agents[player].loss is not None:
+                losses.append(float(agents[player].loss))
+        for agent in agents:
+            agent.step(time_step)
+    assert len(losses) > 50  # the agents did learn (past the default 1,000 transitions)
+    assert all(np.isfinite(losses))
+    observations = np.array(time_step.observations["info_state"])
+    assert observations.min() >= -1.0 and observations.max() <= 1.0

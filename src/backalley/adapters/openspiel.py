@@ -415,40 +415,116 @@ def _view(position: _Position, player: int) -> SeatView:
 class BackAlleyObserver:
     """OpenSpiel's observer protocol over :mod:`backalley.adapters.encoding`.
 
-    A perfect-recall observation type gives the information state; any other the
-    observation. Only the seat's own private information is offered.
+    The observation type (``pyspiel.IIGObservationType``) chooses what is seen:
+
+    - ``perfect_recall``: the information state (the deal's tricks in order)
+      rather than the observation;
+    - ``private_info``: ``SINGLE_PLAYER`` the seat's own hand and swap
+      (:data:`~backalley.adapters.encoding.PRIVATE_FIELDS`); ``NONE`` nothing
+      private, so every player's observation is the same (those fields zero, the
+      public strings); ``ALL_PLAYERS`` every seat's hand besides, in the layouts
+      with every hand (for analysis with perfect information);
+    - ``public_info``: without it only the private part is kept (the other
+      fields zero, the strings of the hands alone).
+
+    Refused, with a ``ValueError`` that says why: an observation of nothing
+    (neither public nor private information), and private information alone with
+    perfect recall (a seat's private history is its hands deal by deal, which no
+    layout here holds).
     """
 
     def __init__(self, iig_obs_type: Any, params: Mapping[str, Any] | None) -> None:
         if params:
             raise ValueError(f"python_back_alley observers take no parameters, not {params}")
-        if iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER or not (
-            iig_obs_type.public_info
-        ):
-            raise ValueError("python_back_alley observes for a single player, public info included")
+        private = iig_obs_type.private_info
+        public = bool(iig_obs_type.public_info)
         recall = bool(iig_obs_type.perfect_recall)
-        self.layout = encoding.INFORMATION_STATE if recall else encoding.OBSERVATION
+        kinds = pyspiel.PrivateInfoType
+        if private not in (kinds.SINGLE_PLAYER, kinds.NONE, kinds.ALL_PLAYERS):
+            raise ValueError(f"python_back_alley knows no private information type {private!r}")
+        if not public and private == kinds.NONE:
+            raise ValueError(
+                "python_back_alley cannot observe nothing: ask for public information,"
+                " private information, or both"
+            )
+        if not public and recall:
+            raise ValueError(
+                "python_back_alley observes private information alone only of the present:"
+                " use perfect_recall=False, or include the public information"
+            )
+        self._private = private
+        self._public = public
+        self._all_hands = private == kinds.ALL_PLAYERS
+        if self._all_hands:
+            layout = (
+                encoding.INFORMATION_STATE_ALL_HANDS if recall else encoding.OBSERVATION_ALL_HANDS
+            )
+        else:
+            layout = encoding.INFORMATION_STATE if recall else encoding.OBSERVATION
+        self.layout = layout
         self._write: Callable[[SeatView, encoding.Buffer], None] = (
             encoding.write_information_state if recall else encoding.write_observation
         )
-        self._string_of: Callable[[SeatView], str] = (
-            encoding.information_state_string if recall else encoding.observation_string
-        )
-        self.tensor = np.zeros(self.layout.size, np.float32)
+        self._string_of = self._strings(recall)
+        # Which numbers the type keeps: the others are zeroed after each write.
+        keep = np.ones(layout.size, np.float32)
+        hidden: tuple[str, ...] = ()
+        if private == kinds.NONE:
+            hidden = encoding.PRIVATE_FIELDS
+        elif not public:
+            kept = {*encoding.PRIVATE_FIELDS, "hands"}
+            hidden = tuple(field.name for field in layout if field.name not in kept)
+        for name in hidden:
+            field = layout[name]
+            keep[field.offset : field.end] = 0.0
+        self._keep = None if not hidden else keep
+        self.tensor = np.zeros(layout.size, np.float32)
         self.dict = {
             field.name: self.tensor[field.offset : field.end].reshape(field.shape)
-            for field in self.layout
+            for field in layout
         }
+
+    def _strings(self, recall: bool) -> Callable[[SeatView], str]:
+        kinds = pyspiel.PrivateInfoType
+        if not self._public:
+            return encoding.private_string
+        if self._private == kinds.NONE:
+            if recall:
+                return encoding.public_information_state_string
+            return encoding.public_observation_string
+        return encoding.information_state_string if recall else encoding.observation_string
 
     def set_from(self, state: BackAlleyState, player: int) -> None:
         """Write ``player``'s view of ``state`` into :attr:`tensor`."""
         tensor = self.tensor
         tensor.fill(0.0)
         self._write(_view(state._position, player), tensor)
+        if self._all_hands:
+            encoding.write_hands(_hands(state._position), tensor, self.layout)
+        if self._keep is not None:
+            tensor *= self._keep
 
     def string_from(self, state: BackAlleyState, player: int) -> str:
         """``player``'s view of ``state`` as text."""
-        return self._string_of(_view(state._position, player))
+        position = state._position
+        if not self._all_hands:
+            return self._string_of(_view(position, player))
+        hands = encoding.hands_string(_hands(position))
+        if not self._public:
+            return hands
+        return self._string_of(_view(position, player)) + "\n" + hands
+
+
+def _hands(position: _Position) -> tuple[tuple[Card, ...], ...]:
+    """Every seat's hand (while a deal is being dealt, the cards dealt to it so far)."""
+    match = position.match
+    if position.drawn:
+        dealt = 4 * match.hand_size
+        first = (match.dealer + 1) % 4
+        return tuple(tuple(position.drawn[(seat - first) % 4 : dealt : 4]) for seat in range(4))
+    if match.deal is None:
+        return ((), (), (), ())
+    return tuple(match.deal.hand(seat) for seat in SEATS)
 
 
 # --- states from the core's matches ----------------------------------------------------

@@ -27,12 +27,27 @@ seat's view (:mod:`backalley.adapters.encoding`).
   and an even tiebreak deal can be tied, so the rules allow a match without
   end; after ``max_extra_deals`` thrown-in or tiebreak deals every agent is
   truncated instead.
-- ``render_mode="ansi"`` returns the table as text (:mod:`backalley.pictures.text`).
+- ``infos[agent]["action_mask"]`` repeats each agent's mask.
+- **Illegal actions**: in the AEC environment an action the rules refuse raises
+  :class:`~backalley.IllegalAction` and changes nothing (PettingZoo's
+  ``TerminateIllegalWrapper`` turns that into a penalty, reading the mask). In
+  :class:`SeatEnv` it ends the episode by default, with ``illegal_reward`` and
+  the reason code in ``info`` (``illegal="raise"`` raises instead).
+- **Starting from a position**: ``reset(options={"state": position})``, the
+  position a :class:`~backalley.engine.state.MatchState` or a game record (a
+  :class:`~backalley.formats.records.Record`, its JSON text or its JSON data),
+  checked before use. :class:`SeatEnv` refuses any other option; the AEC
+  environment ignores it with a warning (PettingZoo's ``api_test`` passes an
+  option of its own and expects it ignored).
+- ``render_mode="ansi"`` returns the table as text (:mod:`backalley.pictures.text`);
+  ``render_mode="human"`` prints it at every reset and step.
 """
 
 from __future__ import annotations
 
 import random
+import sys
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -51,16 +66,31 @@ from ..core.action_index import (
 from ..core.actions import Bid, Play
 from ..core.cards import SEATS, Seat
 from ..core.dealing import MAX_SEED
+from ..core.errors import IllegalAction
 from ..core.rules import Rules
 from ..engine.match import apply, legal_actions, new_match, seeded_deal
 from ..engine.state import MatchState, Phase
+from ..engine.validate import InvalidState, validate
 from ..engine.view import view
+from ..formats.checking import replay
+from ..formats.records import Record, RecordError, loads, parse_record
 from ..pictures.text import state_text
 from ..players.driver import Player, SeatedPlayer, player_seed
 from . import encoding
 from ._views import seat_view
 
-__all__ = ["AGENTS", "BackAlleyEnv", "SeatEnv", "env", "raw_env"]
+__all__ = [
+    "AGENTS",
+    "ILLEGAL_POLICIES",
+    "RENDER_MODES",
+    "RESET_OPTIONS",
+    "SEAT_ENV_ID",
+    "BackAlleyEnv",
+    "SeatEnv",
+    "env",
+    "position_from",
+    "raw_env",
+]
 
 AGENTS: Final = ("north", "east", "south", "west")
 """The agents, by seat number."""
@@ -71,8 +101,63 @@ _ACTIONS: Final = tuple(
 )
 _BID_INDICES: Final = tuple([*range(size), BOARD_INDEX] for size in range(14))
 """The legal bids on each hand size: Pass, 1 .. size - 1, Board."""
-_MOST_POINTS_PER_CARD: Final = 40
-"""A Board bid with multiplier 4 scores 40 points a card: no deal scores more."""
+
+
+RENDER_MODES: Final = ("human", "ansi")
+"""``"human"`` prints the table at every reset and step; ``"ansi"`` returns it from render()."""
+
+RESET_OPTIONS: Final = ("state",)
+"""The options ``reset`` takes: ``"state"``, the position to start from."""
+
+
+def _render_mode(render_mode: str | None) -> str | None:
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode is None, 'human' or 'ansi', not {render_mode!r}")
+    return render_mode
+
+
+def position_from(value: Any) -> MatchState:
+    """The match state that ``options["state"]`` names, checked.
+
+    A :class:`MatchState` is checked by :func:`~backalley.engine.validate.validate`;
+    a game record (a :class:`Record`, its JSON text, or its JSON data as loaded)
+    is replayed, each action checked by the rules.
+    """
+    try:
+        if isinstance(value, MatchState):
+            return validate(value)
+        if isinstance(value, str | bytes):
+            value = loads(value)
+        elif isinstance(value, Mapping):
+            value = parse_record(value)
+        if isinstance(value, Record):
+            return replay(value)
+    except (InvalidState, RecordError) as error:
+        raise ValueError(f"options['state'] is not a position the rules reach: {error}") from None
+    raise TypeError(
+        "options['state'] is a MatchState or a game record (a Record, its JSON text or data),"
+        f" not {type(value).__name__}"
+    )
+
+
+def _reset_position(options: Mapping[str, Any] | None, *, strict: bool) -> MatchState | None:
+    """The position ``reset``'s options ask to start from, or None.
+
+    Any other option is refused (``strict``) or ignored with a warning that names it.
+    """
+    if options is None:
+        return None
+    if not isinstance(options, Mapping):
+        raise TypeError(f"reset's options are a dict, not {type(options).__name__}")
+    unknown = sorted(str(key) for key in options if key not in RESET_OPTIONS)
+    if unknown:
+        message = f"unknown reset option {unknown[0]!r}: the one option is 'state' (a position)"
+        if strict:
+            raise ValueError(message)
+        warnings.warn(message + "; ignored", UserWarning, stacklevel=3)
+    if "state" not in options:
+        return None
+    return position_from(options["state"])
 
 
 def _rules(rules: Rules | None, schedule: Any) -> Rules:
@@ -107,29 +192,37 @@ class _Table:
         self.match = new_match(rules, seed=0)
         self.truncated = False
         self.seat: Seat | None = None
-        # Bounds of the observation: indicators 0-1, trick counts 0-13, totals and deal counts
-        # as large as the schedule allows.
-        most = float(_MOST_POINTS_PER_CARD * sum(rules.schedule))
-        low = np.zeros(self.layout.size, np.float32)
-        high = np.ones(self.layout.size, np.float32)
-        totals = self.layout["totals"]
-        low[totals.offset : totals.end] = -most
-        high[totals.offset : totals.end] = most
-        won = self.layout["tricks_won"]
-        high[won.offset : won.end] = 13.0
-        deals = self.layout["deals"]
-        high[deals.offset : deals.end] = float(len(rules.schedule))
+        # Every number in its field's documented range (encoding.RANGES), whatever the schedule.
+        low, high = self.layout.bounds()
         self.space = spaces.Dict(
             {
-                "observation": spaces.Box(low, high, dtype=np.float32),
+                "observation": spaces.Box(
+                    np.array(low, np.float32), np.array(high, np.float32), dtype=np.float32
+                ),
                 "action_mask": spaces.Box(0, 1, shape=(NUM_ACTION_INDICES,), dtype=np.int8),
             }
         )
 
-    def start(self, seed: int) -> None:
-        self.match = new_match(self.rules, seed=seed)
+    def start(self, seed: int, position: MatchState | None = None) -> None:
+        """Start a match from ``seed``, or from ``position`` (checked: see position_from)."""
+        if position is None:
+            self.match = new_match(self.rules, seed=seed)
+        else:
+            if position.rules != self.rules:
+                raise ValueError(
+                    f"options['state'] is played under other rules ({position.rules!r})"
+                    f" than the environment's ({self.rules!r})"
+                )
+            if position.is_over:
+                raise ValueError("options['state'] is a finished match: nothing is left to play")
+            self.match = position
         self.truncated = False
         self._deal()
+        if position is not None and self.over:
+            raise ValueError(
+                f"options['state'] has {self.max_extra_deals} or more thrown-in or tiebreak"
+                " deals, the environment's max_extra_deals: it would stop before any action"
+            )
 
     def _deal(self) -> None:
         """Deal every deal that is due, or stop the match after too many extra deals."""
@@ -180,6 +273,10 @@ class _Table:
             sign = 0 if outcome.winner is None else 1 - 2 * int(outcome.winner)
         return (float(sign), float(-sign))
 
+    def text(self) -> str:
+        """The table as text, all hands shown."""
+        return state_text(self.match)
+
     def mask(self, seat: Seat) -> np.ndarray[Any, np.dtype[np.int8]]:
         """The legal actions of ``seat`` as 0/1 (all 0 unless it is to act)."""
         mask = bytearray(NUM_ACTION_INDICES)
@@ -204,7 +301,7 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
     """The AEC environment: four agents, the seat to move acts (see the module)."""
 
     metadata: Final = {
-        "render_modes": ["ansi"],
+        "render_modes": list(RENDER_MODES),
         "name": "back_alley_v0",
         "is_parallelizable": False,
     }
@@ -220,9 +317,7 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = _render_mode(render_mode)
         self._table = _Table(_rules(rules, schedule), rewards, max_extra_deals, observation)
         self.possible_agents = list(AGENTS)
         self.agents = list(AGENTS)
@@ -259,18 +354,30 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
 
         Without a seed the match seed is drawn from the generator the last seed
         started, so a sequence of resets is reproducible from its first seed.
+        ``options={"state": position}`` starts from a position instead (a
+        ``MatchState`` or a game record, checked; its own seed deals what is
+        left). Another option is ignored with a warning naming it, not refused:
+        PettingZoo's ``api_test`` passes one of its own and expects it ignored.
         """
+        position = _reset_position(options, strict=False)
         if seed is not None:
             self._seeds = random.Random(seed)
             match_seed = seed
         else:
             match_seed = self._seeds.randrange(MAX_SEED + 1)
-        self._table.start(match_seed)
+        self._table.start(match_seed, position)
         self._reset_dicts()
         self._select()
+        if self.render_mode == "human":
+            self.render()
 
     def _select(self) -> None:
         table = self._table
+        infos = self.infos
+        # Every agent's mask in its info (all zero but the acting agent's), as PettingZoo's
+        # wrappers and training code read it there as well as from the observation.
+        for agent in self.agents:
+            infos[agent]["action_mask"] = np.zeros(NUM_ACTION_INDICES, np.int8)
         if table.over:
             ended = self.truncations if table.truncated else self.terminations
             for agent in self.agents:
@@ -278,7 +385,10 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
             return
         seat = table.seat
         assert seat is not None
-        self.agent_selection = AGENTS[seat]
+        agent = AGENTS[seat]
+        self.agent_selection = agent
+        if agent in infos:
+            infos[agent]["action_mask"] = table.mask(seat)
 
     def observe(self, agent: str) -> dict[str, np.ndarray[Any, Any]]:
         """``agent``'s observation and its action mask."""
@@ -294,7 +404,8 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        # A refused action raises here and leaves the environment as it was.
+        # A refused action raises here (IllegalAction, with its reason) and leaves the
+        # environment as it was.
         ns, ew = self._table.play(action)
         self._cumulative_rewards[agent] = 0.0
         rewards = self.rewards
@@ -307,16 +418,26 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
                 rewards[name] = reward
                 cumulative[name] += reward
         self._select()
+        if self.render_mode == "human":
+            self.render()
 
     def render(self) -> str | None:
-        """The table as text (all four hands shown) when ``render_mode`` is ``"ansi"``."""
+        """The table as text, all hands shown: returned (``"ansi"``) or printed (``"human"``)."""
         if self.render_mode is None:
             gymnasium.logger.warn("render() was called without a render_mode")
             return None
-        return state_text(self._table.match)
+        return _show(self._table.text(), self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+def _show(text: str, render_mode: str) -> str | None:
+    """``text`` returned in ``"ansi"`` mode; printed to standard output in ``"human"`` mode."""
+    if render_mode == "human":
+        sys.stdout.write(text + "\n\n")
+        return None
+    return text
 
 
 def raw_env(**kwargs: Any) -> BackAlleyEnv:
@@ -335,6 +456,13 @@ def env(**kwargs: Any) -> Any:
     return wrappers.OrderEnforcingWrapper(BackAlleyEnv(**kwargs))
 
 
+SEAT_ENV_ID: Final = "backalley/Seat-v0"
+"""The id of :class:`SeatEnv` in Gymnasium's registry: ``gymnasium.make(SEAT_ENV_ID, ...)``."""
+
+ILLEGAL_POLICIES: Final = ("terminate", "raise")
+"""What :class:`SeatEnv` does with an action the rules refuse."""
+
+
 class SeatEnv(gymnasium.Env):  # type: ignore[misc]
     """A Gymnasium environment for one seat; the other three are played by ``players``.
 
@@ -343,10 +471,23 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
     own view, as in :func:`backalley.players.play_match`; a seeded player is
     seated with :func:`~backalley.players.player_seed`. The action and
     observation spaces, rewards and ends are those of :class:`BackAlleyEnv`,
-    seen by ``seat``; ``info["action_mask"]`` repeats the mask.
+    seen by ``seat``; ``info["action_mask"]`` repeats the mask, and
+    :meth:`action_masks` gives it as booleans (sb3-contrib's ``MaskablePPO``
+    finds it there).
+
+    An action the rules refuse (an index the mask marks 0) ends the episode when
+    ``illegal="terminate"`` (the default): ``step`` returns ``terminated=True``,
+    the reward ``illegal_reward`` (default -1.0) in place of any other, the
+    position unchanged, and in ``info`` the refused index (``"illegal_action"``),
+    the rules' reason code (``"reason"``, such as ``"wrong_phase"``) and sentence
+    (``"message"``). With ``illegal="raise"`` the step raises
+    :class:`~backalley.IllegalAction` and changes nothing. Either way a value
+    outside the action space (not an index 0-67) raises.
     """
 
-    metadata: Final = {"render_modes": ["ansi"]}
+    # render_fps: what Gymnasium's video and human-mode tools pace frames by; the text is
+    # printed at once, never slowed down.
+    metadata: Final = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(  # noqa: PLR0913 -- keyword settings, as Gymnasium environments take them
         self,
@@ -358,11 +499,35 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         rewards: str = "deal",
         observation: str = "observation",
         max_extra_deals: int = 20,
+        illegal: str = "terminate",
+        illegal_reward: float = -1.0,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode is None or 'ansi', not {render_mode!r}")
-        self.render_mode = render_mode
+        self.render_mode = _render_mode(render_mode)
+        # The spec says how to make this environment again (gymnasium.make, and check_env's
+        # render checks, build one per render mode from it); gymnasium.make replaces it
+        # with its own copy.
+        self.spec = gymnasium.envs.registration.EnvSpec(
+            SEAT_ENV_ID,
+            entry_point=SeatEnv,
+            kwargs={
+                "players": players,
+                "seat": seat,
+                "rules": rules,
+                "schedule": schedule,
+                "rewards": rewards,
+                "observation": observation,
+                "max_extra_deals": max_extra_deals,
+                "illegal": illegal,
+                "illegal_reward": illegal_reward,
+            },
+        )
+        if illegal not in ILLEGAL_POLICIES:
+            raise ValueError(f"illegal is 'terminate' or 'raise', not {illegal!r}")
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, int | float):
+            raise TypeError(f"illegal_reward is a number, not {illegal_reward!r}")
+        self.illegal = illegal
+        self.illegal_reward = float(illegal_reward)
         self.seat = Seat(seat)
         others = [other for other in SEATS if other != self.seat]
         if isinstance(players, Mapping):
@@ -377,6 +542,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         self.observation_space = self._table.space
         self.action_space = spaces.Discrete(NUM_ACTION_INDICES)
         self._seated: dict[Seat, Player] = {}
+        self._ended = False
 
     @property
     def match(self) -> MatchState:
@@ -386,10 +552,18 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
     def reset(
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
     ) -> tuple[dict[str, np.ndarray[Any, Any]], dict[str, Any]]:
-        """Start a match (``seed`` fixes its deals and the seated players' choices)."""
+        """Start a match (``seed`` fixes its deals and the seated players' choices).
+
+        ``options={"state": position}`` starts from a position instead (a
+        ``MatchState`` or a game record, checked; its own seed deals the deals
+        still to come, and ``seed`` seeds the players); no other option is taken.
+        The other seats play until it is this seat's turn.
+        """
+        position = _reset_position(options, strict=True)
         super().reset(seed=seed)
         match_seed = seed if seed is not None else int(self.np_random.integers(0, 2**63))
-        self._table.start(match_seed)
+        self._table.start(match_seed, position)
+        self._ended = False
         self._seated = {
             other: player.for_seat(other, player_seed(match_seed, other))
             if isinstance(player, SeatedPlayer)
@@ -398,8 +572,20 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         }
         reward = self._others_play()
         del reward  # before the seat's first action nobody has scored
+        if position is not None and self._table.over:
+            raise ValueError(
+                f"options['state']: the match ends before {self.seat.name.title()} acts again"
+            )
         observation = self._table.observe(self.seat)
+        if self.render_mode == "human":
+            self.render()
         return observation, {"action_mask": observation["action_mask"]}
+
+    def action_masks(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        """The legal actions of the seat, as 68 booleans (all False once the episode ended)."""
+        if self._ended:
+            return np.zeros(NUM_ACTION_INDICES, np.bool_)
+        return self._table.mask(self.seat).astype(np.bool_)
 
     def _others_play(self) -> float:
         """Let the other seats act until it is this seat's turn; this seat's pair's rewards."""
@@ -421,11 +607,21 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         self, action: Any
     ) -> tuple[dict[str, np.ndarray[Any, Any]], float, bool, bool, dict[str, Any]]:
         """Play ``action`` for the seat, then the others until its next turn or the end."""
+        if self._ended:
+            raise ValueError("the episode has ended: call reset() to start another")
         table = self._table
-        reward = table.play(action)[self.seat % 2]
+        try:
+            reward = table.play(action)[self.seat % 2]
+        except IllegalAction as refusal:
+            if self.illegal == "raise":
+                raise
+            return self._refused(int(action), refusal)
         reward += self._others_play()
         observation = table.observe(self.seat)
         terminated = table.match.is_over
+        self._ended = terminated or table.truncated
+        if self.render_mode == "human":
+            self.render()
         return (
             observation,
             reward,
@@ -434,8 +630,26 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
             {"action_mask": observation["action_mask"]},
         )
 
+    def _refused(
+        self, index: int, refusal: IllegalAction
+    ) -> tuple[dict[str, np.ndarray[Any, Any]], float, bool, bool, dict[str, Any]]:
+        """The step that ends the episode on an illegal action (the position unchanged)."""
+        self._ended = True
+        observation = self._table.observe(self.seat)
+        info = {
+            "action_mask": observation["action_mask"],
+            "illegal_action": index,
+            "reason": refusal.reason.value,
+            "message": refusal.message,
+        }
+        return observation, self.illegal_reward, True, False, info
+
     def render(self) -> str | None:
-        """The table as text when ``render_mode`` is ``"ansi"``."""
+        """The table as text: returned (``"ansi"``) or printed (``"human"``)."""
         if self.render_mode is None:
             return None
-        return state_text(self._table.match)
+        return _show(self._table.text(), self.render_mode)
+
+
+if SEAT_ENV_ID not in gymnasium.registry:
+    gymnasium.register(SEAT_ENV_ID, entry_point=SeatEnv)

@@ -1,7 +1,8 @@
 """A seat's observation tensor of one lane, in JAX, in the adapters' one layout.
 
-The layout is :data:`backalley.adapters.encoding.OBSERVATION`: the fields are
-made by name and laid end to end in the table's order, and the offsets checked
+The layout is :data:`backalley.adapters.encoding.OBSERVATION`, scaled to its ranges
+(``TOTALS_SCALE``, ``DEALS_SCALE``: the counts as the encoding scales them); the
+fields are made by name and laid end to end in the table's order, and the offsets checked
 against the table, so none is stated here and a network trained on the OpenSpiel
 or PettingZoo adapters reads the batch's tensors unchanged. Row ``i`` of the
 batch's observation equals ``observation_tensor(view(lane_state(i), seat))``; the
@@ -15,7 +16,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-from ..adapters.encoding import OBSERVATION
+from ..adapters.encoding import DEALS_SCALE, OBSERVATION, TOTALS_SCALE
 from ..core.cards import PACK_SIZE
 from ..core.rules import MAX_HAND_SIZE
 from .kernel import BID, PLAY, State, card_bits
@@ -25,6 +26,17 @@ __all__ = ["observe"]
 
 def _one_hot(index: jax.Array, size: int, where: jax.Array) -> jax.Array:
     return ((jnp.arange(size) == index) & where).astype(jnp.float32)
+
+
+def _squash(value: jax.Array, scale: float) -> jax.Array:
+    """The encoding's ``squash`` (``value / (|value| + scale)``) in float32.
+
+    Whole numbers of points are exact in float32, and one float32 division rounds
+    the quotient as the encoding's float64 one rounded to float32 does (a division
+    rounded twice, to 53 bits and then 24, gives the once-rounded result).
+    """
+    points = value.astype(jnp.float32)
+    return points / (jnp.abs(points) + scale)
 
 
 def observe(state: State, seat: jax.Array, deals: int) -> jax.Array:
@@ -57,10 +69,12 @@ def observe(state: State, seat: jax.Array, deals: int) -> jax.Array:
         "leader": _one_hot(leader, 4, playing),
         "trick": trick.astype(f32).reshape(-1),
         "played": played.astype(f32).reshape(-1),
-        "tricks_won": state.won.astype(f32),
+        "tricks_won": state.won.astype(f32) / MAX_HAND_SIZE,
         "trumps_broken": (state.broken & dealt)[None].astype(f32),
-        "totals": state.totals.astype(f32),
-        "deals": jnp.stack([state.counted, jnp.asarray(deals)]).astype(f32),
+        "totals": _squash(state.totals, TOTALS_SCALE),
+        "deals": jnp.stack(
+            [state.counted.astype(f32) / deals, _squash(deals - state.counted, DEALS_SCALE)]
+        ),
     }
     parts = []
     offset = 0
