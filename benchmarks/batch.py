@@ -71,17 +71,17 @@ def openspiel_rates(games: int, seed: int) -> tuple[float, float]:
     return players / player, players / (cpu_total * player / loop_total)
 
 
-def rollout(env: Env, steps: int):  # noqa: ANN201 -- a jitted function
+def rollout(env: Env, steps: int):
     """A compiled random-playout loop of ``steps`` steps: the state and the actions applied."""
 
-    def body(carry, key):  # noqa: ANN001, ANN202
+    def body(carry, key):
         state, applied = carry
         action = sample_legal(state.legal_action_mask, key)
         state = env.step(state, action)
         return (state, applied + (action >= 0).sum()), None
 
     @jax.jit
-    def run(state, key):  # noqa: ANN001, ANN202
+    def run(state, key):
         keys = jax.random.split(key, steps)
         (state, applied), _ = jax.lax.scan(body, (state, jnp.zeros((), jnp.int32)), keys)
         return state, applied

@@ -9,14 +9,14 @@ import pytest
 pytest.importorskip("jax")
 
 # After the skip: these need JAX.
-import jax  # noqa: E402
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+import jax
+import jax.numpy as jnp
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from backalley import Reason, Rules, Seat, apply, new_match, seeded_deal  # noqa: E402
-from backalley.batch import (  # noqa: E402
+from backalley import Reason, Rules, Seat, apply, new_match, seeded_deal
+from backalley.batch import (
     NOT_AN_ACTION,
     REASON_CODES,
     Env,
@@ -24,10 +24,10 @@ from backalley.batch import (  # noqa: E402
     reasons,
     sample_legal,
 )
-from backalley.batch import _dealing as batch_dealing  # noqa: E402
-from backalley.batch._dealing import seeded_decks  # noqa: E402
-from backalley.core.dealing import seeded_deck  # noqa: E402
-from batch_reference import Twin, biased, card_mask, same_lane_states, uniform  # noqa: E402
+from backalley.batch import _dealing as batch_dealing
+from backalley.batch._dealing import seeded_decks
+from backalley.core.dealing import seeded_deck
+from batch_reference import Twin, biased, card_mask, same_lane_states, uniform
 
 
 def play(twin: Twin, rng, steps: int, policy, *, restart: bool = False) -> None:
@@ -42,7 +42,8 @@ def play(twin: Twin, rng, steps: int, policy, *, restart: bool = False) -> None:
 
 
 # Every variant of Rules: the three named schedules (standard and twenty-five in the
-# tests below) and custom ones, both tie policies, every first dealer (East below). Small schedules with the tiebreak policy reach ties,
+# tests above) and custom ones, both tie policies, every first dealer (East above).
+# Small schedules with the tiebreak policy reach ties,
 # tiebreak deals and level tiebreak deals (END-4, with an even largest hand) within
 # a few deals.
 VARIANTS = [

@@ -1,13 +1,13 @@
 """Seeded decks of many lanes at once: the core's shuffle, vectorized, on the host.
 
 The batch engine is given every deck a lane's match may need when the lane starts
-(the compiled kernel deals the cards from them, DEAL-1 to DEAL-6). The SHA-256 stream of each
-deck is hashed by ``hashlib`` lane by lane exactly as
-:func:`backalley.core.dealing.seeded_deck` hashes it (``docs/dealing.md`` specifies
-it); the 53 Fisher-Yates swaps then run over all the decks together. A lane whose stream has a rejected word (a word at or above
-``2**32 - 2**32 mod n``, about one deck in 10**8) is shuffled by ``seeded_deck``
-itself, so every deck is the core's. The tests compare it with the core's
-``seeded_deck``.
+(the compiled kernel deals the cards from them, DEAL-1 to DEAL-6). The SHA-256
+stream of each deck is hashed by ``hashlib`` lane by lane exactly as
+:func:`backalley.core.dealing.seeded_deck` hashes it (``docs/dealing.md``
+specifies it); the 53 Fisher-Yates swaps then run over all the decks together. A
+lane whose stream has a rejected word (a word at or above ``2**32 - 2**32 mod n``,
+about one deck in 10**8) is shuffled by ``seeded_deck`` itself, so every deck is
+the core's. The tests compare it with the core's ``seeded_deck``.
 """
 
 from __future__ import annotations

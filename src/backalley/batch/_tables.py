@@ -57,6 +57,7 @@ MAX_TARGET: Final = 2 * (MAX_HAND_SIZE - 1)
 TRUMP_PATTERNS: Final = 1 << 15
 """A hand's trumps as 15 bits: the trump suit's 13 (two to ace), then LITTLE, BIG."""
 
+
 def _words(mask: int) -> list[int]:
     """A core card mask (bit ``c`` for card ``c``) as the kernel's five words."""
     return [(mask >> (13 * word)) & 0x1FFF for word in range(WORDS)]

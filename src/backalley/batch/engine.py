@@ -182,14 +182,16 @@ class Env:
 
     # --- starting matches ----------------------------------------------------------
 
-    def init(self, seeds: Sequence[int] | npt.NDArray[np.integer] | int, n: int | None = None) -> State:
+    def init(
+        self, seeds: Sequence[int] | npt.NDArray[np.integer] | int, n: int | None = None
+    ) -> State:
         """New matches, one per seed (or ``n`` lanes from a base seed), each dealt its first deal.
 
         The decks of every deal a lane may need are shuffled here, on the host.
         """
         chosen = _seeds(seeds, n)
         blank = self.kernel.blank(self._decks(chosen), _words(chosen))
-        state: State = self._deal(self._tables, jax.tree.map(jnp.asarray, blank))
+        state: State = self._deal(self._tables, blank)
         return state
 
     def _decks(self, seeds: list[int]) -> npt.NDArray[np.int8]:
@@ -216,8 +218,8 @@ class Env:
                     raise ValueError(f"a mask of lanes has shape ({n},), not {picked.shape}")
                 chosen = picked.copy()
             else:
-                if picked.dtype.kind not in "iu" or picked.size and not (
-                    0 <= picked.min() and picked.max() < n
+                if picked.dtype.kind not in "iu" or (
+                    picked.size and not (picked.min() >= 0 and picked.max() < n)
                 ):
                     raise ValueError(f"lanes are numbers from 0 to {n - 1}")
                 chosen[picked] = True
@@ -229,7 +231,7 @@ class Env:
         decks = np.zeros((n, self.kernel.decks, PACK_SIZE), dtype=np.int8)
         decks[rows] = self._decks([seeds[row] for row in rows.tolist()])
         blank = self.kernel.blank(decks, _words(seeds))
-        fresh = self._restart(state, jax.tree.map(jnp.asarray, blank), jnp.asarray(chosen))
+        fresh = self._restart(state, blank, jnp.asarray(chosen))
         restarted: State = self._deal(self._tables, fresh)
         return restarted
 
@@ -248,9 +250,7 @@ class Env:
         n = _lane_count(state)
         actions = self._checked(action, "actions", n, NO_ACTION, NUM_ACTION_INDICES - 1)
         seats = (
-            jnp.full(n, -1, jnp.int32)
-            if seat is None
-            else self._checked(seat, "seats", n, -1, 3)
+            jnp.full(n, -1, jnp.int32) if seat is None else self._checked(seat, "seats", n, -1, 3)
         )
         stepped: State = self._deal(self._tables, self._step(self._tables, state, actions, seats))
         return stepped
@@ -335,7 +335,7 @@ class Env:
     def memory_per_lane(self, state: State) -> float:
         """Bytes of state a lane holds (its decks and log included)."""
         leaves = jax.tree.leaves(state)
-        return sum(leaf.nbytes for leaf in leaves) / _lane_count(state)
+        return float(sum(int(leaf.nbytes) for leaf in leaves)) / _lane_count(state)
 
     def __repr__(self) -> str:
         return f"<batch Env, rules {self.rules!r}>"
@@ -350,5 +350,3 @@ def sample_legal(mask: jax.Array, key: jax.Array) -> jax.Array:
     running = jnp.cumsum(mask, axis=-1)
     chosen = jnp.argmax(running > k[..., None], axis=-1).astype(jnp.int32)
     return jnp.where(counts > 0, chosen, NO_ACTION)
-
-

@@ -224,7 +224,7 @@ class Kernel:
     # --- a new match -------------------------------------------------------------
 
     def blank(self, decks: np.ndarray, seeds: np.ndarray) -> State:
-        """Lanes at the chance step of their first deal (numpy, on the host).
+        """Lanes at the chance step of their first deal (made on the host).
 
         ``decks`` (N, D, 54) are each lane's decks, ``seeds`` (N, 2) its seed's words;
         :func:`deal_lanes` deals them.
@@ -232,8 +232,8 @@ class Kernel:
         n = decks.shape[0]
         i32 = np.int32
 
-        def full(shape: tuple[int, ...], value: int, dtype: type = i32) -> np.ndarray:
-            return np.full((n, *shape), value, dtype=dtype)
+        def full(shape: tuple[int, ...], value: int, dtype: type = i32) -> Array:
+            return jnp.asarray(np.full((n, *shape), value, dtype=dtype))
 
         rules = self.rules
         return State(
@@ -268,8 +268,8 @@ class Kernel:
             ntricks=full((), 0),
             won=full((2,), 0),
             broken=full((), 0, np.bool_),
-            decks=decks.astype(np.int8),
-            seed=seeds.astype(np.uint32),
+            decks=jnp.asarray(decks.astype(np.int8)),
+            seed=jnp.asarray(seeds.astype(np.uint32)),
             log=full((self.log_size if self.record else 0,), 0, np.int8),
             logged=full((), 0),
         )
@@ -341,9 +341,7 @@ class Kernel:
         bids = state.bids.at[seat].set(index)
         nbids = state.nbids + 1
         # BID-1: one circuit clockwise from the dealer's left; the dealer bids last.
-        state = _where(
-            applied, state, bids=bids, nbids=nbids, current_player=(seat + 1) & 3
-        )
+        state = _where(applied, state, bids=bids, nbids=nbids, current_player=(seat + 1) & 3)
         closing = applied & (nbids == 4)
         first = self._first[state.dealer & 3]
         circuit = state.bids[(first + jnp.arange(4)) & 3]
@@ -517,9 +515,7 @@ class Kernel:
         holds = (turned >= _LITTLE) & ((hands[:, T.JOKER_WORD] & other_bit) != 0)
         swapped = holds.any()
         holder = jnp.argmax(holds)
-        gain = jnp.where(
-            jnp.arange(T.WORDS) == received // 13, jnp.left_shift(1, received % 13), 0
-        )
+        gain = jnp.where(jnp.arange(T.WORDS) == received // 13, jnp.left_shift(1, received % 13), 0)
         lose = jnp.where(jnp.arange(T.WORDS) == T.JOKER_WORD, other_bit, 0)
         change = jnp.where(swapped & (jnp.arange(4) == holder)[:, None], gain ^ lose, 0)
         hands = hands ^ change
