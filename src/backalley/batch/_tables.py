@@ -14,8 +14,8 @@ cards from :mod:`backalley.core.cards`.
 The kernel holds a hand as five 13-bit *words*: one per suit (bit ``r`` the card of
 rank ``r``, two to ace) and a fifth for the jokers (bit 0 LITTLE, bit 1 BIG). Card
 ``c`` is bit ``c % 13`` of word ``c // 13``, which is also where the core's card
-numbering puts it. The tables are numpy arrays; the kernel turns them into
-constants of the compiled code.
+numbering puts it. The tables are numpy arrays; the kernel hands them to the
+compiled step as arguments.
 """
 
 from __future__ import annotations

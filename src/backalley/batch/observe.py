@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..adapters.encoding import DEALS_SCALE, OBSERVATION, TOTALS_SCALE
 from ..core.cards import PACK_SIZE
@@ -28,12 +29,25 @@ def _one_hot(index: jax.Array, size: int, where: jax.Array) -> jax.Array:
     return ((jnp.arange(size) == index) & where).astype(jnp.float32)
 
 
+# XLA turns a division by a constant into a product with its reciprocal, which can
+# differ from the quotient in the last bit: the quotients by a constant are looked
+# up, as the encoding computes them (float64, then float32).
+_OVER_13 = np.array([won / MAX_HAND_SIZE for won in range(MAX_HAND_SIZE + 1)], np.float32)
+
+
+def _fraction(counted: jax.Array, deals: int) -> jax.Array:
+    """``counted / deals`` as the encoding computes it (looked up: see ``_OVER_13``)."""
+    table = np.array([done / deals for done in range(deals + 1)], np.float32)
+    return jnp.asarray(table)[jnp.clip(counted, 0, deals)]
+
+
 def _squash(value: jax.Array, scale: float) -> jax.Array:
     """The encoding's ``squash`` (``value / (|value| + scale)``) in float32.
 
-    Whole numbers of points are exact in float32, and one float32 division rounds
-    the quotient as the encoding's float64 one rounded to float32 does (a division
-    rounded twice, to 53 bits and then 24, gives the once-rounded result).
+    Whole numbers of points are exact in float32, and one float32 division by a
+    value that is not a constant rounds the quotient as the encoding's float64 one
+    rounded to float32 does (a quotient rounded to 53 bits and then 24 is the
+    quotient rounded once).
     """
     points = value.astype(jnp.float32)
     return points / (jnp.abs(points) + scale)
@@ -69,11 +83,11 @@ def observe(state: State, seat: jax.Array, deals: int) -> jax.Array:
         "leader": _one_hot(leader, 4, playing),
         "trick": trick.astype(f32).reshape(-1),
         "played": played.astype(f32).reshape(-1),
-        "tricks_won": state.won.astype(f32) / MAX_HAND_SIZE,
+        "tricks_won": jnp.asarray(_OVER_13)[jnp.clip(state.won, 0, MAX_HAND_SIZE)],
         "trumps_broken": (state.broken & dealt)[None].astype(f32),
         "totals": _squash(state.totals, TOTALS_SCALE),
         "deals": jnp.stack(
-            [state.counted.astype(f32) / deals, _squash(deals - state.counted, DEALS_SCALE)]
+            [_fraction(state.counted, deals), _squash(deals - state.counted, DEALS_SCALE)]
         ),
     }
     parts = []
