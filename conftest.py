@@ -22,6 +22,9 @@ _NEEDS = {
     "uvicorn": ["src/backalley/web/app.py", "docs/table.md"],
     "websockets": ["src/backalley/web/scripted.py", "docs/table.md"],
     "numpy": ["src/backalley/batch", "docs/batch.md", "tests/batch_reference.py"],
+    "jax": ["src/backalley/batch", "docs/batch.md", "tests/batch_reference.py"],
+    # The training example of docs/batch.md needs optax beside JAX.
+    "optax": ["docs/batch.md"],
     "gymnasium": [
         "src/backalley/pettingzoo.py",
         "src/backalley/adapters/pettingzoo.py",

@@ -1,166 +1,211 @@
-"""The batch engine against the reference ``apply``, at every step of every lane."""
+"""The batch engine (JAX) against the reference ``apply``, at every step of every lane."""
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
 
 import pytest
 
-np = pytest.importorskip("numpy")
+pytest.importorskip("jax")
 
-# After the skip: these need numpy.
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
+# After the skip: these need JAX.
+import jax
+import jax.numpy as jnp
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from backalley import Reason, Rules, Seat, apply, new_match, seeded_deal  # noqa: E402
-from backalley.batch import REASON_CODES, Batch, reason_code, reasons  # noqa: E402
-from backalley.batch import _dealing as batch_dealing  # noqa: E402
-from backalley.batch._dealing import deal_decks, seeded_decks  # noqa: E402
-from backalley.core.dealing import deal_hands, seeded_deck  # noqa: E402
-from batch_reference import Twin, biased, same_lane_states  # noqa: E402
+from backalley import Reason, Rules, Seat, apply, new_match, seeded_deal
+from backalley.batch import (
+    NOT_AN_ACTION,
+    REASON_CODES,
+    Env,
+    reason_code,
+    reasons,
+    sample_legal,
+)
+from backalley.batch import _dealing as batch_dealing
+from backalley.batch._dealing import seeded_decks
+from backalley.core.dealing import seeded_deck
+from batch_reference import Twin, biased, card_mask, same_lane_states, uniform
 
 
-def play(batch: Batch, twin: Twin, rng, steps: int, policy: str) -> None:
+def play(twin: Twin, rng, steps: int, policy, *, restart: bool = False) -> None:
     for _ in range(steps):
-        if batch.terminated.all():
+        done = np.asarray(twin.state.terminated) | np.asarray(twin.state.truncated)
+        if done.all() and not restart:
             break
-        actions = batch.sample_legal(rng) if policy == "uniform" else biased(batch, rng)
+        if restart and done.any():
+            twin.reset(done)
         # Both policies choose legal actions only: nothing may be refused.
-        assert not twin.step(actions).any()
+        assert not twin.step(policy(twin.state, rng)).any()
 
 
-def test_uniform_standard_matches_equal_the_reference():
-    batch = Batch(Rules(), seeds=range(100, 132))
-    twin = Twin(batch)
-    rng = np.random.default_rng(1)
-    play(batch, twin, rng, 2_000, "uniform")
-    assert batch.terminated.all()
-    same_lane_states(batch, twin)
-    assert (twin.rewards == batch.totals).all()
-    assert twin.lane_steps > 25_000
-
-
-# Small schedules with the tiebreak policy reach ties, tiebreak deals and level
-# tiebreak deals (END-4, with an even largest hand) within a few deals.
-CORNERS = [
+# Every variant of Rules: the three named schedules (standard and twenty-five in the
+# tests above) and custom ones, both tie policies, every first dealer (East above).
+# Small schedules with the tiebreak policy reach ties,
+# tiebreak deals and level tiebreak deals (END-4, with an even largest hand) within
+# a few deals.
+VARIANTS = [
     Rules(schedule=[2], tie="tiebreak-deal"),
-    Rules(schedule=[1, 2], tie="tiebreak-deal", first_dealer="E"),
     Rules(schedule=[3, 1], tie="draw", first_dealer="S"),
     Rules(schedule="short", tie="tiebreak-deal", first_dealer="W"),
     Rules(schedule=[13, 4], tie="tiebreak-deal"),
 ]
 
 
-@pytest.mark.parametrize("rules", CORNERS, ids=lambda rules: repr(rules.schedule))
-def test_biased_matches_with_auto_reset_equal_the_reference(rules):
-    batch = Batch(rules, seeds=1_000, n=48, auto_reset=True)
-    twin = Twin(batch)
-    rng = np.random.default_rng(len(rules.schedule))
-    play(batch, twin, rng, 400, "biased")
-    same_lane_states(batch, twin)
-    assert twin.lane_steps >= 48 * 400 * 0.9
+_SHARED: dict[Rules, Env] = {}
 
 
-def test_the_corners_are_reached():
-    """The biased runs do reach what they are meant to: the tests can see those rules."""
-    seen = {"throw-in": 0, "board": 0, "joker led": 0, "tiebreak": 0, "level tiebreak": 0}
-    batch = Batch(Rules(schedule=[2], tie="tiebreak-deal"), seeds=5, n=64, auto_reset=True)
-    twin = Twin(batch)
-    rng = np.random.default_rng(3)
-    for _ in range(300):
-        before = batch.deals.copy(), batch.tiebreak.copy(), batch.ntricks.copy()
-        seen["board"] += int((batch.bids == 13).sum())
-        led = batch.trick[:, 0]
-        seen["joker led"] += int(((led >= 52) & (batch.ntrick == 1)).sum())
-        twin.step(biased(batch, rng))
-        new_deal = batch.deals > before[0]
-        # A new deal straight from bidding is a throw-in; a tiebreak deal after a
-        # tiebreak deal follows a level one.
-        seen["throw-in"] += int((new_deal & (before[2] == 0) & ~before[1]).sum())
-        seen["tiebreak"] += int((new_deal & batch.tiebreak).sum())
-        seen["level tiebreak"] += int((new_deal & before[1] & batch.tiebreak).sum())
-    assert all(seen.values()), seen
+def shared_env(rules: Rules) -> Env:
+    """The module's Env of ``rules``, made (and compiled) once."""
+    if rules not in _SHARED:
+        _SHARED[rules] = Env(rules)
+    return _SHARED[rules]
 
 
-@pytest.mark.parametrize("rules", CORNERS[:4], ids=lambda rules: repr(rules.schedule))
-def test_observations_equal_the_adapters_encoding_of_each_seats_view(rules):
-    batch = Batch(rules, seeds=77, n=12, auto_reset=True)
-    twin = Twin(batch, observe=True)
-    play(batch, twin, np.random.default_rng(5), 120, "biased")
+@pytest.fixture(scope="module")
+def envs():
+    """One Env (one compilation) per variant, shared by the tests of this module."""
+    return shared_env
+
+
+def test_uniform_standard_matches_equal_the_reference(envs):
+    env = envs(Rules())
+    twin = Twin(env, env.init(100, n=24))
+    play(twin, np.random.default_rng(1), 3_000, uniform)
+    assert np.asarray(twin.state.terminated).all()
+    same_lane_states(twin)
+    assert (twin.rewards == np.asarray(twin.state.totals)).all()
+    assert twin.lane_steps > 19_000
+
+
+def test_twenty_five_with_north_south_observed(envs):
+    """The twenty-five schedule, a match to its end, all four seats' observations checked."""
+    env = envs(Rules(schedule="twenty-five", first_dealer="E"))
+    twin = Twin(env, env.init(5, n=4), observe=True)
+    play(twin, np.random.default_rng(2), 1_000, uniform)
+    assert np.asarray(twin.state.terminated).all()
+    same_lane_states(twin)
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda rules: repr(rules.schedule))
+def test_biased_matches_restarted_as_they_end_equal_the_reference(envs, rules):
+    env = envs(rules)
+    twin = Twin(env, env.init(1_000, n=48))
+    play(twin, np.random.default_rng(len(rules.schedule)), 420, biased, restart=True)
+    same_lane_states(twin)
+    # With the standard run above, over 100,000 lane-steps checked in the default run.
+    assert twin.lane_steps >= 48 * 420 * 0.9
+
+
+@pytest.mark.parametrize("rules", VARIANTS[1:3], ids=lambda rules: repr(rules.schedule))
+def test_observations_equal_the_adapters_encoding_of_each_seats_view(envs, rules):
+    env = envs(rules)
+    twin = Twin(env, env.init(77, n=12), observe=True)
+    play(twin, np.random.default_rng(5), 100, biased, restart=True)
     assert twin.lane_steps > 1_000
 
 
-def test_an_observation_hides_the_other_hands():
-    batch = Batch(Rules(), seeds=3, n=4)
+def test_the_corners_are_reached(envs):
+    """The biased runs do reach what they are meant to: the tests can see those rules."""
+    seen = {"throw-in": 0, "board": 0, "joker led": 0, "tiebreak": 0, "level tiebreak": 0}
+    seen["joker swap"] = 0
+    env = envs(VARIANTS[0])
+    twin = Twin(env, env.init(5, n=48))
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        s = twin.state
+        done = np.asarray(s.terminated) | np.asarray(s.truncated)
+        if done.any():
+            twin.reset(done)
+            s = twin.state
+        deals, tiebreak, ntricks = (np.asarray(x) for x in (s.deals, s.tiebreak, s.ntricks))
+        seen["board"] += int((np.asarray(s.bids) == 13).sum())
+        led = np.asarray(s.trick)[:, 0]
+        seen["joker led"] += int(((led >= 52) & (np.asarray(s.ntrick) == 1)).sum())
+        seen["joker swap"] += int((np.asarray(s.swap_seat) >= 0).sum())
+        twin.step(biased(s, rng))
+        after = twin.state
+        new_deal = np.asarray(after.deals) > deals
+        # A new deal straight from bidding is a throw-in; a tiebreak deal after a
+        # tiebreak deal follows a level one.
+        seen["throw-in"] += int((new_deal & (ntricks == 0) & ~tiebreak).sum())
+        seen["tiebreak"] += int((new_deal & np.asarray(after.tiebreak)).sum())
+        seen["level tiebreak"] += int((new_deal & tiebreak & np.asarray(after.tiebreak)).sum())
+    assert all(seen.values()), seen
+
+
+def test_a_lane_out_of_decks_is_truncated(envs):
+    """Passing forever throws every deal in: the lane stops when its decks run out."""
+    env = envs(VARIANTS[0])
+    twin = Twin(env, env.init(9, n=2))
+    for _ in range(4 * (1 + 8) + 4):
+        twin.step(np.where(np.asarray(twin.state.phase) == 1, 0, -1).astype(np.int32))
+    state = twin.state
+    assert np.asarray(state.truncated).all() and not np.asarray(state.terminated).any()
+    assert np.asarray(state.deals).tolist() == [9, 9]
+    assert not np.asarray(state.legal_action_mask).any()
+    assert reasons(env.step(state, [0, 14]).refused) == [Reason.WRONG_PHASE] * 2
+    same_lane_states(twin)
+
+
+def test_an_observation_hides_the_other_hands(envs):
+    env = envs(Rules())
+    state = env.init(3, n=4)
+    hand = slice(30, 84)
     for seat in range(4):
-        seen = batch.observe(seat)
-        hand = slice(30, 84)
+        seen = np.asarray(env.observe(state, seat))
         for lane in range(4):
             cards = np.flatnonzero(seen[lane, hand]).tolist()
-            assert cards == [int(card) for card in batch.lane_state(lane).hand(Seat(seat))]
+            assert cards == [int(card) for card in env.lane_state(state, lane).hand(Seat(seat))]
     # A seat per lane: each lane's row is the one of its own seat.
-    mixed = batch.observe(np.array([0, 1, 2, 3]))
+    mixed = np.asarray(env.observe(state, np.array([0, 1, 2, 3])))
     for lane in range(4):
-        assert (mixed[lane] == batch.observe(lane)[lane]).all()
+        assert (mixed[lane] == np.asarray(env.observe(state, lane))[lane]).all()
     with pytest.raises(ValueError, match="seats run from 0 to 3"):
-        batch.observe(4)
-
-
-def _steps(most: int = 5_000) -> Iterator[int]:
-    """The steps of a loop that must end; past ``most`` the test fails, as it should if deals
-    are thrown in without end (the batch engine has no ``engine.bounds``: it is not a state)."""
-    yield from range(most)
-    raise AssertionError(f"the lanes did not finish within {most} steps: an endless match")
+        env.observe(state, 4)
 
 
 def test_sample_legal_is_uniform_over_the_legal_actions():
-    """Many lanes in one position: every legal action is drawn about equally often."""
-    lanes = 8_000
-    batch = Batch(Rules(schedule=[5]), seeds=[9] * lanes)
-    rng = np.random.default_rng(2)
-    checked = 0
-    for _ in _steps():
-        if batch.terminated[0]:
-            break
-        mask = batch.legal_mask()[0]
-        legal = np.flatnonzero(mask)
-        counts = np.bincount(batch.sample_legal(rng), minlength=68)
-        assert counts[~mask].sum() == 0
-        expected = lanes / legal.size
+    """Many rows of one mask: every legal action is drawn about equally often."""
+    rows = 20_000
+    for legal in ([0, 1, 13], [14, 20, 40, 66, 67], [5]):
+        mask = np.zeros((rows, 68), dtype=np.bool_)
+        mask[:, legal] = True
+        drawn = np.asarray(sample_legal(jnp.asarray(mask), jax.random.key(len(legal))))
+        counts = np.bincount(drawn, minlength=68)
+        assert counts[~mask[0]].sum() == 0
+        expected = rows / len(legal)
         # Within five standard deviations of a binomial count.
         assert (abs(counts[legal] - expected) < 5 * np.sqrt(expected)).all(), counts[legal]
-        checked += legal.size > 1
-        # Everyone bids Board (so that the cards are played), then plays its lowest card.
-        batch.step(np.full(lanes, legal[-1] if batch.phase[0] == 1 else legal[0]))
-    assert checked >= 10
+    empty = sample_legal(jnp.zeros((3, 68), jnp.bool_), jax.random.key(0))
+    assert np.asarray(empty).tolist() == [-1, -1, -1]
 
 
-def test_without_auto_deal_lanes_wait_at_the_chance_step():
-    batch = Batch(Rules(schedule=[1, 1]), seeds=[3, 4, 5], auto_deal=False)
-    twin = Twin(batch)
-    assert batch.phase.tolist() == [0, 0, 0]
-    assert not batch.legal_mask().any()
-    twin.step(np.array([0, 13, 14 + 5]))  # refused: the deal comes first
-    twin.deal()
-    rng = np.random.default_rng(0)
-    for _ in _steps():
-        if batch.terminated.all():
-            break
-        twin.step(batch.sample_legal(rng))
-        if (batch.phase == 0).any():
-            twin.deal()
-    twin.step(np.array([0, 1, 14]))  # refused: the match is over
-    same_lane_states(batch, twin)
+def test_a_compiled_rollout_equals_the_stepped_one(envs):
+    """The step inside jax.jit and lax.scan gives the same lanes as step by step."""
+    env = envs(VARIANTS[3])
+    start = env.init(31, n=8)
+
+    def body(state, key):
+        action = sample_legal(state.legal_action_mask, key)
+        return env.step(state, action), action
+
+    keys = jax.random.split(jax.random.key(0), 60)
+    end, actions = jax.jit(lambda state: jax.lax.scan(body, state, keys))(start)
+    twin = Twin(env, start)
+    for action in np.asarray(actions):
+        twin.step(action.astype(np.int32))
+    for name, value in vars(end).items():
+        assert (np.asarray(value) == np.asarray(getattr(twin.state, name))).all(), name
+    same_lane_states(twin)
 
 
 # --- arbitrary actions, legal or not --------------------------------------------
 
-SMALL_RULES = [
-    Rules(schedule=[1]),
-    Rules(schedule=[2], tie="tiebreak-deal"),
-    Rules(schedule=[3, 2], first_dealer="W"),
-]
+SMALL_RULES = VARIANTS[:2]
+LANES = 4  # one shape: one compilation for every example
 
 # An action is either any index at all (mostly illegal) or the k-th legal one.
 MOVES = st.one_of(
@@ -172,29 +217,27 @@ MOVES = st.one_of(
 @st.composite
 def scripts(draw):
     rules = draw(st.sampled_from(SMALL_RULES))
-    n = draw(st.integers(1, 4))
-    seeds = draw(st.lists(st.integers(0, 2**64 - 1), min_size=n, max_size=n))
-    auto_deal = draw(st.booleans())
+    seeds = draw(st.lists(st.integers(0, 2**64 - 1), min_size=LANES, max_size=LANES))
     steps = draw(
         st.lists(
             st.tuples(
-                st.lists(MOVES, min_size=n, max_size=n),
-                st.none() | st.lists(st.integers(0, 3), min_size=n, max_size=n),
-                st.booleans(),
+                st.lists(MOVES, min_size=LANES, max_size=LANES),
+                st.none() | st.lists(st.integers(-1, 3), min_size=LANES, max_size=LANES),
             ),
             max_size=40,
         )
     )
-    return rules, seeds, auto_deal, steps
+    return rules, seeds, steps
 
 
+@settings(deadline=None)
 @given(scripts())
 def test_illegal_actions_are_refused_per_lane_with_the_reference_reason(script):
-    rules, seeds, auto_deal, steps = script
-    batch = Batch(rules, seeds=seeds, auto_deal=auto_deal)
-    twin = Twin(batch)
-    for moves, seats, deal_now in steps:
-        mask = batch.legal_mask()
+    rules, seeds, steps = script
+    env = shared_env(rules)
+    twin = Twin(env, env.init(seeds))
+    for moves, seats in steps:
+        mask = np.asarray(twin.state.legal_action_mask)
         actions = []
         for lane, move in enumerate(moves):
             if isinstance(move, tuple):
@@ -202,15 +245,13 @@ def test_illegal_actions_are_refused_per_lane_with_the_reference_reason(script):
                 actions.append(int(legal[move[1] % legal.size]) if legal.size else -1)
             else:
                 actions.append(move)
-        twin.step(np.array(actions), None if seats is None else np.array(seats))
-        if deal_now and not auto_deal:
-            twin.deal()
-    same_lane_states(batch, twin)
+        twin.step(np.array(actions, dtype=np.int32), None if seats is None else np.array(seats))
+    same_lane_states(twin)
 
 
-def test_bad_input_is_refused_whole_and_changes_nothing():
-    batch = Batch(Rules(schedule=[2]), seeds=[1, 2])
-    hands = batch.hands.copy()
+def test_bad_input_is_refused_whole_and_changes_nothing(envs):
+    env = envs(VARIANTS[0])
+    state = env.init([1, 2])
     for actions, words in (
         (np.array([0]), "one per lane"),
         (np.array([0, 68]), "68 is out of range"),
@@ -218,26 +259,37 @@ def test_bad_input_is_refused_whole_and_changes_nothing():
         (np.array([0.0, 1.0]), "whole numbers"),
     ):
         with pytest.raises(ValueError, match=words):
-            batch.step(actions)
-    with pytest.raises(ValueError, match="seats run from 0 to 3"):
-        batch.step(np.array([0, 0]), seats=np.array([0, 4]))
-    assert (batch.hands == hands).all()
-    assert batch.phase.tolist() == [1, 1]
-    assert batch.actions_of(0) == [] and batch.actions_of(1) == []
+            env.step(state, actions)
+    with pytest.raises(ValueError, match="seats run from -1 to 3"):
+        env.step(state, np.array([0, 0]), seat=np.array([0, 4]))
     with pytest.raises(ValueError, match="lanes run from 0 to 1"):
-        batch.lane_state(2)
+        env.lane_state(state, 2)
     with pytest.raises(TypeError, match="rules must be"):
-        Batch("standard", seeds=[1])
+        Env("standard")
     with pytest.raises(ValueError, match="a seed"):
-        Batch(seeds=[-1])
+        env.init([-1])
     with pytest.raises(ValueError, match="at least one lane"):
-        Batch(seeds=[])
+        env.init([])
     with pytest.raises(ValueError, match="whole number from 1"):
-        Batch(seeds=5, n=0)
+        env.init(5, n=0)
     with pytest.raises(TypeError, match="give the number of lanes"):
-        Batch(seeds=5)
+        env.init(5)
     with pytest.raises(ValueError, match="n is 3 but 2 seeds"):
-        Batch(seeds=[1, 2], n=3)
+        env.init([1, 2], n=3)
+    with pytest.raises(ValueError, match="spare_deals"):
+        Env(spare_deals=-1)
+    with pytest.raises(ValueError, match="record=True"):
+        Env(VARIANTS[0], record=False).actions_of(state, 0)
+
+
+def test_inside_jit_a_number_that_is_no_action_is_refused_in_its_lane(envs):
+    env = envs(VARIANTS[0])
+    state = env.init([1, 2])
+    after = jax.jit(env.step)(state, jnp.array([99, 13], jnp.int32))
+    assert np.asarray(after.refused).tolist() == [NOT_AN_ACTION, 0]
+    assert env.actions_of(after, 0) == [] and env.actions_of(after, 1) == [13]
+    with pytest.raises(ValueError, match="lane 0 was given a number that is not an action"):
+        reasons(after.refused)
 
 
 def test_refusal_codes_name_the_reasons():
@@ -246,56 +298,63 @@ def test_refusal_codes_name_the_reasons():
     assert reason_code(None) == 0
 
 
-def test_a_lane_is_the_reference_match_of_its_seed():
-    """Lane i of a batch with base seed s deals exactly new_match(rules, seed=s + i)."""
-    batch = Batch(Rules(), seeds=41, n=3)
+def test_a_lane_is_the_reference_match_of_its_seed(envs):
+    """Lane i of a batch from base seed s deals exactly new_match(rules, seed=s + i)."""
+    env = envs(Rules())
+    state = env.init(41, n=3)
     for lane in range(3):
         start = new_match(Rules(), seed=41 + lane)
-        state = apply(start, seeded_deal(start))
-        assert tuple(batch.hands[lane].tolist()) == state.deal.hands
-        assert batch.lane_state(lane) == state
-    assert batch.to_move.tolist() == [int(Seat.EAST)] * 3
+        match = apply(start, seeded_deal(start))
+        hands = tuple(card_mask(words) for words in np.asarray(state.hands[lane]).tolist())
+        assert hands == match.deal.hands
+        assert env.lane_state(state, lane) == match
+    assert np.asarray(state.current_player).tolist() == [int(Seat.EAST)] * 3
+
+
+def test_reset_starts_new_matches_with_the_seed_plus_n(envs):
+    env = envs(Rules(schedule="short"))
+    state = env.init([10, 20, 30])
+    rng = np.random.default_rng(4)
+    for _ in range(12):
+        state = env.step(state, uniform(state, rng))
+    assert len(env.actions_of(state, 1)) == 12
+    state = env.reset(state, [1])
+    assert env.seeds(state) == [10, 23, 30]
+    assert env.actions_of(state, 1) == [] and len(env.actions_of(state, 0)) == 12
+    start = new_match(Rules(schedule="short"), seed=23)
+    assert env.lane_state(state, 1) == apply(start, seeded_deal(start))
+    assert env.seeds(env.reset(state, np.array([True, False, False]))) == [13, 23, 30]
+    with pytest.raises(ValueError, match="lanes are numbers from 0 to 2"):
+        env.reset(state, [3])
 
 
 # --- the long profile: millions of lane-steps (pytest -m slow) ---------------------
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1800)
-@pytest.mark.parametrize("policy", ["uniform", "biased"])
-@pytest.mark.parametrize("rules", [Rules(), *CORNERS], ids=lambda rules: repr(rules.schedule))
-def test_long_differential_run(rules, policy):
-    batch = Batch(rules, seeds=7_000_000, n=256, auto_reset=True)
-    twin = Twin(batch)
-    rng = np.random.default_rng(zlib.crc32(repr((rules, policy)).encode()))
-    play(batch, twin, rng, 1_000, policy)
-    same_lane_states(batch, twin)
+@pytest.mark.timeout(3600)
+@pytest.mark.parametrize("policy", [uniform, biased], ids=["uniform", "biased"])
+@pytest.mark.parametrize("rules", [Rules(), *VARIANTS], ids=lambda rules: repr(rules.schedule))
+def test_long_differential_run(envs, rules, policy):
+    env = envs(rules)
+    twin = Twin(env, env.init(7_000_000, n=256))
+    rng = np.random.default_rng(zlib.crc32(repr((rules, policy.__name__)).encode()))
+    play(twin, rng, 1_000, policy, restart=True)
+    same_lane_states(twin)
     assert twin.lane_steps >= 200_000
 
 
-# --- dealing many lanes at once -------------------------------------------------------
+# --- the decks, dealt on the host -----------------------------------------------------
 
 
-def test_vectorized_decks_and_deals_are_the_cores():
+def test_vectorized_decks_are_the_cores():
     rng = np.random.default_rng(11)
     seeds = [int(seed) for seed in rng.integers(0, 2**63, 600, dtype=np.int64)] + [0, 2**64 - 1]
     numbers = [int(number) for number in rng.integers(0, 40, len(seeds))]
     numbers[-1] = 2**32 - 1
     decks = seeded_decks(seeds, numbers)
-    dealers = rng.integers(0, 4, len(seeds))
-    sizes = rng.integers(1, 14, len(seeds))
-    hands, turned, swap_seat, swap_card = deal_decks(decks, dealers, sizes)
-    swaps = 0
     for row, (seed, number) in enumerate(zip(seeds, numbers, strict=True)):
-        deck = seeded_deck(seed, number)
-        assert decks[row].tolist() == [int(card) for card in deck]
-        setup = deal_hands(deck, dealer=Seat(int(dealers[row])), hand_size=int(sizes[row]))
-        assert tuple(hands[row].tolist()) == setup.hands
-        assert turned[row] == setup.turned
-        expected = (-1, -1) if setup.swap is None else (setup.swap.seat, setup.swap.received)
-        assert (swap_seat[row], swap_card[row]) == expected
-        swaps += setup.swap is not None
-    assert swaps > 0  # the joker swap (DEAL-4) was among the deals
+        assert decks[row].tolist() == [int(card) for card in seeded_deck(seed, number)]
 
 
 def test_a_rejected_word_is_left_to_the_core(monkeypatch):
@@ -312,24 +371,3 @@ def test_a_rejected_word_is_left_to_the_core(monkeypatch):
     decks = batch_dealing.seeded_decks([5, 6], [0, 3])
     assert calls == [(5, 0), (6, 3)]
     assert decks[1].tolist() == [int(card) for card in seeded_deck(6, 3)]
-
-
-def test_reset_starts_new_matches_with_the_seed_plus_n():
-    batch = Batch(Rules(schedule="short"), seeds=[10, 20, 30])
-    rng = np.random.default_rng(4)
-    for _ in range(12):
-        batch.step(batch.sample_legal(rng))
-    played = batch.actions_of(1)
-    assert len(played) == 12
-    batch.reset([1])
-    assert batch.seeds.tolist() == [10, 23, 30]
-    assert batch.actions_of(1) == [] and len(batch.actions_of(0)) == 12
-    start = new_match(Rules(schedule="short"), seed=23)
-    assert batch.lane_state(1) == apply(start, seeded_deal(start))
-    assert batch.totals[1].tolist() == [0, 0] and batch.phase[1] == 1
-    # The allowed cards are what the legal mask shows, lane by lane.
-    mask = batch.legal_mask()
-    allowed = batch.allowed_cards().tolist()
-    for lane in range(3):
-        cards = [c for c in range(54) if allowed[lane] >> c & 1]
-        assert cards == [index - 14 for index in np.flatnonzero(mask[lane]) if index >= 14]

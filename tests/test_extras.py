@@ -15,6 +15,7 @@ from backalley._extras import MissingExtra, require_extra
         ("backalley.pettingzoo", "pettingzoo", "pettingzoo"),
         ("backalley.pettingzoo", "gymnasium", "pettingzoo"),
         ("backalley.batch", "numpy", "batch"),
+        ("backalley.batch", "jax", "batch"),
     ],
 )
 def test_importing_an_adapter_without_its_framework_names_the_extra(

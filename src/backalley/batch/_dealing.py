@@ -1,13 +1,13 @@
-"""Seeded deals of many lanes at once: the core's shuffle and deal, vectorized.
+"""Seeded decks of many lanes at once: the core's shuffle, vectorized, on the host.
 
-The batch deals every lane at a chance step in one go. The SHA-256 stream of each
-deck is hashed by ``hashlib`` lane by lane exactly as
-:func:`backalley.core.dealing.seeded_deck` hashes it (``docs/dealing.md`` specifies
-it); the 53 Fisher-Yates swaps and the dealing of the cards then run over all the
-lanes' decks together. A lane whose stream has a rejected word (a word at or above
-``2**32 - 2**32 mod n``, about one deck in 10**8) is shuffled by ``seeded_deck``
-itself, so every deck is the core's. The tests compare both functions with the
-core's ``seeded_deck`` and ``deal_hands``.
+The batch engine is given every deck a lane's match may need when the lane starts
+(the compiled kernel deals the cards from them, DEAL-1 to DEAL-6). The SHA-256
+stream of each deck is hashed by ``hashlib`` lane by lane exactly as
+:func:`backalley.core.dealing.seeded_deck` hashes it (``docs/dealing.md``
+specifies it); the 53 Fisher-Yates swaps then run over all the decks together. A
+lane whose stream has a rejected word (a word at or above ``2**32 - 2**32 mod n``,
+about one deck in 10**8) is shuffled by ``seeded_deck`` itself, so every deck is
+the core's. The tests compare it with the core's ``seeded_deck``.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ import hashlib
 from typing import Final
 
 import numpy as np
-import numpy.typing as npt
 
 from ..core.cards import PACK_SIZE
 from ..core.dealing import SHUFFLE_DOMAIN, seeded_deck
-from ._tables import CARD_BIT, I8, U64
+from ._tables import I8
 
-__all__ = ["deal_decks", "seeded_decks"]
+__all__ = ["seeded_decks"]
 
 _BLOCKS: Final = 7
 """Seven SHA-256 blocks give 56 words: the 53 draws, when none is rejected."""
@@ -58,42 +57,3 @@ def seeded_decks(seeds: list[int], numbers: list[int]) -> I8:
     for row in np.flatnonzero(rejected).tolist():
         decks[row] = seeded_deck(seeds[row], numbers[row])
     return decks
-
-
-def deal_decks(
-    decks: I8, dealers: npt.NDArray[np.integer], sizes: npt.NDArray[np.integer]
-) -> tuple[U64, I8, I8, I8]:
-    """The core's ``deal_hands`` of each deck: hands by seat, turned card, and any joker swap.
-
-    Returns the hands (K, 4), the turned cards, and the seat that swapped a joker and
-    the card it took (-1 where nobody swapped).
-    """
-    count = decks.shape[0]
-    rows = np.arange(count)
-    dealt = 4 * sizes.astype(np.intp)
-    bits = CARD_BIT[decks.astype(np.intp)]
-    position = np.arange(PACK_SIZE)
-    in_hand = position[None, :] < dealt[:, None]
-    hands = np.zeros((count, 4), dtype=np.uint64)
-    for offset in range(4):
-        # DEAL-1: deck card k goes to the seat k + 1 places clockwise from the dealer.
-        mine = in_hand & (position % 4 == offset)[None, :]
-        seat = (dealers.astype(np.intp) + 1 + offset) % 4
-        hands[rows, seat] = np.bitwise_or.reduce(np.where(mine, bits, np.uint64(0)), axis=1)
-    # DEAL-2: the next card is turned; DEAL-3: a turned joker means no trumps.
-    turned = decks[rows, dealt]
-    joker = turned >= PACK_SIZE - 2
-    swap_seat = np.full(count, -1, dtype=np.int8)
-    swap_card = np.full(count, -1, dtype=np.int8)
-    if joker.any():
-        # DEAL-4: the holder of the other joker swaps it for the next undealt card.
-        other = CARD_BIT[(2 * PACK_SIZE - 3 - turned.astype(np.intp)) % PACK_SIZE]
-        holds = (hands & other[:, None]) != 0
-        swapped = joker & holds.any(axis=1)
-        for row in np.flatnonzero(swapped).tolist():
-            holder = int(np.flatnonzero(holds[row])[0])
-            received = int(decks[row, dealt[row] + 1])
-            hands[row, holder] ^= other[row] | CARD_BIT[received]
-            swap_seat[row] = holder
-            swap_card[row] = received
-    return hands, turned.astype(np.int8), swap_seat, swap_card

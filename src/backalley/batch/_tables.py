@@ -1,15 +1,21 @@
-"""Lookup tables for the batch kernels, each built by calling the rules core itself.
+"""Lookup tables for the batch kernel, each built by calling the rules core itself.
 
 A vectorized rule is only as good as its agreement with the reference, so where a
-rule is a function of a few small values the kernels do not restate it: the table
+rule is a function of a few small values the kernel does not restate it: the table
 below is filled by the core's own function, once, and the kernel looks the answer
 up. The contracts and the opening leader of every possible circuit of four bids
 come from :func:`~backalley.core.bidding.contracts` and
 :func:`~backalley.core.bidding.opening_leader`; every deal's points from
 :func:`~backalley.core.scoring.score`; the card a joker lead forces from
 :func:`~backalley.core.jokers.forced_by_joker_lead`; the legal bids of a hand size
-from :func:`~backalley.core.bidding.bid_in_range`; card bits and suit masks from
-:mod:`backalley.core.cards`.
+from :func:`~backalley.core.bidding.bid_in_range`; the suits and trumps of the
+cards from :mod:`backalley.core.cards`.
+
+The kernel holds a hand as five 13-bit *words*: one per suit (bit ``r`` the card of
+rank ``r``, two to ace) and a fifth for the jokers (bit 0 LITTLE, bit 1 BIG). Card
+``c`` is bit ``c % 13`` of word ``c // 13``, which is also where the core's card
+numbering puts it. The tables are numpy arrays; the kernel hands them to the
+compiled step as arguments.
 """
 
 from __future__ import annotations
@@ -20,16 +26,15 @@ from typing import Final, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX, NUM_ACTION_INDICES
+from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX
 from ..core.actions import bid_of
 from ..core.bidding import Contract, bid_in_range, contracts, is_throw_in, opening_leader
-from ..core.cards import CARDS, PACK_SIZE, SEATS, SUIT_MASKS, Card, Suit
+from ..core.cards import CARDS, PACK_SIZE, SEATS, Card, Suit
 from ..core.cards import trump_mask as core_trump_mask
 from ..core.jokers import forced_by_joker_lead
 from ..core.rules import MAX_HAND_SIZE
 from ..core.scoring import score
 
-U64 = npt.NDArray[np.uint64]
 I8 = npt.NDArray[np.int8]
 I16 = npt.NDArray[np.int16]
 I32 = npt.NDArray[np.int32]
@@ -37,6 +42,11 @@ BOOL = npt.NDArray[np.bool_]
 
 NO_TRUMP: Final = 4
 """The trump kind of a no-trump deal (suits are 0-3)."""
+
+WORDS: Final = 5
+"""A hand is five words: the four suits, then the jokers."""
+
+JOKER_WORD: Final = 4
 
 BIDS_PER_SEAT: Final = BOARD_INDEX + 1
 """A bid is an action index 0-13: Pass, 1-12, Board."""
@@ -47,23 +57,22 @@ MAX_TARGET: Final = 2 * (MAX_HAND_SIZE - 1)
 TRUMP_PATTERNS: Final = 1 << 15
 """A hand's trumps as 15 bits: the trump suit's 13 (two to ace), then LITTLE, BIG."""
 
-CARD_BIT: Final[U64] = np.array([1 << card for card in CARDS], dtype=np.uint64)
-"""``CARD_BIT[c]``: card ``c``'s bit in a hand mask."""
 
-SUIT_OF_CARD: Final[I8] = np.array(
-    [NO_TRUMP if card.suit is None else card.suit for card in CARDS], dtype=np.int8
+def _words(mask: int) -> list[int]:
+    """A core card mask (bit ``c`` for card ``c``) as the kernel's five words."""
+    return [(mask >> (13 * word)) & 0x1FFF for word in range(WORDS)]
+
+
+SUIT_OF_CARD: Final[I32] = np.array(
+    [NO_TRUMP if card.suit is None else card.suit for card in CARDS], dtype=np.int32
 )
-"""A card's plain suit 0-3, or 4 for a joker."""
+"""A card's plain suit 0-3, or 4 for a joker (the core's ``Card.suit``)."""
 
-SUIT_MASK: Final[U64] = np.array([*SUIT_MASKS, 0], dtype=np.uint64)
-"""``SUIT_MASK[s]``: the plain suit's cards (the core's ``SUIT_MASKS``); 0 for kind 4."""
-
-TRUMP_MASK: Final[U64] = np.array(
-    [core_trump_mask(suit) for suit in Suit] + [core_trump_mask(None)], dtype=np.uint64
+TRUMP_WORDS: Final[I32] = np.array(
+    [_words(core_trump_mask(suit)) for suit in Suit] + [_words(core_trump_mask(None))],
+    dtype=np.int32,
 )
-"""``TRUMP_MASK[k]``: the trumps when suit ``k`` is turned (the core's ``trump_mask``); 0 for 4."""
-
-SUIT_BITS: Final = np.uint64((1 << 13) - 1)
+"""``TRUMP_WORDS[k]``: the trumps when suit ``k`` is turned (the core's ``trump_mask``)."""
 
 
 class CircuitTable(NamedTuple):
@@ -127,7 +136,7 @@ def score_table() -> I16:
 
 
 @functools.cache
-def forced_tables() -> tuple[U64, U64]:
+def forced_tables() -> tuple[I16, I16]:
     """The card BIG and LITTLE leads force, by the 15-bit trump pattern (JOKER-1, JOKER-2).
 
     Filled by ``forced_by_joker_lead`` with clubs as trumps, where the pattern's bits
@@ -135,8 +144,8 @@ def forced_tables() -> tuple[U64, U64]:
     the result is given as a pattern too (0: nothing forced).
     """
     trumps = core_trump_mask(Suit.CLUBS)
-    high = np.zeros(TRUMP_PATTERNS, dtype=np.uint64)
-    low = np.zeros(TRUMP_PATTERNS, dtype=np.uint64)
+    high = np.zeros(TRUMP_PATTERNS, dtype=np.int16)
+    low = np.zeros(TRUMP_PATTERNS, dtype=np.int16)
     for pattern in range(TRUMP_PATTERNS):
         hand = (pattern & 0x1FFF) | (pattern >> 13 << Card.LITTLE)
         for led, out in ((Card.BIG, high), (Card.LITTLE, low)):
@@ -147,11 +156,11 @@ def forced_tables() -> tuple[U64, U64]:
 
 @functools.cache
 def bid_legal_table() -> BOOL:
-    """``[hand size]``: the legal action indices while bidding, from ``bid_in_range`` (BID-2).
+    """``[hand size, bid index]``: the legal bids while bidding, from ``bid_in_range`` (BID-2).
 
-    Row 0 (no hand size) allows nothing; it is the row of lanes that are not bidding.
+    Row 0 (no hand size) allows nothing.
     """
-    table = np.zeros((MAX_HAND_SIZE + 1, NUM_ACTION_INDICES), dtype=np.bool_)
+    table = np.zeros((MAX_HAND_SIZE + 1, FIRST_CARD_INDEX), dtype=np.bool_)
     for size in range(1, MAX_HAND_SIZE + 1):
         for index in range(FIRST_CARD_INDEX):
             board = index == BOARD_INDEX
@@ -160,41 +169,40 @@ def bid_legal_table() -> BOOL:
     return table
 
 
+@functools.cache
 def trick_keys() -> I8:
     """``[trump kind, led kind, card]``: a card's strength in a trick (PLAY-7, CARD-2, CARD-3).
 
     Trumps rank above everything, in card-number order (2 ... A of the trump suit,
     then LITTLE, then BIG); then cards of the led suit in card-number order (rank
-    order within a suit); any other card cannot win (-1). The highest key wins.
+    order within a suit); any other card cannot win (-1). The highest key wins, and
+    a key of 64 or more is a trump's.
     """
     keys = np.full((5, 5, PACK_SIZE), -1, dtype=np.int8)
     for trump in range(5):
+        trumps = core_trump_mask(None if trump == NO_TRUMP else Suit(trump))
         for led in range(5):
             for card in CARDS:
-                if (1 << card) & int(TRUMP_MASK[trump]):
+                if (1 << card) & trumps:
                     keys[trump, led, card] = 64 + card
-                elif (1 << card) & int(SUIT_MASK[led]):
+                elif card.suit is not None and card.suit == led:
                     keys[trump, led, card] = card
     return keys
 
 
-TRICK_KEYS: Final[I8] = trick_keys()
-
-
-def follow_masks() -> U64:
-    """``[trump kind * 64 + led card]``: the cards that follow the led card (PLAY-2, PLAY-3).
+@functools.cache
+def follow_words() -> I32:
+    """``[trump kind, led card]``: the cards that follow the led card (PLAY-2, PLAY-3), as words.
 
     A trump led (a joker included) is followed by trumps, the trump suit and both
-    jokers; any other card by its own suit. Entries 54-63 (no card led) are empty.
+    jokers; any other card by its own suit.
     """
-    table = np.zeros(5 * 64, dtype=np.uint64)
+    table = np.zeros((5, PACK_SIZE, WORDS), dtype=np.int32)
     for trump in range(5):
-        trumps = int(TRUMP_MASK[trump])
+        trumps = core_trump_mask(None if trump == NO_TRUMP else Suit(trump))
         for card in CARDS:
-            led_trump = (1 << card) & trumps
-            suit = SUIT_MASKS[card.suit] if card.suit is not None else 0
-            table[trump * 64 + card] = trumps if led_trump else suit
+            if (1 << card) & trumps:
+                table[trump, card] = _words(trumps)
+            elif card.suit is not None:
+                table[trump, card, card.suit] = 0x1FFF
     return table
-
-
-FOLLOW_MASKS: Final[U64] = follow_masks()

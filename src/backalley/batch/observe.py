@@ -1,109 +1,100 @@
-"""Per-seat observation tensors of a whole batch, in the adapters' one layout.
+"""A seat's observation tensor of one lane, in JAX, in the adapters' one layout.
 
-The layout is :data:`backalley.adapters.encoding.OBSERVATION`, field by field (every
-offset below is read from that table; none is stated here), so a network trained
-on the OpenSpiel or PettingZoo adapters reads the batch's tensors unchanged. Row
-``i`` of ``observe(batch, seat)`` equals
-``observation_tensor(view(batch.lane_state(i), seat))``; the tests check that at
-every step. A seat sees only what its view holds: its own hand, never another's;
-the joker swap only if it swapped; what was played, by whom.
+The layout is :data:`backalley.adapters.encoding.OBSERVATION`, scaled to its ranges
+(``TOTALS_SCALE``, ``DEALS_SCALE``: the counts as the encoding scales them); the
+fields are made by name and laid end to end in the table's order, and the offsets checked
+against the table, so none is stated here and a network trained on the OpenSpiel
+or PettingZoo adapters reads the batch's tensors unchanged. Row ``i`` of the
+batch's observation equals ``observation_tensor(view(lane_state(i), seat))``; the
+tests check that at every step. A seat sees only what its view holds: its own
+hand, never another's; the joker swap only if it swapped (DEAL-5); what was
+played, by whom.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
-
+import jax
+import jax.numpy as jnp
 import numpy as np
-import numpy.typing as npt
 
 from ..adapters.encoding import DEALS_SCALE, OBSERVATION, TOTALS_SCALE
 from ..core.cards import PACK_SIZE
 from ..core.rules import MAX_HAND_SIZE
-from ._tables import U64
-
-if TYPE_CHECKING:
-    from .engine import Batch
+from .kernel import BID, PLAY, State, card_bits
 
 __all__ = ["observe"]
 
-_F: Final = {field.name: field.offset for field in OBSERVATION}
-_DEAL, _BID, _PLAY, _OVER = 0, 1, 2, 3
+
+def _one_hot(index: jax.Array, size: int, where: jax.Array) -> jax.Array:
+    return ((jnp.arange(size) == index) & where).astype(jnp.float32)
 
 
-def _cards(masks: U64) -> npt.NDArray[np.uint8]:
-    """Hand masks (any shape) as 0/1 card rows: shape + (54,)."""
-    octets = masks.astype("<u8").view(np.uint8).reshape(*masks.shape, 8)
-    bits = np.unpackbits(octets, axis=-1, bitorder="little")
-    return bits[..., :PACK_SIZE]
+# XLA turns a division by a constant into a product with its reciprocal, which can
+# differ from the quotient in the last bit: the quotients by a constant are looked
+# up, as the encoding computes them (float64, then float32).
+_OVER_13 = np.array([won / MAX_HAND_SIZE for won in range(MAX_HAND_SIZE + 1)], np.float32)
 
 
-def _write_counts(batch: Batch, out: npt.NDArray[np.float32]) -> None:
-    """The scaled counts: tricks won, totals, deals (the encoding's ranges, ``RANGES``).
+def _fraction(counted: jax.Array, deals: int) -> jax.Array:
+    """``counted / deals`` as the encoding computes it (looked up: see ``_OVER_13``)."""
+    table = np.array([done / deals for done in range(deals + 1)], np.float32)
+    return jnp.asarray(table)[jnp.clip(counted, 0, deals)]
 
-    Computed in float64, as :mod:`backalley.adapters.encoding` computes them, then
-    stored as float32 like every adapter's tensor; tricks won are 0 between deals.
+
+def _squash(value: jax.Array, scale: float) -> jax.Array:
+    """The encoding's ``squash`` (``value / (|value| + scale)``) in float32.
+
+    Whole numbers of points are exact in float32, and one float32 division by a
+    value that is not a constant rounds the quotient as the encoding's float64 one
+    rounded to float32 does (a quotient rounded to 53 bits and then 24 is the
+    quotient rounded once).
     """
-    won = _F["tricks_won"]
-    out[:, won : won + 2] = batch.won / MAX_HAND_SIZE
-    totals = _F["totals"]
-    points = batch.totals.astype(np.float64)
-    out[:, totals : totals + 2] = points / (np.abs(points) + TOTALS_SCALE)
-    counted = batch.counted.astype(np.float64)
-    deals = batch.rules.deals
-    out[:, _F["deals"]] = counted / deals
-    left = deals - counted
-    out[:, _F["deals"] + 1] = left / (left + DEALS_SCALE)
+    points = value.astype(jnp.float32)
+    return points / (jnp.abs(points) + scale)
 
 
-def observe(batch: Batch, seats: int | npt.NDArray[np.integer]) -> npt.NDArray[np.float32]:
-    """The observation of ``seats`` (one seat for every lane, or one per lane): (N, size)."""
-    n = batch.n
-    lanes = np.arange(n)
-    seat = np.broadcast_to(np.asarray(seats, dtype=np.intp), (n,))
-    if seat.min(initial=0) < 0 or seat.max(initial=0) > 3:
-        raise ValueError("seats run from 0 to 3 (North, East, South, West)")
-    out = np.zeros((n, OBSERVATION.size), dtype=np.float32)
-
-    def one_hot(field: str, index: npt.NDArray[np.integer], where: npt.NDArray[np.bool_]) -> None:
-        out[lanes[where], _F[field] + index[where]] = 1.0
-
-    everywhere = np.ones(n, dtype=np.bool_)
-    phase = batch.phase.astype(np.intp)
-    dealt = (phase == _BID) | (phase == _PLAY)
-    one_hot("seat", seat, everywhere)
-    to_move = batch.to_move.astype(np.intp)
-    one_hot("to_move", to_move, to_move >= 0)
-    one_hot("phase", phase, everywhere)
-    one_hot("dealer", batch.dealer.astype(np.intp), everywhere)
-    one_hot("hand_size", batch.hand_size.astype(np.intp) - 1, everywhere)
-    hand = batch.hands[lanes, seat]
-    out[:, _F["hand"] : _F["hand"] + PACK_SIZE] = _cards(hand)
-    _write_counts(batch, out)
-    # The deal in play (none at a chance step or after the match).
-    out[:, _F["tiebreak"]] = batch.tiebreak & dealt
-    one_hot("turned", batch.turned.astype(np.intp), dealt)
-    one_hot("trump", batch.trump.astype(np.intp), dealt)
-    # DEAL-5: only the seat that swapped sees the swap.
-    one_hot("swap", batch.swap_card.astype(np.intp), dealt & (batch.swap_seat == seat))
-    bids = batch.bids.astype(np.intp)
-    for who in range(4):
-        said = dealt & (bids[:, who] >= 0)
-        one_hot("bids", who * 14 + bids[:, who], said)
-    leader = batch.leader.astype(np.intp)
+def observe(state: State, seat: jax.Array, deals: int) -> jax.Array:
+    """The observation of ``seat`` in one lane (``deals``: the schedule's length)."""
+    f32 = jnp.float32
+    yes = jnp.ones((), jnp.bool_)
+    phase = state.phase
+    dealt = (phase == BID) | (phase == PLAY)
+    leader = state.leader
     playing = dealt & (leader >= 0)
-    one_hot("leader", leader, playing)
-    trick = batch.trick.astype(np.intp)
-    in_trick = np.zeros((n, 4), dtype=np.uint64)
-    for at in range(4):
-        card = trick[:, at]
-        player = (leader + at) % 4
-        placed = playing & (card >= 0)
-        one_hot("trick", player * PACK_SIZE + card, placed)
-        in_trick[lanes[placed], player[placed]] = np.uint64(1) << card[placed].astype(np.uint64)
+    # The trick in progress by seat: position ``at`` was played by leader + at.
+    by_seat = state.trick[(jnp.arange(4) - leader) & 3]
+    trick = (jnp.arange(PACK_SIZE) == by_seat[:, None]) & (by_seat[:, None] >= 0) & playing
     # A seat's cards played to completed tricks: dealt, no longer held, not in this trick.
-    played = batch.dealt & ~batch.hands & ~in_trick
-    played[~dealt] = 0
-    start = _F["played"]
-    out[:, start : start + 4 * PACK_SIZE] = _cards(played).reshape(n, 4 * PACK_SIZE)
-    out[:, _F["trumps_broken"]] = batch.broken & dealt
-    return out
+    played = (card_bits(state.dealt & ~state.hands) == 1) & ~trick & dealt
+    bids = state.bids
+    fields = {
+        "seat": _one_hot(seat, 4, yes),
+        "to_move": _one_hot(state.current_player, 4, yes),
+        "phase": _one_hot(phase, 4, yes),
+        "dealer": _one_hot(state.dealer, 4, yes),
+        "hand_size": _one_hot(state.hand_size - 1, MAX_HAND_SIZE, yes),
+        "tiebreak": (state.tiebreak & dealt)[None].astype(f32),
+        "hand": card_bits(state.hands[seat & 3]).astype(f32),
+        "turned": _one_hot(state.turned, PACK_SIZE, dealt),
+        "trump": _one_hot(state.trump, 5, dealt),
+        # DEAL-5: only the seat that swapped sees the swap.
+        "swap": _one_hot(state.swap_card, PACK_SIZE, dealt & (state.swap_seat == seat)),
+        "bids": ((jnp.arange(14) == bids[:, None]) & dealt).astype(f32).reshape(-1),
+        "leader": _one_hot(leader, 4, playing),
+        "trick": trick.astype(f32).reshape(-1),
+        "played": played.astype(f32).reshape(-1),
+        "tricks_won": jnp.asarray(_OVER_13)[jnp.clip(state.won, 0, MAX_HAND_SIZE)],
+        "trumps_broken": (state.broken & dealt)[None].astype(f32),
+        "totals": _squash(state.totals, TOTALS_SCALE),
+        "deals": jnp.stack(
+            [_fraction(state.counted, deals), _squash(deals - state.counted, DEALS_SCALE)]
+        ),
+    }
+    parts = []
+    offset = 0
+    for field in OBSERVATION:
+        part = fields[field.name]
+        assert field.offset == offset and part.shape == (field.size,), field
+        parts.append(part)
+        offset = field.end
+    return jnp.concatenate(parts)
