@@ -182,6 +182,12 @@ LAZY: dict[tuple[str, str], str] = {
     # docs/architecture.md); they load when first used, so ``import backalley`` stays light.
     ("backalley", "backalley.pictures.svg"): "a state's picture, drawn in a notebook",
     ("backalley", "backalley.formats.serialize"): "a seat view's to_dict and from_dict",
+    # `backalley table` needs the web extra: the command checks for it first, so that
+    # without it the user reads one line naming the extra, and the other commands never
+    # import the table's server.
+    ("backalley.cli.table", "backalley.web.app"): "the table's server (the web extra)",
+    ("backalley.cli.table", "backalley.web.rooms"): "the table's rooms, with its server",
+    ("backalley.cli.table", "backalley.web.store"): "the table's database, with its server",
 }
 """Every lazy import of one backalley module by another, and why it waits."""
 
