@@ -399,7 +399,9 @@ def _perft_depths(counts: list[int], budget: int | None) -> int:
     return depth
 
 
-@pytest.mark.parametrize("budget", [PERFT_NODES, pytest.param(None, marks=pytest.mark.slow)])
+@pytest.mark.parametrize(
+    "budget", [PERFT_NODES, pytest.param(None, marks=[pytest.mark.slow, pytest.mark.timeout(1800)])]
+)
 def test_perft_by_the_outsider(budget: int | None) -> None:
     for position in _load("perft.json")["positions"]:
         match = outsider.replay(position["record"])
