@@ -160,6 +160,12 @@ def _reset_position(options: Mapping[str, Any] | None, *, strict: bool) -> Match
     return position_from(options["state"])
 
 
+def _rules_words(rules: Rules) -> str:
+    """The rules in a few words: ``schedule 3/2, ties draw, first dealer N``."""
+    schedule = "/".join(str(size) for size in rules.schedule)
+    return f"schedule {schedule}, ties {rules.tie.value}, first dealer {rules.first_dealer}"
+
+
 def _rules(rules: Rules | None, schedule: Any) -> Rules:
     if rules is not None:
         if schedule is not None:
@@ -210,8 +216,8 @@ class _Table:
         else:
             if position.rules != self.rules:
                 raise ValueError(
-                    f"options['state'] is played under other rules ({position.rules!r})"
-                    f" than the environment's ({self.rules!r})"
+                    f"options['state'] is played under other rules ({_rules_words(position.rules)})"
+                    f" than the environment's ({_rules_words(self.rules)})"
                 )
             if position.is_over:
                 raise ValueError("options['state'] is a finished match: nothing is left to play")
