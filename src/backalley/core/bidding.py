@@ -37,7 +37,6 @@ import attrs
 
 from .actions import Bid
 from .cards import PAIRS, SEATS, Pair, Seat
-from .flow import thrown_in as is_throw_in  # the old name of flow.thrown_in, kept for imports
 
 __all__ = [
     "BOARD",
@@ -48,7 +47,6 @@ __all__ = [
     "board_multipliers",
     "contract_terms",
     "contracts",
-    "is_throw_in",
     "opening_leader",
     "opening_seat",
     "overbids",

@@ -299,9 +299,6 @@ class DealState(DealFacts):
             score(bid[1], hand_size=size, tricks=won[1]),
         )
 
-    scores = settle
-    """The old name of :meth:`settle` (``scores`` now names the result's field only)."""
-
     def __repr__(self) -> str:
         trump = self.trump.word if self.trump is not None else "no trumps"
         return (
