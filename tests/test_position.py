@@ -40,6 +40,7 @@ from backalley.core.bidding import BOARD, bid_code
 from backalley.core.cards import mask_of, trump_mask
 from backalley.core.dealing import deal_hands
 from backalley.core.tricks import trick_winner
+from backalley.engine.state import position_of
 from backalley.strategies import rules as rules_strategy
 from backalley.strategies import schedules
 
@@ -106,6 +107,8 @@ def check_step(state: MatchState, pos: P.Position) -> None:
     """The position agrees with the reference state on every field and every legal action."""
     expected = expected_fields(state)
     assert position_fields(pos, expected) == expected
+    # The engine reads the same position off the public state.
+    assert position_of(state) == pos
     assert P.to_move(pos) == (-1 if state.to_move is None else state.to_move)
     listed = legal_actions(state)
     if state.phase is Phase.BID:
