@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from backalley import Bid, Card, Deal, MatchState, Play, Rules, Seat, apply, dealing, new_match
+from backalley import Bid, Card, Deal, MatchState, Play, Rules, Seat, apply, new_match
+from backalley.core import dealing
 
 
 def deck_for(

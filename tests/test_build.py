@@ -75,7 +75,7 @@ def test_exactly_the_configured_modules_are_compiled():
     assert backalley.__compiled__ is bool(compiled)
     assert compiled == (configured if backalley.__compiled__ else set())
     # The package roots and the upper layers stay interpreted in both builds.
-    for name in ("backalley", "backalley.formats.serialize", "backalley.cli"):
+    for name in ("backalley", "backalley.formats.codec", "backalley.cli"):
         __import__(name)
         assert not _is_compiled(name)
 
@@ -111,7 +111,7 @@ def test_version_names_the_build(capsys):
 TRACE = r"""
 import base64, pickle, random
 from backalley import Bid, Play, Rules, apply, legal_actions, new_match, IllegalAction
-from backalley.core.actions import PLAYS, bid_of
+from backalley.core.actions import PLAYS, shared_bid
 from backalley.engine.bounds import playing
 
 def trace(games):
@@ -126,8 +126,8 @@ def trace(games):
             lines.append(" ".join(map(str, legal)))
             seat = state.to_move
             if seat is not None:
-                tries = (*PLAYS[seat], *(bid_of(seat, n) for n in range(14)),
-                         bid_of(seat, 0, board=True), PLAYS[(seat + 1) % 4][rng.randrange(54)])
+                tries = (*PLAYS[seat], *(shared_bid(seat, n) for n in range(14)),
+                         shared_bid(seat, 0, board=True), PLAYS[(seat + 1) % 4][rng.randrange(54)])
                 for action in tries:
                     if action in legal:
                         continue

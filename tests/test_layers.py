@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parent.parent / "src" / "backalley"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     # 0. Helpers that import nothing of backalley.
-    ("_paths", "_extras"),
+    ("_extras",),
     # 1. The rules core: cards, actions, rules, flow, dealing, bidding, tricks, scoring.
     ("core",),
     # 2. The engine: states, apply and legal_actions, the seat view.

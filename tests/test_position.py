@@ -28,6 +28,7 @@ from backalley import (
     Play,
     Rules,
     Seat,
+    Suit,
     Termination,
     TiePolicy,
     apply,
@@ -38,6 +39,8 @@ from backalley.core import position as P
 from backalley.core.bidding import BOARD, bid_code
 from backalley.core.cards import mask_of, trump_mask
 from backalley.core.dealing import deal_hands
+from backalley.core.tricks import trick_winner
+from backalley.engine.state import position_of
 from backalley.strategies import rules as rules_strategy
 from backalley.strategies import schedules
 
@@ -104,6 +107,8 @@ def check_step(state: MatchState, pos: P.Position) -> None:
     """The position agrees with the reference state on every field and every legal action."""
     expected = expected_fields(state)
     assert position_fields(pos, expected) == expected
+    # The engine reads the same position off the public state.
+    assert position_of(state) == pos
     assert P.to_move(pos) == (-1 if state.to_move is None else state.to_move)
     listed = legal_actions(state)
     if state.phase is Phase.BID:
@@ -236,3 +241,16 @@ def test_the_last_trick_keeps_the_finished_deal_readable() -> None:
     assert pos[P.PHASE] == P.OVER
     assert P.tricks_won(pos) == state.history[-1].deal.tricks_won
     assert sum(P.tricks_won(pos)) == 1
+
+
+@given(
+    leader=st.sampled_from(Seat),
+    cards=st.lists(st.sampled_from(Card), min_size=4, max_size=4, unique=True),
+    trump=st.sampled_from([None, *Suit]),
+)
+def test_trick_winner_is_the_rule_of_tricks(
+    leader: Seat, cards: list[Card], trump: Suit | None
+) -> None:
+    """The position's trick winner, on card numbers and a trump mask, is ``tricks.trick_winner``."""
+    expected = trick_winner(leader, tuple(cards), trump)
+    assert P.trick_winner(leader, tuple(int(card) for card in cards), trump_mask(trump)) == expected

@@ -28,8 +28,8 @@ from backalley import (
     new_match,
     seeded_deck,
 )
-from backalley.protocol import fuzzer
 from backalley.engine.bounds import playing
+from backalley.protocol import fuzzer
 from backalley.protocol.messages import (
     ERROR_CODES,
     FACT_RULES,

@@ -29,7 +29,7 @@ from backalley import (
     sample_state,
 )
 from backalley.core.cards import CARDS
-from backalley.core.dealing import deal as deal_deck
+from backalley.core.dealing import deal_hands as deal_deck
 from backalley.core.tricks import allowed_plays
 from backalley.engine.sampling import InformationSet
 from backalley.engine.view import view

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backalley import dealing
+from backalley.core import dealing
 from backalley.core.cards import CARDS
 from backalley.core.dealing import seeded_deck
 

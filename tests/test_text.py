@@ -6,8 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import Card, Rules, Seat, Suit, Trick, apply, legal_actions, new_match
+from backalley.core.cards import trump_words
 from backalley.engine.examples import big_joker_lead, little_joker_beaten, sixteen_points
-from backalley.pictures.text import deal_text, hand_text, state_text, trick_text, trump_words
+from backalley.pictures.text import deal_text, hand_text, state_text, trick_text
 
 
 class TestTrumpWords:

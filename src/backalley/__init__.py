@@ -14,10 +14,8 @@ happens that the rules do not say. The rules are stated, with their sources, in
 
 from collections.abc import Mapping
 from importlib.machinery import EXTENSION_SUFFIXES
-from types import ModuleType
 from typing import Any
 
-from . import _paths
 from .core.actions import Action, Bid, Deal, Play
 from .core.bidding import Contract, Overbid
 from .core.cards import Card, Pair, Rank, Seat, Suit
@@ -86,8 +84,6 @@ The compiled build and the pure-Python one are built from the same source and
 pass the same tests; ``backalley --version`` names the build that is running.
 """
 
-_paths.install()
-
 
 # The states draw themselves in notebooks through the engine's display hook; the
 # pictures sit above the engine, so they are registered from here and imported only
@@ -115,11 +111,6 @@ def __dir__() -> list[str]:
     (``core``, ``engine``); they are reached by their import paths, not listed here.
     """
     return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
-
-
-def __getattr__(name: str) -> ModuleType:
-    """An old flat module path (``backalley.cards``) as an attribute; see ``_paths``."""
-    return _paths.moved_module(name)
 
 
 # A seat view writes and reads its JSON through the engine's hook; the codec sits

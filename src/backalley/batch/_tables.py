@@ -27,10 +27,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX
-from ..core.actions import bid_of
-from ..core.bidding import Contract, bid_in_range, contracts, is_throw_in, opening_leader
+from ..core.actions import shared_bid
+from ..core.bidding import Contract, bid_in_range, contracts, opening_leader
 from ..core.cards import CARDS, PACK_SIZE, SEATS, Card, Suit
 from ..core.cards import trump_mask as core_trump_mask
+from ..core.flow import thrown_in
 from ..core.jokers import forced_by_joker_lead
 from ..core.rules import MAX_HAND_SIZE
 from ..core.scoring import score
@@ -103,7 +104,10 @@ def circuit_table() -> CircuitTable:
     multiplier = np.zeros((size, 2), dtype=np.int8)
     lead = np.full(size, -1, dtype=np.int8)
     options = [
-        [bid_of(seat, 0, board=True) if i == BOARD_INDEX else bid_of(seat, i) for i in range(14)]
+        [
+            shared_bid(seat, 0, board=True) if i == BOARD_INDEX else shared_bid(seat, i)
+            for i in range(14)
+        ]
         for seat in SEATS
     ]
     for code in range(size):
@@ -114,7 +118,7 @@ def circuit_table() -> CircuitTable:
             target[code, pair] = contract.target
             multiplier[code, pair] = contract.multiplier
         leader = opening_leader(bids)
-        if not is_throw_in(bids) and leader is not None:
+        if not thrown_in(bids) and leader is not None:
             lead[code] = int(leader)
     return CircuitTable(target, multiplier, lead)
 
@@ -164,7 +168,7 @@ def bid_legal_table() -> BOOL:
     for size in range(1, MAX_HAND_SIZE + 1):
         for index in range(FIRST_CARD_INDEX):
             board = index == BOARD_INDEX
-            bid = bid_of(SEATS[0], 0 if board else index, board=board)
+            bid = shared_bid(SEATS[0], 0 if board else index, board=board)
             table[size, index] = bid_in_range(bid, size)
     return table
 

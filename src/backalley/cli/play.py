@@ -21,14 +21,14 @@ from collections.abc import Iterable, Sequence
 from typing import Final, TextIO
 
 from ..core.actions import Action, Bid, Deal, Play
-from ..core.cards import Card, Seat, Suit
+from ..core.cards import Card, Seat, Suit, trump_words
 from ..core.errors import IllegalAction
 from ..engine.match import apply, new_match
 from ..engine.state import MatchState, Phase
 from ..engine.view import DealView, SeatView, view
 from ..formats.notation import parse_bid
 from ..pictures.prose import result_sentence, score_rows, sheet_lines
-from ..pictures.text import trick_text, trump_words
+from ..pictures.text import trick_text
 from ..players import PLAYER_KINDS, Player, PlayerError, play_match
 from ..players.driver import play_step, seat_players
 from . import _common as common

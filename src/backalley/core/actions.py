@@ -27,9 +27,7 @@ __all__ = [
     "Bid",
     "Deal",
     "Play",
-    "bid_of",
     "deal_of_permutation",
-    "play_of",
     "shared_bid",
     "shared_play",
 ]
@@ -176,11 +174,6 @@ def shared_bid(seat: Seat, amount: int, board: bool = False) -> Bid:
         return _NUMBER_BIDS[seat][amount]
     return Bid(seat, amount)
 
-
-# The old names of the two shared-instance builders; ``bid_of`` now names only the
-# look-up of a seat's bid in a deal (``DealState.bid_of``, ``DealView.bid_of``).
-bid_of = shared_bid
-play_of = shared_play
 
 Action = Bid | Play | Deal
 """Any action ``apply`` accepts."""

@@ -37,7 +37,6 @@ import attrs
 
 from .actions import Bid
 from .cards import PAIRS, SEATS, Pair, Seat
-from .flow import thrown_in as is_throw_in  # the old name of flow.thrown_in, kept for imports
 
 __all__ = [
     "BOARD",
@@ -48,7 +47,6 @@ __all__ = [
     "board_multipliers",
     "contract_terms",
     "contracts",
-    "is_throw_in",
     "opening_leader",
     "opening_seat",
     "overbids",
@@ -139,7 +137,7 @@ def contracts(bids: Sequence[Bid]) -> tuple[Contract, Contract]:
     A pair with a Board keeps only its highest multiplier; otherwise its target is
     the sum of its numeric bids, Pass counting zero (:func:`contract_terms`).
     """
-    ns, ew = contract_terms((bid.seat, bid_code(bid)) for bid in bids)
+    ns, ew = contract_terms([(bid.seat, bid_code(bid)) for bid in bids])
     return Contract(*ns), Contract(*ew)
 
 
@@ -167,7 +165,7 @@ def opening_leader(bids: Sequence[Bid]) -> Seat | None:
     The last Board bidder if any Board was said; otherwise the highest numeric
     bidder, and of equal bids the one who bid first (:func:`opening_seat`).
     """
-    seat = opening_seat((bid.seat, bid_code(bid)) for bid in bids)
+    seat = opening_seat([(bid.seat, bid_code(bid)) for bid in bids])
     return None if seat is None else SEATS[seat]
 
 

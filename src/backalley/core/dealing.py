@@ -29,7 +29,7 @@ import attrs
 from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit, trump_mask
 from .flow import first_bidder, next_seat
 
-__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal", "deal_hands", "deck_for", "seeded_deck"]
+__all__ = ["MAX_SEED", "DealSetup", "Swap", "deal_hands", "deck_for", "seeded_deck"]
 
 MAX_SEED: Final = 2**64 - 1
 """Seeds are unsigned 64-bit integers."""
@@ -261,7 +261,3 @@ def deal_hands(
         swap=swap,
         tiebreak=tiebreak,
     )
-
-
-deal = deal_hands
-"""The old name of :func:`deal_hands`, kept for existing imports."""

@@ -96,7 +96,7 @@ def seat_to_move(
 
 def thrown_in(bids: Sequence[Bid]) -> bool:
     """True when all four players passed: the deal is thrown in and not scored (MATCH-3)."""
-    return thrown_in_codes(tuple(0 if bid.is_pass else 1 for bid in bids))
+    return thrown_in_codes([0 if bid.is_pass else 1 for bid in bids])
 
 
 def thrown_in_codes(codes: Sequence[int]) -> bool:

@@ -204,11 +204,13 @@ def to_move(pos: Position) -> int:
     trick's leader (PLAY-1): ``flow.CLOCKWISE``, indexed as ``flow.bidder_to_move``
     and ``flow.player_to_move`` do. The one answer to whose turn it is.
     """
-    phase = pos[0]
+    # The fields by number (pos[LEADER] is pos[7], ...): a name would be a global
+    # look-up on every call of the pure build, the most frequent call of all.
+    phase = pos[0]  # PHASE
     if phase == PLAY:
-        return _AROUND[pos[7] + len(pos[6])]
+        return _AROUND[pos[7] + len(pos[6])]  # LEADER, TRICK
     if phase == BID:
-        return _AROUND[pos[1] + 1 + len(pos[8])]
+        return _AROUND[pos[1] + 1 + len(pos[8])]  # DEALER, BIDS
     return -1
 
 
@@ -219,9 +221,9 @@ def next_deal(pos: Position) -> tuple[int, int, int, bool]:
     every deal (MATCH-2), the schedule gives the size, and after the schedule a
     tiebreak deal is dealt at its largest size (END-3); all from ``core.flow``.
     """
-    rules = pos[18]
-    counted = pos[14]
-    number = pos[13]
+    rules = pos[18]  # RULES
+    counted = pos[14]  # COUNTED
+    number = pos[13]  # NUMBER
     return (
         number,
         int(dealer_of_deal(rules, number)),
@@ -240,6 +242,7 @@ def deal(pos: Position, hands: Hands, trumps: int) -> Position:
     phase, leader = BID, -1
     if tiebreak:
         phase, leader = PLAY, _AROUND[dealer + 1]
+    # pos[14] to pos[18]: COUNTED, TOTAL_NS, TOTAL_EW, (OUTCOME,) RULES.
     # fmt: off
     return (phase, dealer, size, trumps, tiebreak, hands, (), leader, (), False, 0, 0, (),
             number, pos[14], pos[15], pos[16], GOING_ON, pos[18])
@@ -248,7 +251,7 @@ def deal(pos: Position, hands: Hands, trumps: int) -> Position:
 
 def legal_bids(pos: Position) -> tuple[int, ...]:
     """The codes of the bids the bidder to move may say: Pass, 1 .. size - 1, Board (BID-2)."""
-    return _LEGAL_BIDS[pos[2]]
+    return _LEGAL_BIDS[pos[2]]  # SIZE
 
 
 def bid(pos: Position, code: int) -> Position:
@@ -286,15 +289,16 @@ def allowed(pos: Position) -> int:
 
 def allowed_and_reason(pos: Position) -> tuple[int, Reason | None]:
     """:func:`allowed`, and the ``Reason`` refusing the player's other cards (or None)."""
-    trick = pos[6]
-    seat = _AROUND[pos[7] + len(trick)]
-    broken = pos[9]
-    bids = pos[8]
-    # Only a lead before trumps are broken asks whether this player bid Board (PLAY-4).
+    trick = pos[6]  # TRICK
+    seat = _AROUND[pos[7] + len(trick)]  # LEADER
+    broken = pos[9]  # BROKEN
+    bids = pos[8]  # BIDS
+    # Only a lead before trumps are broken asks whether this player bid Board (PLAY-4);
+    # pos[1] is DEALER, and the dealer's left bids first.
     bid_board = (
         not trick and not broken and len(bids) == 4 and bids[(seat - pos[1] - 1) % 4] == BOARD
     )
-    return allowed_plays(pos[5][seat], trick, pos[3], broken, bid_board)
+    return allowed_plays(pos[5][seat], trick, pos[3], broken, bid_board)  # HANDS, TRUMPS
 
 
 def trick_winner(leader: int, cards: tuple[int, ...], trumps: int) -> int:
@@ -308,7 +312,7 @@ def trick_winner(leader: int, cards: tuple[int, ...], trumps: int) -> int:
 
 def tricks_won(pos: Position) -> tuple[int, int]:
     """The completed tricks taken by North-South and by East-West in the deal."""
-    return (pos[10], pos[11])
+    return (pos[10], pos[11])  # WON_NS, WON_EW
 
 
 def play(pos: Position, card: int) -> Position:
@@ -360,11 +364,11 @@ def deal_scores(pos: Position) -> tuple[int, int]:
     Each pair on its own contract (``bidding.contract_terms``, ``scoring.score_terms``);
     a thrown-in or tiebreak deal, and one not yet complete, score nothing.
     """
-    bids = pos[8]
-    size = pos[2]
-    if len(bids) != 4 or pos[10] + pos[11] != size:
+    bids = pos[8]  # BIDS
+    size = pos[2]  # SIZE
+    if len(bids) != 4 or pos[10] + pos[11] != size:  # WON_NS, WON_EW
         return (0, 0)
-    first = pos[1] + 1
+    first = pos[1] + 1  # DEALER
     ns, ew = contract_terms((_AROUND[first + i], bids[i]) for i in range(4))
     return (score_terms(ns[0], ns[1], size, pos[10]), score_terms(ew[0], ew[1], size, pos[11]))
 

@@ -73,7 +73,7 @@ from collections.abc import Iterator, Sequence
 from math import factorial
 from typing import Final
 
-from ..core.actions import Deal, Play, play_of
+from ..core.actions import Deal, Play, shared_play
 from ..core.cards import (
     ALL_CARDS_MASK,
     CARDS,
@@ -172,7 +172,7 @@ class DealSampler:
         size = deal.hand_size
         current = deal.current_trick
         self.plays = tuple(
-            play_of(who, card)
+            shared_play(who, card)
             for trick in (*deal.tricks, *(() if current is None else (current,)))
             for who, card in trick.plays
         )

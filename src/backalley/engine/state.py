@@ -21,8 +21,9 @@ from typing import TYPE_CHECKING, Generic, TypeVar, overload
 
 import attrs
 
+from ..core import position as _position
 from ..core.actions import Bid
-from ..core.bidding import Contract, Overbid, contracts, overbids
+from ..core.bidding import Contract, Overbid, bid_code, contracts, overbids
 from ..core.cards import CARDS, PAIRS, Card, Pair, Seat, Suit, cards_of
 from ..core.dealing import DealSetup
 from ..core.flow import (
@@ -53,7 +54,7 @@ __all__ = [
     "Phase",
     "Read",
     "Termination",
-    "seat_to_move",
+    "position_of",
     "totals_of",
 ]
 
@@ -299,9 +300,6 @@ class DealState(DealFacts):
             score(bid[1], hand_size=size, tricks=won[1]),
         )
 
-    scores = settle
-    """The old name of :meth:`settle` (``scores`` now names the result's field only)."""
-
     def __repr__(self) -> str:
         trump = self.trump.word if self.trump is not None else "no trumps"
         return (
@@ -519,3 +517,66 @@ class MatchState(MatchFacts):
     def _repr_svg_(self) -> str | None:
         """The match as a picture, for Jupyter: the deal in play, or the score sheet."""
         return svg_of(self)
+
+
+_PHASE_CODES = {
+    Phase.DEAL: _position.DEAL,
+    Phase.BID: _position.BID,
+    Phase.PLAY: _position.PLAY,
+    Phase.OVER: _position.OVER,
+}
+_OUTCOME_CODES = {
+    (Termination.SCORE, Pair.NORTH_SOUTH): _position.SCORE_NS,
+    (Termination.SCORE, Pair.EAST_WEST): _position.SCORE_EW,
+    (Termination.DRAW, None): _position.DRAW,
+    (Termination.TIEBREAK_DEAL, Pair.NORTH_SOUTH): _position.TIEBREAK_NS,
+    (Termination.TIEBREAK_DEAL, Pair.EAST_WEST): _position.TIEBREAK_EW,
+}
+
+
+def position_of(state: MatchState) -> _position.Position:
+    """The compact position (``core.position``) of a state, read from its public parts.
+
+    For programs that search on positions (a solver playing a sampled deal out, say)
+    starting from a state or a seat's sampled state. Between deals the deal's fields
+    are those of the last finished deal, as the position keeps them after its last
+    card; ``tests/test_position.py`` checks this equals the position that the
+    position's own functions reach, at every step of random matches.
+    """
+    outcome = state.outcome
+    code = (
+        _position.GOING_ON
+        if outcome is None
+        else _OUTCOME_CODES[outcome.termination, outcome.winner]
+    )
+    ns, ew = state.totals
+    deal = state.deal
+    if deal is None and state.history:
+        deal = state.history[-1].deal
+    if deal is None:
+        start = _position.start(state.rules)
+        return (_PHASE_CODES[state.phase], *start[1:13], len(state.history),
+                state.counted_deals, ns, ew, code, state.rules)  # fmt: skip
+    won_ns, won_ew = deal.tricks_won
+    h0, h1, h2, h3 = deal.hands
+    return (
+        _PHASE_CODES[state.phase],
+        int(deal.dealer),
+        deal.hand_size,
+        deal.setup.trumps,
+        deal.tiebreak,
+        (h0, h1, h2, h3),
+        tuple(int(card) for card in deal.trick),
+        -1 if deal.leader is None else int(deal.leader),
+        tuple(bid_code(bid) for bid in deal.bids),
+        deal.broken,
+        won_ns,
+        won_ew,
+        tuple(int(card) for trick in deal.tricks for card in trick.cards),
+        len(state.history),
+        state.counted_deals,
+        ns,
+        ew,
+        code,
+        state.rules,
+    )

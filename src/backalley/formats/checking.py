@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from ..core.actions import Bid, Deal, Play, bid_of, play_of
+from ..core.actions import Bid, Deal, Play, shared_bid, shared_play
 from ..core.cards import Seat
 from ..core.dealing import seeded_deck
 from ..core.errors import IllegalAction, Reason
@@ -86,17 +86,19 @@ def replay_steps(
         state = _apply(state, Deal(deck), visit, (index, "deck", 0))
         for number, call in enumerate(item.bids):
             amount, board = parse_call(call)
-            action = bid_of(_seat(state), amount, board)
+            action = shared_bid(_seat(state), amount, board)
             state = _apply(state, action, visit, (index, "bids", number))
         if visit is not None:
             for number, card in enumerate(item.plays):
-                state = _apply(state, play_of(_seat(state), card), visit, (index, "plays", number))
+                state = _apply(
+                    state, shared_play(_seat(state), card), visit, (index, "plays", number)
+                )
             continue
         # The cards of a deal, most of a record, without the per-action call of
         # ``_apply``: the same ``apply`` judges each, and a refusal is located alike.
         for number, card in enumerate(item.plays):
             seat = seat_to_act(state)
-            play = play_of(Seat.NORTH if seat is None else seat, card)
+            play = shared_play(Seat.NORTH if seat is None else seat, card)
             try:
                 state = apply(state, play)
             except IllegalAction:

@@ -35,7 +35,6 @@ __all__ = [
     "result_sentence",
     "score_rows",
     "sheet_lines",
-    "trump_words",
 ]
 
 PAIR_NAMES: Final = {Pair.NORTH_SOUTH: "North-South", Pair.EAST_WEST: "East-West"}

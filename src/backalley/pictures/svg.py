@@ -24,7 +24,7 @@ from typing import Final
 import attrs
 
 from ..core.bidding import Contract, board_multipliers
-from ..core.cards import SEATS, Card, Seat, Suit, mask_of, trump_mask
+from ..core.cards import SEATS, Card, Seat, Suit, mask_of, trump_mask, trump_words
 from ..core.flow import thrown_in
 from ..core.tricks import Trick, allowed_plays
 from ..engine.state import DealResult, DealState, MatchState
@@ -55,7 +55,7 @@ from ._drawing import (
     trick_picture,
     trick_words,
 )
-from .prose import PAIR_NAMES, counted, deal_heading, score_rows, trump_words
+from .prose import PAIR_NAMES, counted, deal_heading, score_rows
 
 __all__ = [
     "Picture",

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..core.cards import Card, Suit, trump_words
+from ..core.cards import Card, Suit
 from ..core.flow import thrown_in
 from ..core.tricks import Trick
 from ..engine.state import DealState, MatchState
 from .prose import deal_heading
 
-__all__ = ["deal_text", "hand_text", "state_text", "trick_text", "trump_words"]
+__all__ = ["deal_text", "hand_text", "state_text", "trick_text"]
 
 _SUIT_ORDER = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
 

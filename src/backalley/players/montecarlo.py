@@ -60,8 +60,9 @@ from collections.abc import Sequence
 from typing import Final, Literal
 
 from ..core.actions import Bid, Play
-from ..core.bidding import Contract, contracts, is_throw_in, opening_leader
+from ..core.bidding import Contract, contracts, opening_leader
 from ..core.cards import SEATS, SUIT_MASKS, Card, Seat, Suit, cards_of, trump_mask
+from ..core.flow import thrown_in
 from ..core.scoring import score
 from ..core.tricks import allowed_plays, trick_winner, winning_card
 from ..engine.sampling import DealSampler
@@ -271,7 +272,7 @@ class MonteCarloPlayer:
                 partner = next((bid for bid in bids if bid.seat == seat.partner), None)
                 hand = cards_of(hands[seat])
                 bids.append(heuristic_bid(seat, hand, table.trump, size, partner))
-            if is_throw_in(bids):
+            if thrown_in(bids):
                 values.append(0.0)
                 continue
             leader = opening_leader(bids)

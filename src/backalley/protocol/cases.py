@@ -16,7 +16,7 @@ from typing import Any, Final, Literal, NamedTuple, Protocol
 import attrs
 
 from ..core.action_index import action_index, index_action
-from ..core.actions import Bid, Deal, Play, bid_of, play_of
+from ..core.actions import Bid, Deal, Play, shared_bid, shared_play
 from ..core.cards import CARDS, SEATS, Card
 from ..core.rules import Rules
 from ..engine.match import apply, legal_actions
@@ -136,8 +136,8 @@ def probe_action(state: MatchState, offset: int, kind: str, value: int) -> Bid |
         base = SEATS[(state.dealer + 1) % 4]
     seat = SEATS[(base + offset) % 4]
     if kind == "bid":
-        return bid_of(seat, 0, board=True) if value < 0 else bid_of(seat, value)
-    return play_of(seat, CARDS[value])
+        return shared_bid(seat, 0, board=True) if value < 0 else shared_bid(seat, value)
+    return shared_play(seat, CARDS[value])
 
 
 class Source(Protocol):

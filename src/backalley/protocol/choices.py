@@ -16,7 +16,7 @@ from typing import Any, Final
 
 import attrs
 
-from ..core.actions import Bid, Deal, Play, bid_of
+from ..core.actions import Bid, Deal, Play, shared_bid
 from ..core.bidding import Contract
 from ..core.cards import CARDS, SEATS, Card, Pair, Seat
 from ..core.rules import SCHEDULES, Rules, TiePolicy
@@ -263,7 +263,7 @@ _BOARD: Final = -1
 
 
 def _bid(seat: Seat, call: int) -> Bid:
-    return bid_of(seat, 0, board=True) if call == _BOARD else bid_of(seat, call)
+    return shared_bid(seat, 0, board=True) if call == _BOARD else shared_bid(seat, call)
 
 
 def _level_boards(

@@ -19,7 +19,7 @@ from importlib import resources
 from typing import Any, Final
 
 from .. import __version__
-from ..core.actions import PLAYS, Bid, Deal, Play, bid_of
+from ..core.actions import PLAYS, Bid, Deal, Play, shared_bid
 from ..core.cards import CARDS, SEATS, Card, Suit
 from ..core.errors import Reason
 from ..engine.state import MatchState, Phase
@@ -155,9 +155,9 @@ for _seat in SEATS:
     for _play in PLAYS[_seat]:
         _TEXTS[_play] = action_to_json(_play)
     for _amount in range(100):
-        _bid = bid_of(_seat, _amount)
+        _bid = shared_bid(_seat, _amount)
         _TEXTS[_bid] = action_to_json(_bid)
-    _board = bid_of(_seat, 0, board=True)
+    _board = shared_bid(_seat, 0, board=True)
     _TEXTS[_board] = action_to_json(_board)
 _ACTIONS: Final[dict[str, Bid | Play]] = {text: action for action, text in _TEXTS.items()}
 _CARD_CODES: Final = {card.code: card for card in CARDS}

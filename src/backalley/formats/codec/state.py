@@ -12,7 +12,7 @@ from typing import Any
 
 from ...core.actions import Bid, Deal, Play
 from ...core.cards import SEATS, Seat
-from ...core.dealing import deal
+from ...core.dealing import deal_hands
 from ...core.rules import Rules
 from ...engine.match import apply
 from ...engine.state import DealCore, DealResult, DealState, MatchCore, MatchState
@@ -75,7 +75,7 @@ def deal_result_from_json(data: Any, path: str) -> DealResult:
     dealer = seat_from_json(fields["dealer"], at(path, "dealer"), any_spelling=True)
     try:
         rules = Rules(schedule=[hand_size], first_dealer=dealer)
-        setup = deal(
+        setup = deal_hands(
             Deal(cards_from_json(fields["deck"], at(path, "deck"), any_spelling=True)).deck,
             dealer=dealer,
             hand_size=hand_size,
