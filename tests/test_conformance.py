@@ -12,7 +12,7 @@ import pytest
 import outsider
 from backalley import Card, Deal, IllegalAction, Reason, apply, legal_actions, seeded_deck
 from backalley.formats.checking import check, replay
-from backalley.formats.codec import snapshot
+from backalley.formats.serialize import snapshot
 from backalley.formats.notation import action_text, parse_action
 from backalley.formats.perft import perft
 from backalley.formats.records import parse_record
