@@ -33,11 +33,11 @@ from backalley.core.cards import CARDS, SEATS, trump_mask
 from backalley.core.dealing import _LIMITS, _block  # the vectors expose the stream itself
 from backalley.engine.bounds import playing
 from backalley.engine.state import Phase
-from backalley.formats.serialize import snapshot, to_json
 from backalley.formats.codec.values import swap_to_json
 from backalley.formats.notation import action_text
 from backalley.formats.perft import perft
 from backalley.formats.records import dumps, record_from_state, record_to_json
+from backalley.formats.serialize import snapshot, to_json
 
 ROOT = Path(__file__).resolve().parent.parent / "conformance"
 FORMAT_VERSION = 1

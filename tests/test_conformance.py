@@ -12,10 +12,10 @@ import pytest
 import outsider
 from backalley import Card, Deal, IllegalAction, Reason, apply, legal_actions, seeded_deck
 from backalley.formats.checking import check, replay
-from backalley.formats.serialize import snapshot
 from backalley.formats.notation import action_text, parse_action
 from backalley.formats.perft import perft
 from backalley.formats.records import parse_record
+from backalley.formats.serialize import snapshot
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = ROOT / "conformance"

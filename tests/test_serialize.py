@@ -24,8 +24,8 @@ from backalley import (
     seeded_deck,
 )
 from backalley.engine.view import view
-from backalley.formats.serialize import KINDS, SerializeError, from_json, snapshot, to_json
 from backalley.formats.records import record_from_state, record_to_json
+from backalley.formats.serialize import KINDS, SerializeError, from_json, snapshot, to_json
 from record_strategies import mutated, play, played_states
 
 
