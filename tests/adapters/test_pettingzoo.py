@@ -484,5 +484,8 @@ def test_a_position_past_the_extra_deals_is_refused():
         for _ in range(4):
             state = apply(state, legal_actions(state)[0])
     game = bp.raw_env(rules=rules, max_extra_deals=2)
+    game.reset(seed=4)
+    before = game.match
     with pytest.raises(ValueError, match="max_extra_deals"):
         game.reset(options={"state": state})
+    assert game.match is before  # refused whole

@@ -211,6 +211,7 @@ class _Table:
 
     def start(self, seed: int, position: MatchState | None = None) -> None:
         """Start a match from ``seed``, or from ``position`` (checked: see position_from)."""
+        before = (self.match, self.truncated, self.seat)
         if position is None:
             self.match = new_match(self.rules, seed=seed)
         else:
@@ -225,6 +226,8 @@ class _Table:
         self.truncated = False
         self._deal()
         if position is not None and self.over:
+            # Refused whole: the table stays as it was before this reset.
+            self.match, self.truncated, self.seat = before
             raise ValueError(
                 f"options['state'] has {self.max_extra_deals} or more thrown-in or tiebreak"
                 " deals, the environment's max_extra_deals: it would stop before any action"
