@@ -10,28 +10,7 @@ from ._extras import require_extra
 
 require_extra("backalley.pettingzoo", "pettingzoo", ["pettingzoo", "gymnasium", "numpy"])
 
-from .adapters.pettingzoo import (  # noqa: E402 -- only once the extra is known to be there
-    AGENTS,
-    ILLEGAL_POLICIES,
-    RENDER_MODES,
-    RESET_OPTIONS,
-    SEAT_ENV_ID,
-    BackAlleyEnv,
-    SeatEnv,
-    env,
-    position_from,
-    raw_env,
-)
+from .adapters import pettingzoo as _adapter  # noqa: E402 -- only once the extra is known
+from .adapters.pettingzoo import *  # noqa: E402, F403 -- exactly the adapter's __all__
 
-__all__ = [
-    "AGENTS",
-    "ILLEGAL_POLICIES",
-    "RENDER_MODES",
-    "RESET_OPTIONS",
-    "SEAT_ENV_ID",
-    "BackAlleyEnv",
-    "SeatEnv",
-    "env",
-    "position_from",
-    "raw_env",
-]
+__all__ = list(_adapter.__all__)
