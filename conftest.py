@@ -7,6 +7,9 @@ and their tests skip themselves with ``pytest.importorskip``.
 
 from importlib.util import find_spec
 
+# docs/pettingzoo.md among them: its vector environment runs on the batch engine.
+_BATCH = ["src/backalley/batch", "docs/batch.md", "docs/pettingzoo.md", "tests/batch_reference.py"]
+
 _NEEDS = {
     "pyspiel": [
         "src/backalley/openspiel.py",
@@ -14,6 +17,7 @@ _NEEDS = {
         "docs/openspiel.md",
     ],
     "pettingzoo": [
+        "src/backalley/batch/vector.py",
         "src/backalley/pettingzoo.py",
         "src/backalley/adapters/pettingzoo.py",
         "docs/pettingzoo.md",
@@ -21,11 +25,12 @@ _NEEDS = {
     "starlette": ["src/backalley/web/app.py", "docs/table.md"],
     "uvicorn": ["src/backalley/web/app.py", "docs/table.md"],
     "websockets": ["src/backalley/web/scripted.py", "docs/table.md"],
-    "numpy": ["src/backalley/batch", "docs/batch.md", "tests/batch_reference.py"],
-    "jax": ["src/backalley/batch", "docs/batch.md", "tests/batch_reference.py"],
+    "numpy": _BATCH,
+    "jax": _BATCH,
     # The training example of docs/batch.md needs optax beside JAX.
     "optax": ["docs/batch.md"],
     "gymnasium": [
+        "src/backalley/batch/vector.py",
         "src/backalley/pettingzoo.py",
         "src/backalley/adapters/pettingzoo.py",
         "docs/pettingzoo.md",

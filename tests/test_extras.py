@@ -33,5 +33,21 @@ def test_importing_an_adapter_without_its_framework_names_the_extra(
     assert missing.value.extra == extra
 
 
+@pytest.mark.parametrize("framework", ["gymnasium", "pettingzoo"])
+def test_the_vector_environment_without_gymnasium_names_the_pettingzoo_extra(
+    monkeypatch, framework
+):
+    # It runs on the batch engine: with JAX there and Gymnasium not, the extra to name
+    # is pettingzoo's.
+    pytest.importorskip("jax")
+    monkeypatch.setitem(sys.modules, framework, None)
+    monkeypatch.delitem(sys.modules, "backalley.batch.vector", raising=False)
+    with pytest.raises(MissingExtra) as missing:
+        importlib.import_module("backalley.batch.vector")
+    assert str(missing.value) == (
+        "backalley.batch.vector needs the 'pettingzoo' extra: pip install 'backalley[pettingzoo]'"
+    )
+
+
 def test_a_module_that_is_there_is_not_refused():
     require_extra("backalley.test", "test", ["json", "random"])

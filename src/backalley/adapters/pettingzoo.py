@@ -88,6 +88,7 @@ __all__ = [
     "BackAlleyEnv",
     "SeatEnv",
     "env",
+    "observation_space",
     "position_from",
     "raw_env",
 ]
@@ -174,6 +175,24 @@ def _rules(rules: Rules | None, schedule: Any) -> Rules:
     return Rules() if schedule is None else Rules(schedule=schedule)
 
 
+def observation_space(layout: encoding.Layout = encoding.OBSERVATION) -> spaces.Dict:
+    """The observation space of one seat: the tensor of ``layout`` and the action mask.
+
+    Every number of the tensor lies in its field's documented range
+    (:data:`~backalley.adapters.encoding.RANGES`), whatever the schedule; the mask
+    is 68 int8 values, 1 for a legal action index.
+    """
+    low, high = layout.bounds()
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(
+                np.array(low, np.float32), np.array(high, np.float32), dtype=np.float32
+            ),
+            "action_mask": spaces.Box(0, 1, shape=(NUM_ACTION_INDICES,), dtype=np.int8),
+        }
+    )
+
+
 class _Table:
     """A match that deals itself: the part the AEC and the single-seat environments share."""
 
@@ -198,16 +217,7 @@ class _Table:
         self.match = new_match(rules, seed=0)
         self.truncated = False
         self.seat: Seat | None = None
-        # Every number in its field's documented range (encoding.RANGES), whatever the schedule.
-        low, high = self.layout.bounds()
-        self.space = spaces.Dict(
-            {
-                "observation": spaces.Box(
-                    np.array(low, np.float32), np.array(high, np.float32), dtype=np.float32
-                ),
-                "action_mask": spaces.Box(0, 1, shape=(NUM_ACTION_INDICES,), dtype=np.int8),
-            }
-        )
+        self.space = observation_space(self.layout)
 
     def start(self, seed: int, position: MatchState | None = None) -> None:
         """Start a match from ``seed``, or from ``position`` (checked: see position_from)."""

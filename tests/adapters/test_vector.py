@@ -1,0 +1,268 @@
+"""The Gymnasium vector environment over the batch engine, against ``apply`` at every step.
+
+Gymnasium ships no checker for vector environments (``check_env`` takes one
+environment); these tests check what its own vector environments promise: the
+batched spaces hold every observation, the step's arrays have one entry a lane,
+infos carry Gymnasium's ``_key`` masks, the two autoreset modes behave as
+``SyncVectorEnv`` does, Gymnasium's vector wrappers run over it, and a seeded run
+repeats. Every observation, mask, reward and end is also compared with the
+reference: each lane's match replayed through ``apply``.
+"""
+# ruff: noqa: E402 -- the frameworks are imported only after importorskip has found them
+
+import pytest
+
+pytest.importorskip("gymnasium")
+pytest.importorskip("pettingzoo")
+pytest.importorskip("jax")
+np = pytest.importorskip("numpy")
+
+import gymnasium
+import jax.numpy as jnp
+from gymnasium.vector import AutoresetMode
+from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
+
+from backalley import IllegalAction, Rules, Seat, apply, legal_actions
+from backalley.adapters import encoding
+from backalley.adapters._views import seat_view
+from backalley.batch.vector import SeatVectorEnv, random_opponent
+from backalley.core.action_index import action_index, index_action
+
+SHORT = Rules(schedule=[3, 2, 1])
+
+
+def reference_observation(match, seat):
+    tensor = np.zeros(encoding.OBSERVATION.size, np.float32)
+    encoding.write_observation(seat_view(match, seat), tensor)
+    return tensor
+
+
+def reference_mask(match, seat):
+    mask = np.zeros(68, np.int8)
+    if not match.is_over and match.deal is not None and match.to_move == seat:
+        for action in legal_actions(match):
+            mask[action_index(action)] = 1
+    return mask
+
+
+def deal_margin(match, pair, since):
+    """The pair's points minus the other pair's over the deals finished after ``since``."""
+    margin = 0
+    for result in match.history[since:]:
+        scores = result.scores
+        margin += scores[pair] - scores[1 - pair]
+    return margin
+
+
+def masked_choices(rng, masks, illegal_every=0, step=0):
+    actions = []
+    for lane, row in enumerate(masks):
+        legal = np.flatnonzero(row)
+        if illegal_every and (lane + step) % illegal_every == 0:
+            wrong = np.flatnonzero(row == 0)
+            actions.append(int(rng.choice(wrong)))
+        else:
+            actions.append(int(rng.choice(legal)) if legal.size else 0)
+    return np.array(actions)
+
+
+@pytest.mark.parametrize("seat", [Seat.NORTH, Seat.WEST])
+@pytest.mark.parametrize("rewards", ["deal", "match"])
+def test_every_step_of_every_lane_equals_the_reference(seat, rewards):
+    n = 5
+    env = SeatVectorEnv(n, seat=seat, rules=SHORT, rewards=rewards)
+    obs, infos = env.reset(seed=11)
+    rng = np.random.default_rng(1)
+    before = [env.lane_state(lane) for lane in range(n)]
+    ended_at_last = np.zeros(n, np.bool_)
+    episodes = 0
+    for step in range(160):
+        assert env.observation_space.contains(obs)
+        assert (infos["action_mask"] == obs["action_mask"]).all()
+        assert infos["_action_mask"].all()
+        assert (env.action_masks() == obs["action_mask"].astype(bool)).all()
+        for lane in range(n):
+            match = before[lane]
+            expected = reference_observation(match, seat)
+            assert (obs["observation"][lane] == expected).all(), (step, lane)
+            if not ended_at_last[lane]:
+                assert (obs["action_mask"][lane] == reference_mask(match, seat)).all()
+            else:
+                assert not obs["action_mask"][lane].any()
+        actions = masked_choices(rng, obs["action_mask"], illegal_every=7, step=step)
+        obs, reward, terminated, truncated, infos = env.step(actions)
+        assert reward.shape == terminated.shape == truncated.shape == (n,)
+        after = [env.lane_state(lane) for lane in range(n)]
+        for lane in range(n):
+            match = after[lane]
+            if ended_at_last[lane]:
+                # NEXT_STEP: the lane started its next match; its action was not played.
+                assert match.seed == before[lane].seed + n
+                assert reward[lane] == 0 and not terminated[lane] and not truncated[lane]
+                assert match.history == ()
+                continue
+            illegal = "_reason" in infos and infos["_reason"][lane]
+            if illegal:
+                assert match == before[lane]
+                assert reward[lane] == -1.0 and terminated[lane]
+                assert infos["illegal_action"][lane] == actions[lane]
+                with pytest.raises(IllegalAction) as refusal:
+                    apply(before[lane], index_action(int(actions[lane]), seat))
+                assert infos["reason"][lane] == refusal.value.reason.value
+                continue
+            assert terminated[lane] == match.is_over
+            pair = int(seat) % 2
+            if rewards == "deal":
+                since = len(before[lane].history)
+                assert reward[lane] == deal_margin(match, pair, since)
+            elif match.is_over:
+                winner = match.outcome.winner
+                assert reward[lane] == (0 if winner is None else 1 if int(winner) == pair else -1)
+            else:
+                assert reward[lane] == 0
+        episodes += int((terminated | truncated).sum())
+        ended_at_last = terminated | truncated
+        before = after
+    assert episodes >= n  # every lane ended at least one match on the way
+
+
+def test_a_seeded_run_repeats_and_seeds_the_lanes():
+    def run():
+        env = SeatVectorEnv(3, rules=SHORT)
+        obs, _ = env.reset(seed=40)
+        seeds = [env.lane_state(lane).seed for lane in range(3)]
+        rng = np.random.default_rng(5)
+        trail = [obs["observation"].copy()]
+        for _ in range(30):
+            obs, reward, *_ = env.step(masked_choices(rng, obs["action_mask"]))
+            trail.append(obs["observation"].copy())
+            trail.append(reward.copy())
+        return seeds, trail
+
+    seeds, first = run()
+    assert seeds == [40, 41, 42]
+    _, second = run()
+    assert all((a == b).all() for a, b in zip(first, second, strict=True))
+
+
+def test_same_step_autoreset_gives_the_final_observation_in_infos():
+    rng_next = np.random.default_rng(2)
+    rng_same = np.random.default_rng(2)
+    nxt = SeatVectorEnv(4, rules=SHORT)
+    same = SeatVectorEnv(4, rules=SHORT, autoreset_mode="SameStep")
+    assert same.metadata["autoreset_mode"] is AutoresetMode.SAME_STEP
+    obs_n, _ = nxt.reset(seed=8)
+    obs_s, _ = same.reset(seed=8)
+    finals = 0
+    for _ in range(80):
+        # The same choices in both, for as long as the two runs are in step.
+        actions = masked_choices(rng_next, obs_n["action_mask"])
+        masked_choices(rng_same, obs_s["action_mask"])
+        obs_n, reward_n, term_n, trunc_n, _ = nxt.step(actions)
+        obs_s, reward_s, term_s, _, info_s = same.step(actions)
+        assert (reward_n == reward_s).all() and (term_n == term_s).all()
+        ended = term_n | trunc_n
+        if ended.any():
+            finals += 1
+            assert (info_s["_final_obs"] == ended).all()
+            for name in ("observation", "action_mask"):
+                assert (info_s["final_obs"][name][ended] == obs_n[name][ended]).all()
+            # The lanes start again at once: what NEXT_STEP shows one step later.
+            obs_n, reward_n, *_ = nxt.step(actions)
+            assert (reward_n[ended] == 0).all()
+            assert (obs_s["observation"][ended] == obs_n["observation"][ended]).all()
+            break
+    assert finals == 1
+
+
+def test_raise_policy_raises_the_reference_refusal_and_changes_nothing():
+    env = SeatVectorEnv(2, rules=SHORT, illegal="raise")
+    obs, _ = env.reset(seed=3)
+    state = env.state
+    wrong = int(np.flatnonzero(obs["action_mask"][1] == 0)[-1])
+    legal = int(np.flatnonzero(obs["action_mask"][0])[0])
+    with pytest.raises(IllegalAction) as refusal:
+        env.step(np.array([legal, wrong]))
+    assert refusal.value.message.startswith("Lane 1: ")
+    assert env.state is state
+    # The step goes on as if the refused call had never been made.
+    fresh = SeatVectorEnv(2, rules=SHORT, illegal="raise")
+    fresh.reset(seed=3)
+    right = int(np.flatnonzero(obs["action_mask"][1])[0])
+    a = env.step(np.array([legal, right]))
+    b = fresh.step(np.array([legal, right]))
+    assert (a[0]["observation"] == b[0]["observation"]).all()
+
+
+def test_an_opponent_that_chooses_an_illegal_action_is_an_error():
+    def two_of_clubs(state, key):
+        return jnp.zeros(state.phase.shape[0], jnp.int32) + 14  # a card, even while bidding
+
+    env = SeatVectorEnv(2, rules=SHORT, opponent=two_of_clubs)
+    with pytest.raises(ValueError, match="the opponent chose an action the rules refuse"):
+        env.reset(seed=1)
+
+
+def test_gymnasium_vector_wrappers_run_over_it():
+    env = RecordEpisodeStatistics(SeatVectorEnv(3, rules=SHORT))
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(3)
+    returns = np.zeros(3)
+    seen = []
+    for _ in range(200):
+        obs, reward, terminated, truncated, infos = env.step(
+            masked_choices(rng, obs["action_mask"])
+        )
+        returns += reward
+        if "episode" in infos:
+            for lane in np.flatnonzero(infos["_episode"]):
+                seen.append((infos["episode"]["r"][lane], returns[lane]))
+        returns[terminated | truncated] = 0
+    assert seen and all(np.isclose(got, want) for got, want in seen)
+    listed = DictInfoToList(SeatVectorEnv(2, rules=SHORT))
+    _, infos = listed.reset(seed=1)
+    assert len(infos) == 2 and infos[0]["action_mask"].shape == (68,)
+
+
+def test_spaces_are_seat_envs_batched():
+    env = SeatVectorEnv(6, rules=SHORT)
+    single = env.single_observation_space
+    assert single["observation"].shape == (encoding.OBSERVATION.size,)
+    assert env.observation_space["observation"].shape == (6, encoding.OBSERVATION.size)
+    assert env.action_space.shape == (6,)
+    assert env.single_action_space == gymnasium.spaces.Discrete(68)
+    assert env.metadata["autoreset_mode"] is AutoresetMode.NEXT_STEP
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"num_envs": 0}, "num_envs is a whole number from 1"),
+        ({"rewards": "trick"}, "rewards is 'deal' or 'match'"),
+        ({"illegal": "ignore"}, "illegal is 'terminate' or 'raise'"),
+        ({"autoreset_mode": "Disabled"}, "autoreset_mode is 'NextStep' or 'SameStep'"),
+        ({"rules": SHORT, "schedule": "short"}, "give rules or a schedule, not both"),
+    ],
+)
+def test_bad_settings_are_refused(kwargs, message):
+    settings = {"num_envs": 2, **kwargs}
+    with pytest.raises(ValueError, match=message):
+        SeatVectorEnv(**settings)
+
+
+def test_bad_actions_and_options_are_refused_and_change_nothing():
+    env = SeatVectorEnv(2, rules=SHORT)
+    with pytest.raises(ValueError, match="call reset"):
+        env.step(np.array([0, 0]))
+    env.reset(seed=2)
+    state = env.state
+    with pytest.raises(ValueError, match=r"one per lane: shape \(2,\)"):
+        env.step(np.array([0, 0, 0]))
+    with pytest.raises(ValueError, match="an action is an index 0-67, not 68"):
+        env.step(np.array([0, 68]))
+    with pytest.raises(ValueError, match="whole numbers"):
+        env.step(np.array([0.5, 1.0]))
+    with pytest.raises(ValueError, match="takes no options"):
+        env.reset(options={"state": None})
+    assert env.state is state
+    assert random_opponent is env.opponent
