@@ -27,6 +27,7 @@ _NEEDS = {
     "websockets": ["src/backalley/web/scripted.py", "docs/table.md"],
     "numpy": _BATCH,
     "jax": _BATCH,
+    "pgx": ["src/backalley/batch/pgx_env.py", "docs/batch.md"],
     # The training example of docs/batch.md needs optax beside JAX.
     "optax": ["docs/batch.md"],
     "gymnasium": [

@@ -49,5 +49,16 @@ def test_the_vector_environment_without_gymnasium_names_the_pettingzoo_extra(
     )
 
 
+def test_the_pgx_environment_without_pgx_names_its_extra(monkeypatch):
+    pytest.importorskip("jax")
+    monkeypatch.setitem(sys.modules, "pgx", None)
+    monkeypatch.delitem(sys.modules, "backalley.batch.pgx_env", raising=False)
+    with pytest.raises(MissingExtra) as missing:
+        importlib.import_module("backalley.batch.pgx_env")
+    assert str(missing.value) == (
+        "backalley.batch.pgx_env needs the 'pgx' extra: pip install 'backalley[pgx]'"
+    )
+
+
 def test_a_module_that_is_there_is_not_refused():
     require_extra("backalley.test", "test", ["json", "random"])

@@ -190,11 +190,15 @@ class Env:
         The decks of every deal a lane may need are shuffled here, on the host.
         """
         chosen = _seeds(seeds, n)
-        blank = self.kernel.blank(self._decks(chosen), _words(chosen))
+        blank = self.kernel.blank(self.decks_of(chosen), _words(chosen))
         state: State = self._deal(self._tables, blank)
         return state
 
-    def _decks(self, seeds: list[int]) -> npt.NDArray[np.int8]:
+    def decks_of(self, seeds: list[int]) -> npt.NDArray[np.int8]:
+        """Every deck the matches of ``seeds`` may need, shuffled on the host: (N, D, 54).
+
+        Deck ``k`` of a seed is the core's ``seeded_deck(seed, k)``.
+        """
         count = self.kernel.decks
         decks = seeded_decks(
             [seed for seed in seeds for _ in range(count)], list(range(count)) * len(seeds)
@@ -229,7 +233,7 @@ class Env:
         rows = np.flatnonzero(chosen)
         # Decks for the chosen lanes only; one shape of everything, one compilation.
         decks = np.zeros((n, self.kernel.decks, PACK_SIZE), dtype=np.int8)
-        decks[rows] = self._decks([seeds[row] for row in rows.tolist()])
+        decks[rows] = self.decks_of([seeds[row] for row in rows.tolist()])
         blank = self.kernel.blank(decks, _words(seeds))
         fresh = self._restart(state, blank, jnp.asarray(chosen))
         restarted: State = self._deal(self._tables, fresh)

@@ -1,0 +1,228 @@
+"""The batch engine as a ``pgx.Env``: Back Alley for code written against pgx's API.
+
+:class:`BackAlley` is a :class:`pgx.Env` whose rules are the batch engine's
+kernel (:mod:`backalley.batch.kernel`), one lane at a time, as pgx writes every
+game: ``init(key)`` gives one match's state, ``step(state, action)`` plays one
+action of the seat to move, and the user batches both with ``jax.vmap`` and
+compiles them with ``jax.jit``. The state is a :class:`State`: pgx's common
+fields (``current_player``, ``observation``, ``rewards``, ``terminated``,
+``truncated``, ``legal_action_mask``) read from the kernel's state of the match,
+which it carries whole (``state._match``).
+
+Where pgx's conventions differ from :class:`backalley.batch.Env`'s, pgx's hold here:
+
+- **The seed comes from the key**: ``init(key)`` plays the match of the 64-bit
+  seed drawn from ``key`` (:func:`seed_of`), whose decks are shuffled on the host
+  by the core's ``seeded_deck`` (a ``jax.pure_callback`` in ``init``; ``step``
+  calls nothing on the host).
+- **An illegal action ends the match**, as pgx's ``step`` does, where the batch
+  engine refuses the action and leaves the lane as it was, with a reason code.
+  The match is lost by the pair whose seat chose it: -1 to both its seats, +1 to
+  the other pair's (pgx's default, -1 to the seat and +3 to every other, would
+  reward the seat's partner for it).
+- **Rewards**: ``rewards="match"`` (the default, as pgx's games score) gives
+  each seat +1 if its pair won the match, -1 if it lost, 0 for a draw, on the
+  last step; ``rewards="points"`` gives each seat its pair's points for each
+  deal on the deal's last card, as the batch engine does.
+- **After the end** pgx marks every action legal and gives zero rewards; a match
+  that runs out of its ``spare_deals`` decks is ``truncated``.
+- **The seat to move** is always a seat: once none is (the end, or a truncated
+  match), ``current_player`` is 0, North, and the observation is North's. The
+  observation is in the adapters' layout
+  (:data:`~backalley.adapters.encoding.OBSERVATION`).
+
+:meth:`BackAlley.match_state` replays a state's match through ``apply``: the
+reference ``MatchState``. Needs the ``pgx`` extra (pgx, with JAX). See
+``docs/batch.md``, "As a pgx environment".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Final
+
+from .._extras import require_extra
+
+require_extra("backalley.batch.pgx_env", "pgx", ["pgx"])
+
+import jax  # noqa: E402 -- only once the extra is known to be there
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+import pgx  # noqa: E402
+from pgx._src.struct import dataclass as pgx_dataclass  # noqa: E402
+
+from ..adapters.encoding import OBSERVATION  # noqa: E402
+from ..core.action_index import NUM_ACTION_INDICES  # noqa: E402
+from ..core.cards import PACK_SIZE  # noqa: E402
+from ..core.rules import Rules  # noqa: E402
+from ..engine.state import MatchState  # noqa: E402
+from . import kernel as K  # noqa: E402
+from .engine import SPARE_DEALS, Env  # noqa: E402
+from .observe import observe  # noqa: E402
+
+__all__ = ["ENV_ID", "REWARDS", "BackAlley", "State", "seed_of"]
+
+ENV_ID: Final = "back_alley"
+"""The pgx environment id."""
+
+REWARDS: Final = ("match", "points")
+"""What :class:`BackAlley` rewards: the match's result, or each deal's points."""
+
+
+@pgx_dataclass
+class State(pgx.State):  # type: ignore[misc]
+    """One match as pgx sees it: ``_match`` is the kernel's state of it, the rest read from it.
+
+    (pgx keeps its states' own fields private, with a leading underscore.)
+    """
+
+    current_player: jax.Array
+    observation: jax.Array
+    rewards: jax.Array
+    terminated: jax.Array
+    truncated: jax.Array
+    legal_action_mask: jax.Array
+    _step_count: jax.Array
+    _match: K.State
+
+    @property
+    def env_id(self) -> str:
+        """The game's id among pgx's environments."""
+        return ENV_ID
+
+
+def seed_of(key: jax.Array) -> jax.Array:
+    """The match seed ``init(key)`` plays, as two 32-bit words, high first (uint32 (2,))."""
+    return jax.random.bits(key, (2,), jnp.uint32)
+
+
+class BackAlley(pgx.Env):  # type: ignore[misc]
+    """Back Alley in pgx's API, one match a state (``jax.vmap`` it for many); see the module."""
+
+    def __init__(
+        self,
+        rules: Rules | None = None,
+        *,
+        rewards: str = "match",
+        spare_deals: int = SPARE_DEALS,
+    ) -> None:
+        super().__init__()
+        if rewards not in REWARDS:
+            raise ValueError(f"rewards is 'match' or 'points', not {rewards!r}")
+        self.engine = Env(rules, spare_deals=spare_deals)
+        self.rules = self.engine.rules
+        self.rewards = rewards
+        kernel = self.engine.kernel
+        # One lane at its first chance step, as constants; init fills in its seed and decks.
+        blank = kernel.blank(
+            np.zeros((1, kernel.decks, PACK_SIZE), np.int8), np.zeros((1, 2), np.uint32)
+        )
+        self._blank: K.State = jax.tree.map(lambda field: field[0], blank)
+
+    # --- pgx's abstract methods -------------------------------------------------------
+
+    def _init(self, key: jax.Array) -> State:
+        words = seed_of(key)
+        kernel = self.engine.kernel
+        decks = jax.pure_callback(
+            self._host_decks,
+            jax.ShapeDtypeStruct((kernel.decks, PACK_SIZE), jnp.int8),  # type: ignore[no-untyped-call]
+            words,
+            vmap_method="expand_dims",
+        )
+        match = dataclasses.replace(self._blank, decks=decks, seed=words)
+        bound = kernel.bound(kernel.tables)
+        match = bound.legal(bound._deal(match))
+        return self._wrap(match, jnp.zeros((), jnp.int32), jnp.zeros(4, jnp.float32))
+
+    def _host_decks(self, words: Any) -> np.ndarray[Any, np.dtype[np.int8]]:
+        """The decks of the seeds ``words`` (..., 2), shuffled by the core, on the host."""
+        words = np.asarray(words).astype(np.uint64)
+        flat = words.reshape(-1, 2)
+        seeds = [int(high) << 32 | int(low) for high, low in flat.tolist()]
+        decks = self.engine.decks_of(seeds)
+        return decks.reshape(*words.shape[:-1], *decks.shape[1:])
+
+    def _step(self, state: State, action: jax.Array, key: Any) -> State:
+        del key  # the deals are the seed's: nothing random happens in a step
+        kernel = self.engine.kernel
+        bound = kernel.bound(kernel.tables)
+        match = bound.step(state._match, jnp.asarray(action, jnp.int32), jnp.asarray(-1, jnp.int32))
+        # A deal that ends is followed by the next one at once (a chance step is no step).
+        match = bound.legal(bound._deal(match))
+        if self.rewards == "points":
+            rewards = match.rewards
+        else:
+            pair = jnp.arange(4) & 1
+            result = jnp.where(match.winner < 0, 0.0, jnp.where(match.winner == pair, 1.0, -1.0))
+            rewards = jnp.where(match.terminated, result, 0.0).astype(jnp.float32)
+        return self._wrap(match, state._step_count, rewards)
+
+    def _observe(self, state: State, player_id: jax.Array) -> jax.Array:
+        seat = jnp.where(player_id < 0, 0, player_id).astype(jnp.int32)
+        seen: jax.Array = observe(state._match, seat, deals=self.rules.deals)
+        return seen
+
+    def _step_with_illegal_action(self, state: State, loser: jax.Array) -> State:
+        """An illegal action loses the match for the pair of the seat that chose it."""
+        pair = jnp.arange(4) & 1
+        rewards = jnp.where(pair == (loser & 1), -1.0, 1.0).astype(jnp.float32)
+        replaced: State = state.replace(rewards=rewards, terminated=jnp.asarray(True))
+        return replaced
+
+    @property
+    def id(self) -> str:
+        """The game's id among pgx's environments."""
+        return ENV_ID
+
+    @property
+    def version(self) -> str:
+        """The version of the environment's behaviour."""
+        return "v0"
+
+    @property
+    def num_players(self) -> int:
+        """Four seats: 0 North, 1 East, 2 South, 3 West."""
+        return 4
+
+    @property
+    def num_actions(self) -> int:
+        """The 68 fixed action indices of :mod:`backalley.core.action_index`."""
+        return NUM_ACTION_INDICES
+
+    # --- ours --------------------------------------------------------------------------
+
+    def _wrap(self, match: K.State, steps: jax.Array, rewards: jax.Array) -> State:
+        """The kernel's state of a match as pgx's state (pgx fills in the observation)."""
+        return State(
+            # pgx's seat to move is a seat even at the end: North's, as the observation.
+            current_player=jnp.maximum(match.current_player, 0),
+            observation=jnp.zeros(self.observation_size, jnp.float32),
+            rewards=rewards,
+            terminated=match.terminated,
+            truncated=match.truncated,
+            legal_action_mask=match.legal_action_mask,
+            _step_count=steps,
+            _match=match,
+        )
+
+    @property
+    def observation_size(self) -> int:
+        """The length of an observation (696)."""
+        return OBSERVATION.size
+
+    def match_state(self, state: State, lane: int | None = None) -> MatchState:
+        """The reference ``MatchState`` of a state's match, replayed through ``apply``.
+
+        ``lane`` picks one match of a batched (``vmap``-ped) state.
+        """
+        match = state._match
+        if lane is None:
+            if match.phase.ndim != 0:
+                raise ValueError("a batched state: say which lane (lane=...)")
+            batched = jax.tree.map(lambda field: field[None], match)
+            return self.engine.lane_state(batched, 0)
+        return self.engine.lane_state(match, lane)
+
+    def __repr__(self) -> str:
+        return f"<pgx BackAlley, rules {self.rules!r}, rewards {self.rewards!r}>"

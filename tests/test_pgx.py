@@ -1,0 +1,172 @@
+"""The batch engine as a ``pgx.Env``: pgx's own API test, and ``apply`` at every step.
+
+pgx's ``api_test`` is run as pgx ships it but for two checks only pgx's own games
+can pass: that the id is among pgx's ids (``EnvId`` lists them) and drawing the
+last state with pgx's visualizer (which draws pgx's games). Both are widened for
+the run, nothing else.
+"""
+# ruff: noqa: E402 -- the frameworks are imported only after importorskip has found them
+
+from typing import Literal, get_args
+
+import pytest
+
+pytest.importorskip("jax")
+pgx = pytest.importorskip("pgx")
+np = pytest.importorskip("numpy")
+
+import jax
+import jax.numpy as jnp
+from pgx._src import api_test as pgx_api_test
+
+from backalley import IllegalAction, Rules, apply, legal_actions, new_match, seeded_deal
+from backalley.adapters import encoding
+from backalley.adapters._views import seat_view
+from backalley.batch import Env, sample_legal
+from backalley.batch.pgx_env import ENV_ID, BackAlley, State, seed_of
+from backalley.core.action_index import action_index, index_action
+
+SHORT = Rules(schedule=[3, 2, 1])
+
+
+def seed(words):
+    high, low = np.asarray(words).astype(np.uint64).tolist()
+    return int(high) << 32 | int(low)
+
+
+def test_pgx_api_test_passes(monkeypatch):
+    monkeypatch.setattr(pgx_api_test, "EnvId", Literal[(*get_args(pgx_api_test.EnvId), ENV_ID)])
+    monkeypatch.setattr(State, "save_svg", lambda self, filename, **kwargs: None)
+    env = BackAlley(SHORT)
+    pgx_api_test.api_test_batch(env, num=1)
+    # api_test_single as pgx ships it cannot run under this JAX (its act_randomly samples
+    # along axis 1 of one state's mask): its checks, with the action drawn from the mask.
+    init, step = jax.jit(env.init), jax.jit(env.step)
+    key = jax.random.key(849020)
+    for _ in range(1):
+        key, pick = jax.random.split(key)
+        state = init(pick)
+        assert state.env_id == env.id and state._step_count == 0
+        assert state.legal_action_mask.sum() != 0
+        pgx_api_test._validate_state(state)
+        pgx_api_test._validate_init_reward(state)
+        pgx_api_test._validate_current_player(state)
+        pgx_api_test._validate_legal_actions(state)
+        while True:
+            key, pick = jax.random.split(key)
+            action = sample_legal(state.legal_action_mask[None], pick)[0]
+            count = int(state._step_count)
+            state = step(state, action, pick)
+            assert int(state._step_count) == count + 1
+            pgx_api_test._validate_state(state)
+            pgx_api_test._validate_current_player(state)
+            pgx_api_test._validate_legal_actions(state)
+            if state.terminated:
+                break
+        # Stepping a finished match changes nothing and gives no reward.
+        after = step(state, jnp.int32(0), pick)
+        assert not after.rewards.any() and after.terminated
+
+
+@pytest.mark.parametrize("rewards", ["match", "points"])
+def test_every_step_of_every_lane_equals_the_reference(rewards):
+    env = BackAlley(SHORT, rewards=rewards)
+    init = jax.jit(jax.vmap(env.init))
+    step = jax.jit(jax.vmap(env.step))
+    n = 4
+    keys = jax.random.split(jax.random.key(5), n)
+    state = init(keys)
+    matches = [new_match(SHORT, seed=seed(seed_of(key))) for key in keys]
+
+    # The reference deals every deal that is due, as the environment does.
+    def dealt(match):
+        while match.deal is None and not match.is_over:
+            match = apply(match, seeded_deal(match))
+        return match
+
+    matches = [dealt(match) for match in matches]
+    over = [False] * n
+    key = jax.random.key(9)
+    rng = np.random.default_rng(4)
+    steps = 0
+    while not all(over):
+        steps += 1
+        assert steps < 400
+        for lane in range(n):
+            if over[lane]:
+                assert state.terminated[lane] or state.truncated[lane]
+                assert state.legal_action_mask[lane].all() or state.truncated[lane]
+                continue
+            match = matches[lane]
+            assert env.match_state(state, lane) == match
+            seat = match.to_move
+            assert int(state.current_player[lane]) == int(seat)
+            tensor = np.zeros(encoding.OBSERVATION.size, np.float32)
+            encoding.write_observation(seat_view(match, seat), tensor)
+            assert (np.asarray(state.observation[lane]) == tensor).all()
+            mask = np.zeros(68, bool)
+            for action in legal_actions(match):
+                mask[action_index(action)] = True
+            assert (np.asarray(state.legal_action_mask[lane]) == mask).all()
+        key, pick = jax.random.split(key)
+        actions = np.asarray(sample_legal(state.legal_action_mask, pick)).copy()
+        # Now and then an illegal action: it ends the match, lost by the seat's pair.
+        illegal = np.zeros(n, bool)
+        for lane in range(n):
+            if not over[lane] and rng.random() < 0.01:
+                wrong = np.flatnonzero(~np.asarray(state.legal_action_mask[lane]))
+                actions[lane] = int(rng.choice(wrong))
+                illegal[lane] = True
+        movers = np.asarray(state.current_player).copy()
+        state = step(state, jnp.asarray(actions))
+        for lane in range(n):
+            if over[lane]:
+                assert not np.asarray(state.rewards[lane]).any()
+                continue
+            match = matches[lane]
+            expected = np.zeros(4, np.float32)
+            if illegal[lane]:
+                with pytest.raises(IllegalAction):
+                    apply(match, index_action(int(actions[lane]), match.to_move))
+                expected[:] = [1.0 if seat % 2 != movers[lane] % 2 else -1.0 for seat in range(4)]
+                assert state.terminated[lane]
+                over[lane] = True
+            else:
+                before = len(match.history)
+                match = dealt(apply(match, index_action(int(actions[lane]), match.to_move)))
+                matches[lane] = match
+                if rewards == "points":
+                    for result in match.history[before:]:
+                        for seat in range(4):
+                            expected[seat] += result.scores[seat % 2]
+                elif match.is_over:
+                    winner = match.outcome.winner
+                    for seat in range(4):
+                        expected[seat] = (
+                            0 if winner is None else 1 if int(winner) == seat % 2 else -1
+                        )
+                assert bool(state.terminated[lane]) == match.is_over
+                over[lane] = match.is_over or bool(state.truncated[lane])
+            assert (np.asarray(state.rewards[lane]) == expected).all(), (lane, steps)
+
+
+def test_the_same_seed_plays_the_batch_engines_match():
+    env = BackAlley(SHORT)
+    key = jax.random.key(21)
+    state = jax.jit(env.init)(key)
+    words = seed_of(key)
+    batch = Env(SHORT)
+    lanes = batch.init([seed(words)])
+    assert (np.asarray(lanes.hands[0]) == np.asarray(state._match.hands)).all()
+    assert env.match_state(state).seed == seed(words)
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError, match="rewards is 'match' or 'points'"):
+        BackAlley(SHORT, rewards="deal")
+    with pytest.raises(TypeError, match=r"rules must be a backalley\.Rules"):
+        BackAlley("short")
+    env = BackAlley(SHORT)
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(0), 2))
+    with pytest.raises(ValueError, match="a batched state: say which lane"):
+        env.match_state(state)
