@@ -183,6 +183,35 @@ def test_sample_legal_is_uniform_over_the_legal_actions():
     assert np.asarray(empty).tolist() == [-1, -1, -1]
 
 
+def test_sample_legal_takes_the_kth_legal_action_the_plain_way_takes():
+    """The packed-word search picks the k-th True entry, as a running count does, any row."""
+    rng = np.random.default_rng(68)
+    rows = 6_000
+    density = rng.random((rows, 1))
+    mask = rng.random((rows, 68)) < density
+    mask[: rows // 10] = False
+    mask[rows // 10 : rows // 5, 67] = True  # the last entry, past the second word
+    key = jax.random.key(2026)
+    drawn = np.asarray(sample_legal(jnp.asarray(mask), key))
+    # The plain definition: k drawn as sample_legal draws it, then the k-th legal index.
+    counts = mask.sum(axis=1)
+    draw = np.asarray(jax.random.uniform(key, (rows,)))
+    for row in range(rows):
+        if counts[row] == 0:
+            assert drawn[row] == -1
+            continue
+        k = min(int(np.float32(draw[row]) * np.float32(counts[row])), counts[row] - 1)
+        assert drawn[row] == np.flatnonzero(mask[row])[k], row
+    # Leading axes other than one: the same draws, row by row.
+    shaped = np.asarray(sample_legal(jnp.asarray(mask[:600].reshape(20, 30, 68)), key))
+    assert shaped.shape == (20, 30)
+    assert (shaped.reshape(-1) >= -1).all()
+    legal_or_none = [
+        index == -1 or mask[row, index] for row, index in enumerate(shaped.reshape(-1).tolist())
+    ]
+    assert all(legal_or_none)
+
+
 def test_a_compiled_rollout_equals_the_stepped_one(envs):
     """The step inside jax.jit and lax.scan gives the same lanes as step by step."""
     env = envs(VARIANTS[3])

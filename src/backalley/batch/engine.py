@@ -346,11 +346,43 @@ class Env:
 
 
 def sample_legal(mask: jax.Array, key: jax.Array) -> jax.Array:
-    """One index per row of ``mask`` (N, 68), uniform among its True entries; -1 where none."""
-    counts = mask.sum(axis=-1)
+    """One index per row of ``mask`` (..., 68), uniform among its True entries; -1 where none.
+
+    The ``k``-th True entry of a row, ``k`` drawn uniformly below the row's count.
+    """
+    *rows, width = mask.shape
+    counts = mask.sum(axis=-1).astype(jnp.int32)
     draw = jax.random.uniform(key, counts.shape)
     k = jnp.minimum((draw * counts).astype(jnp.int32), counts - 1)
-    # The k-th True entry: the first whose running count passes k.
-    running = jnp.cumsum(mask, axis=-1)
-    chosen = jnp.argmax(running > k[..., None], axis=-1).astype(jnp.int32)
+    chosen = _kth_set(mask.reshape(-1, width), k.reshape(-1)).reshape(rows)
     return jnp.where(counts > 0, chosen, NO_ACTION)
+
+
+def _kth_set(mask: jax.Array, k: jax.Array) -> jax.Array:
+    """The index of the ``k``-th True entry of each row of ``mask`` (M, W); k below its count.
+
+    The rows are packed into 32-bit words and the entry found by population counts:
+    the word, then a binary search within it. XLA's CPU cumulative sum over a row
+    (the plain way: the first entry whose running count passes k) costs several
+    times as much (``docs/performance.md``, "The batch engine").
+    """
+    lanes, width = mask.shape
+    count = -(-width // 32)
+    bits = jnp.pad(mask, ((0, 0), (0, 32 * count - width))).reshape(lanes, count, 32)
+    shifts = jnp.arange(32, dtype=jnp.uint32)
+    words = (bits.astype(jnp.uint32) << shifts).sum(axis=-1, dtype=jnp.uint32)
+    before = jnp.cumsum(jax.lax.population_count(words).astype(jnp.int32), axis=-1)
+    # The word holding it: the first whose running count passes k.
+    at = (before <= k[:, None]).sum(axis=-1)
+    at = jnp.minimum(at, count - 1)
+    k = k - jnp.where(at > 0, jnp.take_along_axis(before, (at - 1)[:, None], axis=1)[:, 0], 0)
+    word = jnp.take_along_axis(words, at[:, None], axis=1)[:, 0]
+    position = jnp.zeros_like(k)
+    for half in (16, 8, 4, 2, 1):
+        low = word & jnp.uint32((1 << half) - 1)
+        below = jax.lax.population_count(low).astype(jnp.int32)
+        up = k >= below
+        k = jnp.where(up, k - below, k)
+        position = jnp.where(up, position + half, position)
+        word = jnp.where(up, word >> jnp.uint32(half), low)
+    return (at * 32 + position).astype(jnp.int32)
