@@ -14,7 +14,14 @@ from ...core.actions import Bid, Deal, Play
 from ...core.bidding import Contract
 from ...core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit
 from ...core.dealing import Swap
-from ...core.rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
+from ...core.rules import (
+    MAX_HAND_SIZE,
+    Rules,
+    named_schedule,
+    to_hand_size,
+    to_schedule,
+    to_tie_policy,
+)
 from ...core.tricks import Trick
 from ...engine.state import Outcome, Termination
 from ..notation import NotationError, action_text, parse_action, parse_call
@@ -367,33 +374,26 @@ def rules_from_json(value: Any, path: str = "rules") -> Rules:
     """The rules from their JSON: ``{"schedule", "tie", "first_dealer"}``, all required."""
     names = ("schedule", "tie", "first_dealer")
     obj(value, path, names, names)
-    schedule = value["schedule"]
+    # The ranges are checked by core.rules, the one check of rules; the reader adds where.
+    schedule, where = value["schedule"], at(path, "schedule")
     if isinstance(schedule, str):
-        if schedule not in SCHEDULES:
-            listed = ", ".join(SCHEDULES)
-            raise RecordError(
-                at(path, "schedule"),
-                f"unknown schedule {schedule!r}: use {listed} or a list of hand sizes",
-            )
-        sizes: Any = schedule
+        # A record names its schedule exactly as written here, in no other case or spacing.
+        sizes = _spelled(named_schedule, schedule, where)
     else:
-        items = array(schedule, at(path, "schedule"), "hand sizes")
-        if not items:
-            raise RecordError(at(path, "schedule"), "a schedule needs at least one deal")
-        sizes = []
-        for index, item in enumerate(items):
-            size = integer(item)
-            if size is None or not MIN_HAND_SIZE <= size <= MAX_HAND_SIZE:
-                raise RecordError(
-                    at(at(path, "schedule"), index),
-                    f"a hand size is a whole number from {MIN_HAND_SIZE} to {MAX_HAND_SIZE}, "
-                    f"not {found(item)}",
-                )
-            sizes.append(size)
-    tie = value["tie"]
-    if tie not in [policy.value for policy in TiePolicy] or not isinstance(tie, str):
-        raise RecordError(
-            at(path, "tie"), f"unknown tie policy {found(tie)}: use 'draw' or 'tiebreak-deal'"
+        items = array(schedule, where, "hand sizes")
+        sizes = tuple(
+            _spelled(to_hand_size, _hand_size(item, at(where, index)), at(where, index))
+            for index, item in enumerate(items)
         )
+        sizes = _spelled(to_schedule, sizes, where)  # refuses an empty schedule
+    tie = _spelled(to_tie_policy, value["tie"], at(path, "tie"))
     dealer = seat_from_json(value["first_dealer"], at(path, "first_dealer"))
     return Rules(schedule=sizes, tie=tie, first_dealer=dealer)
+
+
+def _hand_size(value: Any, path: str) -> int:
+    """A hand size's JSON number (``3`` or ``3.0``) as an int; its range is the rules' check."""
+    size = integer(value)
+    if size is None:
+        raise RecordError(path, f"a hand size is a whole number, not {found(value)}")
+    return size
