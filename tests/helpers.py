@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from backalley import Bid, Card, Deal, MatchState, Play, Seat, apply, legal_actions
+from backalley import Card, Deal, MatchState, Play, Seat, apply, legal_actions
 from backalley.core.dealing import deck_for
+from backalley.formats.notation import parse_bid
 
 __all__ = [
     "bid_round",
@@ -46,19 +47,11 @@ def deal_hands(
 
 
 def bid_round(state: MatchState, calls: Mapping[Seat, int | str]) -> MatchState:
-    """Apply one bid per seat in turn order: a number, ``"pass"`` or ``"board"``."""
+    """One bid per seat in turn order: a number, ``"pass"`` or ``"board"`` (read by parse_bid)."""
     for _ in range(4):
         seat = state.to_move
         assert seat is not None, "bid_round needs a state in the bidding phase"
-        call = calls[seat]
-        if call == "board":
-            bid = Bid(seat, board=True)
-        elif call == "pass":
-            bid = Bid(seat)
-        else:
-            assert isinstance(call, int)
-            bid = Bid(seat, call)
-        state = apply(state, bid)
+        state = apply(state, parse_bid(seat, str(calls[seat])))
     return state
 
 
