@@ -22,6 +22,7 @@ from .. import __version__
 from ..core.actions import PLAYS, Bid, Deal, Play, shared_bid
 from ..core.cards import CARDS, SEATS, Card, Suit
 from ..core.errors import Reason
+from ..core.flow import dealer_of_deal
 from ..engine.state import MatchState, Phase
 from ._codec import CodecError, action_from_json, action_to_json, outcome_json
 
@@ -339,7 +340,7 @@ def facts(state: MatchState) -> dict[str, Any]:
         "phase": _PHASE[state.phase],
         "deal_number": len(history),
         "counted_deals": core.counted,
-        "dealer": _SEAT[(core.rules.first_dealer + len(history)) % 4],
+        "dealer": _SEAT[dealer_of_deal(core.rules, len(history))],
         "hand_size": None if outcome is not None else state.hand_size,
         "to_move": to_move,
         "trump": trump,
