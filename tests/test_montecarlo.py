@@ -285,3 +285,21 @@ def test_bids_from_solved_samples_are_the_solved_tricks() -> None:
     assert seat is Seat.EAST
     player = MonteCarloPlayer(samples=4, exact_bids=1, bid_inference=0)
     assert player(view(state, seat), legal_actions(state)) == Bid(Seat.EAST, board=True)
+
+
+def test_a_seated_copy_keeps_every_setting_and_the_repr_names_them() -> None:
+    """``for_seat`` changes the seed alone; the repr builds the same player again."""
+    player = MonteCarloPlayer(
+        samples=3,
+        rollouts=2,
+        time_budget=0.5,
+        exact_tricks=1,
+        policy="random",
+        bid_inference=0.5,
+        exact_bids=2,
+        seed=4,
+    )
+    seated = player.for_seat(Seat.EAST, 9)
+    assert repr(seated) == repr(player).replace("seed=4", "seed=9")
+    assert repr(eval(repr(player), {"MonteCarloPlayer": MonteCarloPlayer})) == repr(player)
+    assert vars(seated) == {**vars(player), "seed": 9}
