@@ -181,13 +181,20 @@ class ScriptSource:
     def before_deal(self, state: MatchState) -> list[Step]:
         return self._probes()
 
-    def deck(self, state: MatchState) -> tuple[Card, ...] | None:
+    def _take(self, kind: str, misfit: str) -> Step | None:
+        """The next step, a ``kind`` step or ``Invalid(misfit)``; None after the last."""
         if self._next >= len(self._steps):
             return None
         step = self._steps[self._next]
-        if step[0] != "deal":
-            raise Invalid("a move where a deal is due")
+        if step[0] != kind:
+            raise Invalid(misfit)
         self._next += 1
+        return step
+
+    def deck(self, state: MatchState) -> tuple[Card, ...] | None:
+        step = self._take("deal", "a move where a deal is due")
+        if step is None:
+            return None
         deck: tuple[Card, ...] = step[1]
         return deck
 
@@ -195,12 +202,9 @@ class ScriptSource:
         return self._probes()
 
     def move(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> Bid | Play | None:
-        if self._next >= len(self._steps):
+        step = self._take("move", "a deal where a move is due")
+        if step is None:
             return None
-        step = self._steps[self._next]
-        if step[0] != "move":
-            raise Invalid("a deal where a move is due")
-        self._next += 1
         action = index_action(step[1], state.to_move)  # type: ignore[arg-type]
         if action not in legal:
             raise Invalid(f"{action} is not legal here")
