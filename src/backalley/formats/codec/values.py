@@ -68,7 +68,7 @@ _T = TypeVar("_T")
 
 
 def _spelled(parse: Callable[[Any], _T], value: Any, path: str) -> _T:
-    """``parse(value)`` (a card, seat or suit in any spelling), its refusal raised at ``path``."""
+    """``parse(value)`` (a card, seat or suit, or a setting of the rules), refused at ``path``."""
     try:
         return parse(value)
     except (ValueError, TypeError) as problem:
