@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from ...core.actions import Bid, Deal, Play
-from ...core.bidding import Contract
+from ...core.bidding import MAX_MULTIPLIER, MAX_TARGET, Contract
 from ...core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit
 from ...core.dealing import Swap
 from ...core.rules import (
@@ -57,8 +57,6 @@ __all__ = [
 ]
 
 _CODES: Final = {card.code: card for card in CARDS}
-_MAX_TARGET: Final = 2 * (MAX_HAND_SIZE - 1)
-_MAX_MULTIPLIER: Final = 4
 _SEAT_LETTERS: Final = {seat.letter: seat for seat in SEATS}
 _PAIR_LABELS: Final = {pair.label: pair for pair in PAIRS}
 _T = TypeVar("_T")
@@ -217,16 +215,16 @@ def contract_from_json(data: Any, path: str) -> Contract:
     target = whole(fields["target"], at(path, "target"))
     multiplier = whole(fields["multiplier"], at(path, "multiplier"))
     # Two bids of at most hand size - 1 make a target; the k-th Board of four is worth k.
-    if not 0 <= target <= _MAX_TARGET:
+    if not 0 <= target <= MAX_TARGET:
         raise RecordError(
             at(path, "target"),
-            f"a pair's target is a whole number from 0 to {_MAX_TARGET} (two bids of at most "
+            f"a pair's target is a whole number from 0 to {MAX_TARGET} (two bids of at most "
             f"{MAX_HAND_SIZE - 1}), not {target}",
         )
-    if not 0 <= multiplier <= _MAX_MULTIPLIER:
+    if not 0 <= multiplier <= MAX_MULTIPLIER:
         raise RecordError(
             at(path, "multiplier"),
-            f"a Board's multiplier is 1 to {_MAX_MULTIPLIER} (0 for no Board), not {multiplier}",
+            f"a Board's multiplier is 1 to {MAX_MULTIPLIER} (0 for no Board), not {multiplier}",
         )
     if multiplier and target:
         raise RecordError(path, "a Board contract has no numeric target: the target must be 0")
