@@ -13,37 +13,17 @@ import json
 from pathlib import Path
 from typing import Any
 
+from backalley.core.errors import Reason
+from backalley.protocol import messages
+
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "https://backalley.invalid/schemas/"
 RECORD = "../record-1.schema.json"
 CARD = "(?:10|[2-9JQKA])[CDHS]|BIG|LITTLE"
 ACTION_TEXT = f"^[NESW] (?:pass|board|[1-9][0-9]?|{CARD})$"
-REASONS = [
-    "not_your_turn",
-    "wrong_phase",
-    "match_over",
-    "bid_out_of_range",
-    "card_not_in_hand",
-    "must_follow_suit",
-    "must_follow_trump",
-    "trumps_not_broken",
-    "big_joker_forces_highest",
-    "little_joker_forces_lowest",
-]
-
-ERROR_CODES = [
-    "not_json",
-    "line_too_long",
-    "not_a_request",
-    "unknown_field",
-    "missing_field",
-    "bad_hello",
-    "bad_rules",
-    "bad_seed",
-    "bad_action",
-    "no_match",
-    "internal",
-]
+# The codes come from their one home in the library; the schemas list them in that order.
+REASONS = [reason.value for reason in Reason]
+ERROR_CODES = list(messages.ERROR_CODES)
 
 
 def _message(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from backalley import Bid, Card, Deal, MatchState, Play, Rules, Seat, apply, new_match
+from backalley import Card, Deal, MatchState, Play, Rules, Seat, apply, new_match
 from backalley.core import dealing
+from backalley.formats.notation import parse_bid
 
 
 def deck_for(
@@ -44,8 +45,7 @@ def position(
     for call in bids:
         seat = state.to_move
         assert seat is not None
-        bid = Bid(seat, board=True) if call == "board" else Bid(seat, int(call))
-        state = apply(state, bid)
+        state = apply(state, parse_bid(seat, str(call)))
     for card in plays:
         seat = state.to_move
         assert seat is not None

@@ -12,14 +12,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from backalley import Bid, Card, Deal, MatchState, Play, Seat, apply, legal_actions
+from backalley import Card, Deal, DealResult, MatchState, Play, Seat, apply, legal_actions
 from backalley.core.dealing import deck_for
+from backalley.formats.notation import parse_bid
+from decks import position
 
 __all__ = [
     "bid_round",
     "cards",
     "deal_hands",
     "deck_for",
+    "little_lead",
+    "minimax",
     "play_cards",
     "play_out",
 ]
@@ -46,19 +50,11 @@ def deal_hands(
 
 
 def bid_round(state: MatchState, calls: Mapping[Seat, int | str]) -> MatchState:
-    """Apply one bid per seat in turn order: a number, ``"pass"`` or ``"board"``."""
+    """One bid per seat in turn order: a number, ``"pass"`` or ``"board"`` (read by parse_bid)."""
     for _ in range(4):
         seat = state.to_move
         assert seat is not None, "bid_round needs a state in the bidding phase"
-        call = calls[seat]
-        if call == "board":
-            bid = Bid(seat, board=True)
-        elif call == "pass":
-            bid = Bid(seat)
-        else:
-            assert isinstance(call, int)
-            bid = Bid(seat, call)
-        state = apply(state, bid)
+        state = apply(state, parse_bid(seat, str(calls[seat])))
     return state
 
 
@@ -82,3 +78,50 @@ def play_out(state: MatchState, pick: Picker = lambda plays: plays[0]) -> MatchS
         assert plays and all(isinstance(play, Play) for play in plays)
         state = apply(state, pick(plays))  # type: ignore[arg-type]
     return state
+
+
+def little_lead(
+    bids: Sequence[int | str] = ("board", 0, 0, 0), plays: Sequence[str] = ()
+) -> MatchState:
+    """Two cards each, spades trumps, West dealing: North holds LITTLE and AC, East 2S and 3D.
+
+    North (left of the dealer) bids first and leads. LITTLE led forces East's only
+    trump, the 2S (JOKER-2), so it wins and North then cashes AC: two tricks. AC led
+    first is ruffed by East (void in clubs). Without a Board, North may not lead
+    LITTLE, a trump, while trumps are not broken (PLAY-4).
+    """
+    hands = {
+        Seat.NORTH: ["LITTLE", "AC"],
+        Seat.EAST: ["2S", "3D"],
+        Seat.SOUTH: ["4D", "5D"],
+        Seat.WEST: ["6D", "7D"],
+    }
+    return position(hands, turned="9S", bids=bids, plays=plays, dealer=Seat.WEST)
+
+
+def minimax(
+    state: MatchState,
+    pair: int,
+    value: Callable[[DealResult], int],
+    memo: dict[object, int] | None = None,
+) -> int:
+    """The deal in progress valued for ``pair`` under best play by both pairs, through ``apply``.
+
+    ``value`` is what the finished deal is worth to ``pair``, which maximizes it while
+    the other pair minimizes it; a ``state`` whose deal is over is worth ``value`` of
+    it. With ``memo``, positions already valued (the same hands, trick, leader and
+    tricks won) are looked up.
+    """
+    deal = state.deal
+    if deal is None:
+        return value(state.history[-1])
+    key = (deal.hands, deal.trick, deal.leader, deal.tricks_won)
+    if memo is not None and key in memo:
+        return memo[key]
+    mover = state.to_move
+    assert mover is not None
+    values = [minimax(apply(state, action), pair, value, memo) for action in legal_actions(state)]
+    best = max(values) if mover % 2 == pair else min(values)
+    if memo is not None:
+        memo[key] = best
+    return best

@@ -21,28 +21,14 @@ from backalley.cli.analyze import analyze_record
 from backalley.formats.records import dumps, loads, record_from_state
 from backalley.players import HeuristicPlayer, RandomPlayer, play_match
 from backalley.solver.analysis import CostlyCard, analyze_deal, seat_summaries
-from decks import position
+from helpers import little_lead
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _little_lead() -> object:
-    return position(
-        {
-            Seat.NORTH: ["LITTLE", "AC"],
-            Seat.EAST: ["2S", "3D"],
-            Seat.SOUTH: ["4D", "5D"],
-            Seat.WEST: ["6D", "7D"],
-        },
-        turned="9S",
-        bids=["board", 0, 0, 0],
-        dealer=Seat.WEST,
-    )
-
-
 def test_a_lead_that_loses_a_trick_is_named_with_the_best_card() -> None:
     # North leads AC, which East ruffs; LITTLE first would force East's 2S.
-    state = _little_lead()
+    state = little_lead()
     cards = [Card.CA, Card.S2, Card.D4, Card.D6, Card.D3, Card.D5, Card.D7, Card.LITTLE]
     analysis = analyze_deal(state, cards)  # type: ignore[arg-type]
     assert analysis.double_dummy == (2, 0)
@@ -52,7 +38,7 @@ def test_a_lead_that_loses_a_trick_is_named_with_the_best_card() -> None:
 
 
 def test_best_play_costs_nothing() -> None:
-    state = _little_lead()
+    state = little_lead()
     cards = [Card.LITTLE, Card.S2, Card.D4, Card.D6, Card.CA, Card.D3, Card.D5, Card.D7]
     analysis = analyze_deal(state, cards)  # type: ignore[arg-type]
     assert analysis.taken == analysis.double_dummy == (2, 0)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from backalley import (
     Bid,
+    DealResult,
     MatchState,
     Phase,
     Play,
@@ -33,6 +34,7 @@ from backalley.players.montecarlo import (
 )
 from backalley.strategies import states
 from decks import position
+from helpers import minimax
 
 FAST = MonteCarloPlayer(samples=4)
 
@@ -206,15 +208,14 @@ def test_the_policys_trick_reading_matches_trick_winner(state: MatchState) -> No
 
 def _minimax(state: MatchState, pair: int) -> int:
     """The exact margin by brute force through ``apply``: our pair maximizes, theirs minimizes."""
-    if state.deal is None:
-        finished = state.history[-1]
+
+    def margin(finished: DealResult) -> int:
         if finished.deal.setup.tiebreak:
             won = finished.deal.tricks_won
             return won[pair] - won[1 - pair]
         return finished.scores[pair] - finished.scores[1 - pair]
-    mover = _seat_to_move(state)
-    values = [_minimax(apply(state, action), pair) for action in legal_actions(state)]
-    return max(values) if mover % 2 == pair else min(values)
+
+    return minimax(state, pair, margin)
 
 
 @pytest.mark.parametrize("tricks_left", [2, 3])
@@ -285,3 +286,21 @@ def test_bids_from_solved_samples_are_the_solved_tricks() -> None:
     assert seat is Seat.EAST
     player = MonteCarloPlayer(samples=4, exact_bids=1, bid_inference=0)
     assert player(view(state, seat), legal_actions(state)) == Bid(Seat.EAST, board=True)
+
+
+def test_a_seated_copy_keeps_every_setting_and_the_repr_names_them() -> None:
+    """``for_seat`` changes the seed alone; the repr builds the same player again."""
+    player = MonteCarloPlayer(
+        samples=3,
+        rollouts=2,
+        time_budget=0.5,
+        exact_tricks=1,
+        policy="random",
+        bid_inference=0.5,
+        exact_bids=2,
+        seed=4,
+    )
+    seated = player.for_seat(Seat.EAST, 9)
+    assert repr(seated) == repr(player).replace("seed=4", "seed=9")
+    assert repr(eval(repr(player), {"MonteCarloPlayer": MonteCarloPlayer})) == repr(player)
+    assert vars(seated) == {**vars(player), "seed": 9}

@@ -4,7 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from backalley import Bid, Card, Play, Seat
+from backalley import Bid, Card, Play, Rules, Seat, apply, new_match, seeded_deal
+from backalley.engine.examples import bid
 from backalley.formats.notation import (
     NotationError,
     action_text,
@@ -103,6 +104,36 @@ def test_parse_call_and_bid() -> None:
     assert parse_bid(Seat.EAST, "7") == Bid(Seat.EAST, 7)
     with pytest.raises(NotationError, match="unknown bid 'seven'"):
         parse_call("seven")
+
+
+@given(
+    st.one_of(
+        st.sampled_from(["pass", "Board", " 3 ", "0", "12", "99", "100", "-1", "+3", "\u0663"]),
+        st.text(max_size=4),
+    ),
+    st.sampled_from(Seat),
+)
+def test_the_core_and_the_notation_read_calls_one_way(text: str, seat: Seat) -> None:
+    """Bid.parse (the core's reader, which the examples use) and parse_bid agree on any text."""
+    try:
+        expected: Bid | str = parse_bid(seat, text)
+    except NotationError as error:
+        expected = str(error)
+    try:
+        read: Bid | str = Bid.parse(seat, text)
+    except ValueError as error:
+        read = str(error)
+    assert read == expected
+
+
+@pytest.mark.parametrize("call", ["pass", "PASS", "0", "Board", "3", "12"])
+def test_the_examples_read_calls_as_the_notation_does(call: str) -> None:
+    """``examples.bid`` makes the bid the notation reads, in any case."""
+    state = new_match(Rules(schedule=[13]), seed=1)
+    state = apply(state, seeded_deal(state))
+    bidder = state.to_move
+    assert bidder is not None
+    assert bid(state, call).deal.bids == (parse_bid(bidder, call),)
 
 
 def test_parse_card_reuses_card_codes() -> None:

@@ -19,10 +19,13 @@ from pathlib import Path
 import pytest
 
 import backalley
+from backalley import Rules, apply, legal_actions, new_match
 from backalley.cli import fuzz as fuzz_command
 from backalley.cli import main
+from backalley.core.action_index import action_index
 from backalley.formats.checking import replay
 from backalley.formats.records import loads
+from backalley.protocol.cases import PROBE_DECK, Invalid, ScriptSource
 from backalley.protocol.client import EngineProcess, ProtocolBroken
 from backalley.protocol.fuzzer import (
     RARE_EVENTS,
@@ -253,3 +256,20 @@ def test_the_default_run_reaches_every_rare_ending_within_200_matches():
     page = (HERE.parent / "docs" / "protocol.md").read_text()
     for event in RARE_EVENTS:
         assert f"| {event} | {seen[event]} |" in page, event
+
+
+def test_a_script_takes_its_steps_in_order_and_refuses_a_misfit() -> None:
+    """A script gives its deck and moves in order, None after the last, Invalid for a misfit."""
+    state = new_match(Rules(schedule=[1]), seed=0)
+    dealt = apply(state, PROBE_DECK)
+    legal = legal_actions(dealt)
+    source = ScriptSource((("deal", PROBE_DECK.deck), ("move", action_index(legal[-1]))))
+    assert source.deck(state) == PROBE_DECK.deck
+    assert source.move(dealt, legal) == legal[-1]
+    assert source.done()
+    assert source.move(dealt, legal) is None
+    assert source.deck(state) is None
+    with pytest.raises(Invalid, match=r"^a move where a deal is due$"):
+        ScriptSource((("move", 0),)).deck(state)
+    with pytest.raises(Invalid, match=r"^a deal where a move is due$"):
+        ScriptSource((("deal", PROBE_DECK.deck),)).move(dealt, legal)

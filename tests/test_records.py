@@ -233,6 +233,31 @@ BAD = [
 ]
 
 
+@pytest.mark.rule("SCHED-4", "END-2")
+@pytest.mark.parametrize(
+    ("rules", "path", "setting"),
+    [
+        ({"schedule": "long"}, "rules.schedule", {"schedule": "long"}),
+        ({"schedule": []}, "rules.schedule", {"schedule": []}),
+        ({"schedule": [3, 14]}, "rules.schedule[1]", {"schedule": [14]}),
+        ({"schedule": [2, 0.0]}, "rules.schedule[1]", {"schedule": [0]}),
+        ({"tie": "coin"}, "rules.tie", {"tie": "coin"}),
+        ({"tie": 3}, "rules.tie", {"tie": 3}),
+    ],
+)
+def test_rules_are_refused_with_the_rules_own_sentence(
+    rules: dict[str, Any], path: str, setting: dict[str, Any]
+) -> None:
+    """A record's bad rules get the sentence ``Rules`` gives, at the JSON path of the value."""
+    data = _valid()
+    data["rules"].update(rules)
+    with pytest.raises(RecordError) as caught:
+        parse_record(data)
+    with pytest.raises((TypeError, ValueError)) as direct:
+        Rules(**setting)
+    assert (caught.value.path, caught.value.message) == (path, str(direct.value))
+
+
 class TestStructure:
     @pytest.mark.parametrize(("mutate", "path", "fragment"), BAD)
     def test_bad_records_say_what_and_where(self, mutate: Any, path: str, fragment: str) -> None:

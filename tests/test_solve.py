@@ -16,49 +16,29 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import Card, MatchState, Phase, Play, Rules, Seat, apply, legal_actions, new_match
+from backalley.engine.state import DealResult
 from backalley.solver import Solution, SolveError, position_of, solve
 from backalley.strategies import states
 from decks import position
+from helpers import little_lead, minimax
 
 RuleSet = st.SearchStrategy[Rules]
 
 
-def _reference(state: MatchState, pair: int, memo: dict[object, int]) -> int:
-    """Tricks ``pair`` takes in the deal in progress, both pairs best, by minimax over ``apply``."""
-    deal = state.deal
-    assert deal is not None
-    key = (deal.hands, deal.trick, deal.leader, deal.tricks_won)
-    if key in memo:
-        return memo[key]
-    finished = len(state.history)
-    mover = state.to_move
-    assert mover is not None
-    results = []
-    for action in legal_actions(state):
-        after = apply(state, action)
-        if len(after.history) > finished:
-            results.append(after.history[-1].deal.tricks_won[pair])
-        else:
-            results.append(_reference(after, pair, memo))
-    value = max(results) if mover % 2 == pair else min(results)
-    memo[key] = value
-    return value
-
-
 def _reference_counts(state: MatchState) -> dict[Play, int]:
-    """Each legal play's tricks for the mover's pair, by the reference."""
+    """Each legal play's tricks for the mover's pair in the deal, by minimax over ``apply``."""
     mover = state.to_move
     assert mover is not None
     pair = mover % 2
     memo: dict[object, int] = {}
+
+    def tricks(result: DealResult) -> int:
+        return result.deal.tricks_won[pair]
+
     counts = {}
     for action in legal_actions(state):
         assert isinstance(action, Play)
-        after = apply(state, action)
-        if len(after.history) > len(state.history):
-            counts[action] = after.history[-1].deal.tricks_won[pair]
-        else:
-            counts[action] = _reference(after, pair, memo)
+        counts[action] = minimax(apply(state, action), pair, tricks, memo)
     return counts
 
 
@@ -130,17 +110,7 @@ def test_a_joker_lead_wins_where_a_plain_lead_would_not() -> None:
     # Spades trumps, North (left of the dealer West) bid Board and leads. LITTLE
     # led forces East's only trump, the 2S, so North's LITTLE wins and North then
     # cashes AC: two tricks. Led first, AC is ruffed by East's 2S (void in clubs).
-    state = position(
-        {
-            Seat.NORTH: ["LITTLE", "AC"],
-            Seat.EAST: ["2S", "3D"],
-            Seat.SOUTH: ["4D", "5D"],
-            Seat.WEST: ["6D", "7D"],
-        },
-        turned="9S",
-        bids=["board", 0, 0, 0],
-        dealer=Seat.WEST,
-    )
+    state = little_lead()
     assert state.to_move is Seat.NORTH
     solution = solve(state)
     assert solution[Play(Seat.NORTH, Card.LITTLE)] == 2
@@ -151,17 +121,7 @@ def test_a_joker_lead_wins_where_a_plain_lead_would_not() -> None:
 
 def test_the_trump_lead_ban_holds_without_a_board() -> None:
     # Same cards, North bid 1, not Board: it may not lead LITTLE (a trump) yet.
-    state = position(
-        {
-            Seat.NORTH: ["LITTLE", "AC"],
-            Seat.EAST: ["2S", "3D"],
-            Seat.SOUTH: ["4D", "5D"],
-            Seat.WEST: ["6D", "7D"],
-        },
-        turned="9S",
-        bids=[1, 0, 0, 0],
-        dealer=Seat.WEST,
-    )
+    state = little_lead(bids=[1, 0, 0, 0])
     solution = solve(state)
     assert list(solution) == [Play(Seat.NORTH, Card.CA)]
     assert solution.value == 1
@@ -221,18 +181,7 @@ def test_it_refuses_a_state_out_of_play_with_a_reason() -> None:
 
 
 def test_the_position_reads_the_board_bidder_and_the_trick() -> None:
-    state = position(
-        {
-            Seat.NORTH: ["LITTLE", "AC"],
-            Seat.EAST: ["2S", "3D"],
-            Seat.SOUTH: ["4D", "5D"],
-            Seat.WEST: ["6D", "7D"],
-        },
-        turned="9S",
-        bids=["board", 0, 0, 0],
-        dealer=Seat.WEST,
-        plays=["AC"],
-    )
+    state = little_lead(plays=["AC"])
     pos = position_of(state)
     assert pos.boards == (True, False, False, False)
     assert pos.trick == (int(Card.CA),)

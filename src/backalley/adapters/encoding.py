@@ -54,6 +54,7 @@ from typing import Final, Protocol
 
 import attrs
 
+from ..core.action_index import BOARD_INDEX
 from ..core.actions import Bid
 from ..core.cards import PACK_SIZE, SEATS, Card
 from ..core.rules import MAX_HAND_SIZE
@@ -90,7 +91,7 @@ __all__ = [
 ]
 
 _PHASES: Final = (Phase.DEAL, Phase.BID, Phase.PLAY, Phase.OVER)
-_BID_SLOTS: Final = 14
+_BID_SLOTS: Final = BOARD_INDEX + 1
 """Per seat: Pass, 1 … 12, Board (the order of :mod:`backalley.core.action_index`)."""
 
 
@@ -312,7 +313,7 @@ _O: Final = {field.name: field.offset for field in INFORMATION_STATE}
 
 
 def _bid_slot(bid: Bid) -> int:
-    return _BID_SLOTS - 1 if bid.board else bid.amount
+    return BOARD_INDEX if bid.board else bid.amount
 
 
 _KEPT_FACTS: Final = 16

@@ -61,6 +61,7 @@ from ..engine.view import SeatView, view
 from ..pictures.text import state_text
 from ..players.driver import Player, SeatedPlayer
 from . import encoding
+from ._actions import ACTIONS, legal_indices
 from ._views import seat_view
 
 __all__ = [
@@ -111,13 +112,6 @@ GAME_TYPE: Final = pyspiel.GameType(
 
 # Board multiplier 4 on every deal bounds a pair's score on a deal by 40 points a card.
 _MOST_POINTS_PER_CARD: Final = 40
-
-_BID_INDICES: Final = tuple(
-    [*range(size), BOARD_INDEX] for size in range(14)
-)  # Pass, 1 .. size - 1, Board
-_ACTIONS: Final = tuple(
-    tuple(index_action(index, seat) for index in range(NUM_ACTION_INDICES)) for seat in SEATS
-)
 
 
 def chance_action(card: Card) -> int:
@@ -297,12 +291,8 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
         position = self._position
         current = position.player
         if current >= 0 and (player is None or player == current):
-            # The body of _legal_actions, repeated: a method call costs a lookup through C++.
-            match = position.match
-            deal = match.deal
-            if deal.core.leader is None:  # type: ignore[union-attr]
-                return list(_BID_INDICES[deal.core.setup.hand_size])  # type: ignore[union-attr]
-            return [FIRST_CARD_INDEX + action.card for action in legal_actions(match)]  # type: ignore[union-attr]
+            # Not through _legal_actions: a method call costs a lookup through C++.
+            return legal_indices(position.match)
         if current == _TERMINAL:
             return []
         if current == _CHANCE:
@@ -314,11 +304,8 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
     def _legal_actions(self, player: int) -> list[int]:
         """The legal action indices, ascending (bids; or the cards that may be played)."""
         match = self._position.match
-        deal = match.deal
-        assert deal is not None  # OpenSpiel asks only at a player's turn
-        if deal.core.leader is None:
-            return list(_BID_INDICES[deal.core.setup.hand_size])
-        return [FIRST_CARD_INDEX + action.card for action in legal_actions(match)]  # type: ignore[union-attr]
+        assert match.deal is not None  # OpenSpiel asks only at a player's turn
+        return legal_indices(match)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """Each card not yet drawn, equally likely."""
@@ -331,7 +318,7 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
         player = position.player
         if player >= 0:
             self._position = _Position(
-                position.settings, apply(position.match, _ACTIONS[player][action])
+                position.settings, apply(position.match, ACTIONS[player][action])
             )
         elif player == _CHANCE:
             self._position = _draw(position, action)

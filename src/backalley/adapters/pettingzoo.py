@@ -56,13 +56,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from ..core.action_index import (
-    BOARD_INDEX,
-    FIRST_CARD_INDEX,
-    NUM_ACTION_INDICES,
-    action_index,
-    index_action,
-)
+from ..core.action_index import NUM_ACTION_INDICES, action_index
 from ..core.actions import Bid, Play
 from ..core.cards import SEATS, Seat
 from ..core.dealing import MAX_SEED
@@ -77,6 +71,7 @@ from ..formats.records import Record, RecordError, loads, parse_record
 from ..pictures.text import state_text
 from ..players.driver import Player, SeatedPlayer, player_seed
 from . import encoding
+from ._actions import ACTIONS, legal_indices
 from ._views import seat_view
 
 __all__ = [
@@ -97,11 +92,6 @@ AGENTS: Final = ("north", "east", "south", "west")
 """The agents, by seat number."""
 
 _SEAT_OF: Final = {agent: SEATS[number] for number, agent in enumerate(AGENTS)}
-_ACTIONS: Final = tuple(
-    tuple(index_action(index, seat) for index in range(NUM_ACTION_INDICES)) for seat in SEATS
-)
-_BID_INDICES: Final = tuple([*range(size), BOARD_INDEX] for size in range(14))
-"""The legal bids on each hand size: Pass, 1 .. size - 1, Board."""
 
 
 RENDER_MODES: Final = ("human", "ansi")
@@ -271,7 +261,7 @@ class _Table:
                 raise TypeError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index!r}")
         if not 0 <= index < NUM_ACTION_INDICES:
             raise ValueError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index}")
-        match = apply(self.match, _ACTIONS[seat][index])
+        match = apply(self.match, ACTIONS[seat][index])
         self.match = match
         deal = match.deal
         if deal is not None:
@@ -300,14 +290,8 @@ class _Table:
         """The legal actions of ``seat`` as 0/1 (all 0 unless it is to act)."""
         mask = bytearray(NUM_ACTION_INDICES)
         if seat == self.seat:
-            match = self.match
-            core = match.deal.core  # type: ignore[union-attr]
-            if core.leader is None:
-                for index in _BID_INDICES[core.setup.hand_size]:
-                    mask[index] = 1
-            else:
-                for play in legal_actions(match):
-                    mask[FIRST_CARD_INDEX + play.card] = 1  # type: ignore[union-attr]
+            for index in legal_indices(self.match):
+                mask[index] = 1
         return np.frombuffer(mask, np.int8)
 
     def observe(self, seat: Seat) -> dict[str, np.ndarray[Any, Any]]:

@@ -36,6 +36,7 @@ from ..core import flow
 from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX, NUM_ACTION_INDICES
 from ..core.cards import PACK_SIZE
 from ..core.errors import Reason
+from ..core.position import BID, DEAL, OVER, PLAY
 from ..core.rules import MAX_HAND_SIZE, Rules, TiePolicy
 from . import _tables as T
 
@@ -51,12 +52,8 @@ __all__ = [
     "card_bits",
 ]
 
-DEAL: Final = 0
-"""Phase code: a chance step, the next deal is due (a truncated lane waits here)."""
-BID: Final = 1
-PLAY: Final = 2
-OVER: Final = 3
-"""Phase code: the match has ended."""
+# A lane's phase codes are the compact position's (core.position): DEAL a chance step,
+# where a truncated lane waits too, BID, PLAY, and OVER once the match has ended.
 
 REASON_CODES: Final[tuple[Reason, ...]] = tuple(Reason)
 """Refusal code ``k`` (1 and up) stands for ``REASON_CODES[k - 1]``; 0 is no refusal."""

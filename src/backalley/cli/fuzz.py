@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from ..core.rules import Rules
-from ..protocol._codec import CodecError, rules_from_json
+from ..protocol._codec import RecordError, rules_from_json
 from ..protocol.client import DEFAULT_TIMEOUT, EngineProcess, ProtocolBroken
 from ..protocol.fuzzer import Difference, Mode, Settings, describe, fuzz, handshake, replay_lines
 from ._common import (
@@ -102,7 +102,7 @@ def parse_rules(text: str) -> tuple[Rules | None, bool]:
     if text.lstrip().startswith("{"):
         try:
             return rules_from_json(json.loads(text)), False
-        except (ValueError, CodecError) as error:
+        except (ValueError, RecordError) as error:
             raise CommandError(f"--rules: {error}") from None
     # A schedule as --schedule reads it; the tie policy and first dealer are drawn per match.
     given = argparse.Namespace(schedule=text, tie="draw", first_dealer="N")

@@ -12,6 +12,7 @@ with the same results (docs/cluster.md).
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from typing import TextIO
 
@@ -98,33 +99,26 @@ def run(args: argparse.Namespace) -> int:
     partial = None
     try:
         with cluster_client(args) as client:
-            if client is None:
-                summary = simulate(
+            # Where the matches are played: local processes, or the cluster's workers.
+            play = (
+                functools.partial(simulate, jobs=args.jobs, duplicate=args.duplicate)
+                if client is None
+                else functools.partial(
+                    simulate_on_cluster, client=client, chunk_size=args.chunk_size
+                )
+            )
+            try:
+                summary = play(
                     args.ns,
                     args.ew,
                     rules,
                     seed=args.seed,
                     matches=args.matches,
-                    jobs=args.jobs,
                     progress=progress,
                     records=args.records,
-                    duplicate=args.duplicate,
                 )
-            else:
-                try:
-                    summary = simulate_on_cluster(
-                        args.ns,
-                        args.ew,
-                        rules,
-                        seed=args.seed,
-                        matches=args.matches,
-                        client=client,
-                        chunk_size=args.chunk_size,
-                        progress=progress,
-                        records=args.records,
-                    )
-                except IncompleteRun as error:
-                    summary, partial = error.summary, error
+            except IncompleteRun as error:
+                summary, partial = error.summary, error
     except RecordsNotWritten as error:
         raise common.CommandError(str(error)) from None
     except KeyboardInterrupt as error:

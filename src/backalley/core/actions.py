@@ -14,6 +14,7 @@ Play(W, BIG)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Set
 from typing import Any, Final
 
@@ -22,12 +23,14 @@ import attrs
 from .cards import CARDS, PACK_SIZE, SEATS, Card, Seat, to_seat
 
 __all__ = [
+    "MAX_CALL_DIGITS",
     "PLAYS",
     "Action",
     "Bid",
     "Deal",
     "Play",
     "deal_of_permutation",
+    "read_call",
     "shared_bid",
     "shared_play",
 ]
@@ -48,6 +51,32 @@ def _check_amount(_: object, __: object, value: Any) -> None:
         raise TypeError(f"a bid's amount must be a whole number of tricks, not {value!r}")
 
 
+MAX_CALL_DIGITS: Final = 2
+"""A numeric bid is written with at most two digits: no hand has 100 tricks."""
+
+_NUMBER: Final = re.compile(rf"[0-9]{{1,{MAX_CALL_DIGITS}}}")
+
+
+def read_call(text: str) -> tuple[int, bool]:
+    """A bid's call as ``(amount, board)``: ``pass`` is ``(0, False)``, ``board`` ``(0, True)``.
+
+    The one reading of a call, in any case and spacing (``Pass``, `` 3 ``, ``BOARD``);
+    ``0`` is read as ``pass``, whose canonical spelling is ``pass`` (:attr:`Bid.call`).
+    Whether the amount is in range for the hand size is a rule, checked by ``apply``.
+    A ``TypeError`` for a value that is no text, a ``ValueError`` for text that is no call.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"a bid is written as text such as 'pass', '3' or 'board', not {text!r}")
+    key = text.strip().lower()
+    if key == "pass":
+        return 0, False
+    if key == "board":
+        return 0, True
+    if _NUMBER.fullmatch(key):
+        return int(key), False
+    raise ValueError(f"unknown bid {text!r}: a bid is pass, a number such as 3, or board")
+
+
 @attrs.frozen(repr=False)
 class Bid:
     """A bid: Pass (``amount`` 0), a number of tricks, or Board (``board=True``).
@@ -64,6 +93,12 @@ class Bid:
     def __attrs_post_init__(self) -> None:
         if self.board and self.amount:
             raise ValueError("a Board bid has no number: write Bid(seat, board=True)")
+
+    @classmethod
+    def parse(cls, seat: Seat, text: str) -> Bid:
+        """The bid ``seat`` makes by saying ``text``: ``pass``, ``3`` or ``board`` (read_call)."""
+        amount, board = read_call(text)
+        return cls(seat, amount, board)
 
     @property
     def is_pass(self) -> bool:

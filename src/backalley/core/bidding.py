@@ -37,9 +37,12 @@ import attrs
 
 from .actions import Bid
 from .cards import PAIRS, SEATS, Pair, Seat
+from .rules import MAX_HAND_SIZE
 
 __all__ = [
     "BOARD",
+    "MAX_MULTIPLIER",
+    "MAX_TARGET",
     "Contract",
     "Overbid",
     "bid_code",
@@ -78,6 +81,13 @@ def board_multipliers(bids: Sequence[Bid]) -> dict[Seat, int]:
         if bid.board:
             multipliers[bid.seat] = len(multipliers) + 1
     return multipliers
+
+
+MAX_TARGET: Final = 2 * (MAX_HAND_SIZE - 1)
+"""The largest numeric target of a pair: its two bids of at most 12 on 13 cards (BID-2, BID-6)."""
+
+MAX_MULTIPLIER: Final = 4
+"""The largest Board multiplier: the fourth Board of a circuit is worth four (BID-4)."""
 
 
 @attrs.frozen(repr=False)

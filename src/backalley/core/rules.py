@@ -30,7 +30,17 @@ import attrs
 
 from .cards import Seat, to_seat
 
-__all__ = ["MAX_HAND_SIZE", "MIN_HAND_SIZE", "SCHEDULES", "Rules", "TiePolicy"]
+__all__ = [
+    "MAX_HAND_SIZE",
+    "MIN_HAND_SIZE",
+    "SCHEDULES",
+    "Rules",
+    "TiePolicy",
+    "named_schedule",
+    "to_hand_size",
+    "to_schedule",
+    "to_tie_policy",
+]
 
 MIN_HAND_SIZE: Final = 1
 MAX_HAND_SIZE: Final = 13
@@ -59,32 +69,49 @@ class TiePolicy(enum.StrEnum):
     """One more deal without bidding; the pair taking more tricks wins (``001``)."""
 
 
-def _to_schedule(value: Any) -> tuple[int, ...]:
+def named_schedule(name: str) -> tuple[int, ...]:
+    """The hand sizes of the schedule called exactly ``name`` (SCHED-4), else a ValueError."""
+    try:
+        return SCHEDULES[name]
+    except KeyError:
+        names = ", ".join(SCHEDULES)
+        raise ValueError(
+            f"unknown schedule {name!r}: use one of {names} or a list of hand sizes"
+        ) from None
+
+
+def to_hand_size(size: Any) -> int:
+    """A hand size: a whole number from 1 to 13 (SCHED-4), else a TypeError or ValueError."""
+    if not isinstance(size, int) or isinstance(size, bool):
+        raise TypeError(f"a hand size is a whole number, not {size!r}")
+    if not MIN_HAND_SIZE <= size <= MAX_HAND_SIZE:
+        raise ValueError(
+            f"hand size {size} is impossible: hand sizes run from {MIN_HAND_SIZE} to "
+            f"{MAX_HAND_SIZE} (four hands, the turned card and a replacement fit in 54 cards)"
+        )
+    return size
+
+
+def to_schedule(value: Any) -> tuple[int, ...]:
+    """A schedule: a name in any case and spacing, or a non-empty list of hand sizes (SCHED-4).
+
+    The one check of a schedule: :class:`Rules` converts with it, and the JSON reader
+    calls it and :func:`named_schedule` and :func:`to_hand_size` to say where the bad
+    value is.
+    """
     if isinstance(value, str):
-        try:
-            return SCHEDULES[value.strip().lower()]
-        except KeyError:
-            names = ", ".join(SCHEDULES)
-            raise ValueError(
-                f"unknown schedule {value!r}: use one of {names} or a list of hand sizes"
-            ) from None
+        # A name is read in any case and spacing; the refusal quotes it as written.
+        return SCHEDULES.get(value.strip().lower()) or named_schedule(value)
     if isinstance(value, bytes | Set | Mapping) or not isinstance(value, Iterable):
         raise TypeError(f"a schedule is a name or a list of hand sizes in order, not {value!r}")
-    sizes = tuple(value)
+    sizes = tuple(map(to_hand_size, value))
     if not sizes:
         raise ValueError("a schedule needs at least one deal")
-    for size in sizes:
-        if not isinstance(size, int) or isinstance(size, bool):
-            raise TypeError(f"a hand size is a whole number, not {size!r}")
-        if not MIN_HAND_SIZE <= size <= MAX_HAND_SIZE:
-            raise ValueError(
-                f"hand size {size} is impossible: hand sizes run from {MIN_HAND_SIZE} to "
-                f"{MAX_HAND_SIZE} (four hands, the turned card and a replacement fit in 54 cards)"
-            )
     return sizes
 
 
-def _to_tie(value: Any) -> TiePolicy:
+def to_tie_policy(value: Any) -> TiePolicy:
+    """A tie policy from its value, ``draw`` or ``tiebreak-deal`` (END-2), else an error."""
     if not isinstance(value, str):
         raise TypeError(f"a tie policy is 'draw' or 'tiebreak-deal', not {value!r}")
     try:
@@ -102,8 +129,8 @@ class Rules:
     (a match setting, ``000`` §02; North unless chosen).
     """
 
-    schedule: tuple[int, ...] = attrs.field(default="standard", converter=_to_schedule)
-    tie: TiePolicy = attrs.field(default=TiePolicy.DRAW, converter=_to_tie)
+    schedule: tuple[int, ...] = attrs.field(default="standard", converter=to_schedule)
+    tie: TiePolicy = attrs.field(default=TiePolicy.DRAW, converter=to_tie_policy)
     first_dealer: Seat = attrs.field(default=Seat.NORTH, converter=to_seat)
 
     @property

@@ -59,14 +59,14 @@ def deal_from(hands: Mapping[Seat, str | Iterable[Card]], turned: Card | str, de
 
 
 def bid(state: MatchState, calls: str) -> MatchState:
-    """Make the bids in ``calls`` (``"2 pass 1 board"``), each by the seat to move."""
+    """Make the bids in ``calls`` (``"2 pass 1 board"``), each by the seat to move.
+
+    Each call is read as :meth:`Bid.parse` reads it (in any case), else a ValueError.
+    """
     for call in calls.split():
         seat = state.to_move
         assert seat is not None, "nobody is to bid"
-        if call == "board":
-            state = apply(state, Bid(seat, board=True))
-        else:
-            state = apply(state, Bid(seat, 0 if call == "pass" else int(call)))
+        state = apply(state, Bid.parse(seat, call))
     return state
 
 

@@ -1,7 +1,9 @@
 """The text notation of Back Alley: bids and actions, read in any case, written one way.
 
-Cards and seats have their own codes (:meth:`Card.parse`, :attr:`Card.code`,
-:meth:`Seat.parse`, :attr:`Seat.letter`); this module adds the rest:
+Cards, seats and calls have their own readers and writers in the core
+(:meth:`Card.parse`, :attr:`Card.code`, :meth:`Seat.parse`, :attr:`Seat.letter`,
+:func:`~backalley.core.actions.read_call`, :attr:`Bid.call`); this module adds the
+rest, and raises :class:`NotationError` for all of them:
 
 - a bid is ``pass``, a number (``3``) or ``board``;
 - an action is a seat then a bid or a card: ``N 3``, ``E pass``, ``W board``,
@@ -23,10 +25,7 @@ NotationError: unknown bid 'seven': a bid is pass, a number such as 3, or board
 
 from __future__ import annotations
 
-import re
-from typing import Final
-
-from ..core.actions import Bid, Play
+from ..core.actions import MAX_CALL_DIGITS, Bid, Play, read_call
 from ..core.cards import Card, Seat
 
 __all__ = [
@@ -39,11 +38,6 @@ __all__ = [
     "parse_call",
     "parse_card",
 ]
-
-MAX_CALL_DIGITS: Final = 2
-"""A numeric bid is written with at most two digits: no hand has 100 tricks."""
-
-_NUMBER: Final = re.compile(rf"[0-9]{{1,{MAX_CALL_DIGITS}}}")
 
 
 class NotationError(ValueError):
@@ -61,20 +55,12 @@ def parse_card(text: str) -> Card:
 def parse_call(text: str) -> tuple[int, bool]:
     """A bid's call as ``(amount, board)``: ``pass`` is ``(0, False)``, ``board`` ``(0, True)``.
 
-    ``0`` is read as ``pass``; the canonical spelling is ``pass``.
+    The core's :func:`~backalley.core.actions.read_call`, its refusal a NotationError.
     """
-    if not isinstance(text, str):
-        raise NotationError(
-            f"a bid is written as text such as 'pass', '3' or 'board', not {text!r}"
-        )
-    key = text.strip().lower()
-    if key == "pass":
-        return 0, False
-    if key == "board":
-        return 0, True
-    if _NUMBER.fullmatch(key):
-        return int(key), False
-    raise NotationError(f"unknown bid {text!r}: a bid is pass, a number such as 3, or board")
+    try:
+        return read_call(text)
+    except (ValueError, TypeError) as error:
+        raise NotationError(str(error)) from None
 
 
 def parse_bid(seat: Seat, text: str) -> Bid:

@@ -57,7 +57,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 from ..core.actions import Bid, Play
 from ..core.bidding import Contract, contracts, opening_leader
@@ -88,6 +88,17 @@ _RANK_MASKS: Final = tuple(sum(1 << (13 * suit + r) for suit in range(4)) for r 
 _MOVE_SEED_DOMAIN: Final = b"backalley-montecarlo-v1"
 
 Policy = Literal["heuristic", "random"]
+
+_SETTINGS: Final = (
+    "samples",
+    "rollouts",
+    "time_budget",
+    "exact_tricks",
+    "policy",
+    "bid_inference",
+    "exact_bids",
+)
+"""The keywords of :class:`MonteCarloPlayer` besides ``seed``, in the order its repr says them."""
 
 
 class MonteCarloPlayer:
@@ -135,25 +146,16 @@ class MonteCarloPlayer:
         self.seed = seed
 
     def __repr__(self) -> str:
-        return (
-            f"MonteCarloPlayer(samples={self.samples}, rollouts={self.rollouts}, "
-            f"time_budget={self.time_budget}, exact_tricks={self.exact_tricks}, "
-            f"policy={self.policy!r}, bid_inference={self.bid_inference}, "
-            f"exact_bids={self.exact_bids}, seed={self.seed})"
-        )
+        shown = ", ".join(f"{name}={value!r}" for name, value in self._settings().items())
+        return f"MonteCarloPlayer({shown}, seed={self.seed})"
+
+    def _settings(self) -> dict[str, Any]:
+        """The search's settings by keyword, all but the seed: the one list of them."""
+        return {name: getattr(self, name) for name in _SETTINGS}
 
     def for_seat(self, seat: Seat, seed: int) -> MonteCarloPlayer:
         """The same player, seeded with ``seed``."""
-        return MonteCarloPlayer(
-            samples=self.samples,
-            rollouts=self.rollouts,
-            time_budget=self.time_budget,
-            exact_tricks=self.exact_tricks,
-            policy=self.policy,
-            bid_inference=self.bid_inference,
-            exact_bids=self.exact_bids,
-            seed=seed,
-        )
+        return MonteCarloPlayer(**self._settings(), seed=seed)
 
     def __call__(self, view: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
         """The legal action with the best average result over the sampled deals."""

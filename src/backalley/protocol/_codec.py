@@ -19,7 +19,7 @@ from ..formats.records import record_from_state
 from ..formats.serialize import from_json, to_json
 
 __all__ = [
-    "CodecError",
+    "RecordError",
     "action_from_json",
     "action_to_json",
     "outcome_json",
@@ -28,9 +28,6 @@ __all__ = [
     "rules_to_json",
 ]
 
-CodecError = RecordError
-"""JSON that is not the value asked for; ``path`` and ``message`` say where and why."""
-
 
 def action_to_json(action: Bid | Play | Deal) -> Any:
     """An action's JSON: ``"N 3"``, ``"S AS"``, or ``{"deal": [54 card codes]}``."""
@@ -38,7 +35,7 @@ def action_to_json(action: Bid | Play | Deal) -> Any:
 
 
 def action_from_json(data: Any) -> Bid | Play | Deal:
-    """The action of its JSON (any spelling the notation reads); CodecError if it is none."""
+    """The action of its JSON (any spelling the notation reads); RecordError if it is none."""
     action: Bid | Play | Deal = from_json("action", data)
     return action
 

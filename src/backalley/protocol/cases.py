@@ -10,7 +10,6 @@ engine with the reply the reference gives to each.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Final, Literal, NamedTuple, Protocol
 
 import attrs
@@ -22,7 +21,16 @@ from ..core.rules import Rules
 from ..engine.match import apply, legal_actions
 from ..engine.state import MatchState
 from ._codec import rules_to_json
-from .messages import APPLY_REQUESTS, OK_LINE, action_text, encode, facts, legal_line
+from .messages import (
+    APPLY_REQUESTS,
+    LEGAL_REQUEST,
+    NO_LEGAL_LINE,
+    OK_LINE,
+    action_text,
+    encode,
+    facts,
+    legal_line,
+)
 from .server import Session
 
 __all__ = [
@@ -108,13 +116,11 @@ class Item(NamedTuple):
 
 def new_match_line(rules: Rules, seed: int) -> bytes:
     """The ``new_match`` request line."""
-    request = {"type": "new_match", "rules": rules_to_json(rules), "seed": seed}
-    return json.dumps(request, separators=(",", ":")).encode() + b"\n"
+    return encode({"type": "new_match", "rules": rules_to_json(rules), "seed": seed})
 
 
-_LEGAL_LINE: Final = b'{"type":"legal"}\n'
-_FACTS_LINE: Final = b'{"type":"facts"}\n'
-_NO_LEGAL: Final = b'{"type":"legal","actions":[]}\n'
+_LEGAL_LINE: Final = LEGAL_REQUEST + b"\n"
+_FACTS_LINE: Final = encode({"type": "facts"})
 _APPLY_LINES: Final = {id(action): line + b"\n" for line, action in APPLY_REQUESTS.items()}
 
 
@@ -122,8 +128,7 @@ def apply_line(action: Bid | Play | Deal) -> bytes:
     """The ``apply`` request line of an action."""
     line = _APPLY_LINES.get(id(action))
     if line is None:
-        request = {"type": "apply", "action": action_text(action)}
-        line = json.dumps(request, separators=(",", ":")).encode() + b"\n"
+        line = encode({"type": "apply", "action": action_text(action)})
     return line
 
 
@@ -176,13 +181,20 @@ class ScriptSource:
     def before_deal(self, state: MatchState) -> list[Step]:
         return self._probes()
 
-    def deck(self, state: MatchState) -> tuple[Card, ...] | None:
+    def _take(self, kind: str, misfit: str) -> Step | None:
+        """The next step, a ``kind`` step or ``Invalid(misfit)``; None after the last."""
         if self._next >= len(self._steps):
             return None
         step = self._steps[self._next]
-        if step[0] != "deal":
-            raise Invalid("a move where a deal is due")
+        if step[0] != kind:
+            raise Invalid(misfit)
         self._next += 1
+        return step
+
+    def deck(self, state: MatchState) -> tuple[Card, ...] | None:
+        step = self._take("deal", "a move where a deal is due")
+        if step is None:
+            return None
         deck: tuple[Card, ...] = step[1]
         return deck
 
@@ -190,12 +202,9 @@ class ScriptSource:
         return self._probes()
 
     def move(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> Bid | Play | None:
-        if self._next >= len(self._steps):
+        step = self._take("move", "a deal where a move is due")
+        if step is None:
             return None
-        step = self._steps[self._next]
-        if step[0] != "move":
-            raise Invalid("a deal where a move is due")
-        self._next += 1
         action = index_action(step[1], state.to_move)  # type: ignore[arg-type]
         if action not in legal:
             raise Invalid(f"{action} is not legal here")
@@ -295,7 +304,7 @@ def walk_deal(
     state = walk.state()
     hand_size = state.hand_size
     if with_legal:
-        walk.add("legal", _LEGAL_LINE, _NO_LEGAL, None, state)
+        walk.add("legal", _LEGAL_LINE, NO_LEGAL_LINE, None, state)
     for step in source.before_deal(state):
         walk.probe(step)
     deck = None if state.is_over else source.deck(state)

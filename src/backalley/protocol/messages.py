@@ -22,8 +22,9 @@ from .. import __version__
 from ..core.actions import PLAYS, Bid, Deal, Play, shared_bid
 from ..core.cards import CARDS, SEATS, Card, Suit
 from ..core.errors import Reason
+from ..core.flow import dealer_of_deal
 from ..engine.state import MatchState, Phase
-from ._codec import CodecError, action_from_json, action_to_json, outcome_json
+from ._codec import RecordError, action_from_json, action_to_json, outcome_json
 
 __all__ = [
     "APPLY_REQUESTS",
@@ -31,7 +32,9 @@ __all__ = [
     "ENGINE_NAME",
     "ERROR_CODES",
     "FACT_RULES",
+    "LEGAL_REQUEST",
     "MESSAGE_SCHEMAS",
+    "NO_LEGAL_LINE",
     "OK_LINE",
     "PROTOCOL",
     "REQUEST_TYPES",
@@ -170,6 +173,9 @@ APPLY_REQUESTS: Final[dict[bytes, Bid | Play]] = {
 }
 """Every bid and play's ``apply`` request in compact JSON (no newline), to its action."""
 
+LEGAL_REQUEST: Final = b'{"type":"legal"}'
+"""The ``legal`` request in compact JSON (no newline), as ``APPLY_REQUESTS`` writes applies."""
+
 OK_LINE: Final = b'{"type":"ok"}\n'
 """The reply to an action the rules accept."""
 
@@ -191,6 +197,10 @@ def legal_line(actions: tuple[Bid | Play | Deal, ...]) -> bytes:
     except KeyError:
         quoted = b",".join(map(_QUOTED.__getitem__, actions))  # type: ignore[arg-type]
     return b'{"type":"legal","actions":[' + quoted + b"]}\n"
+
+
+NO_LEGAL_LINE: Final = legal_line(())
+"""The ``legal`` reply between deals and after the match: no action is legal."""
 
 
 def quoted(action: Bid | Play) -> bytes:
@@ -237,7 +247,7 @@ def _not_canonical(text: str) -> str:
     """Why a string is not an action of the protocol, with its canonical spelling if any."""
     try:
         meant = action_from_json(text)
-    except CodecError as error:
+    except RecordError as error:
         return f"{_shown(text)} is not an action: {error.message}"
     if type(meant) is Bid and not meant.board and meant.amount > 99:
         return f"{_shown(text)} is not an action: a bid is a number 1 to 99, pass or board"
@@ -302,7 +312,7 @@ def lenient_action(data: Any) -> Bid | Play | Deal | None:
     """
     try:
         return action_from_json(data)
-    except CodecError:
+    except RecordError:
         return None
 
 
@@ -339,7 +349,7 @@ def facts(state: MatchState) -> dict[str, Any]:
         "phase": _PHASE[state.phase],
         "deal_number": len(history),
         "counted_deals": core.counted,
-        "dealer": _SEAT[(core.rules.first_dealer + len(history)) % 4],
+        "dealer": _SEAT[dealer_of_deal(core.rules, len(history))],
         "hand_size": None if outcome is not None else state.hand_size,
         "to_move": to_move,
         "trump": trump,

@@ -28,11 +28,13 @@ from ..core.dealing import MAX_SEED
 from ..core.errors import IllegalAction
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import MatchState
-from ._codec import CodecError, rules_from_json
+from ._codec import RecordError, rules_from_json
 from .messages import (
     APPLY_REQUESTS,
     CAPABILITIES,
     ENGINE_NAME,
+    LEGAL_REQUEST,
+    NO_LEGAL_LINE,
     OK_LINE,
     PROTOCOL,
     REQUEST_TYPES,
@@ -140,7 +142,7 @@ class Session:
         try:
             if self.state is not None:
                 # The commonest requests, answered without parsing them.
-                if line == _LEGAL_REQUEST:
+                if line == LEGAL_REQUEST:
                     return self._legal()
                 action = APPLY_REQUESTS.get(line)
                 if action is not None:
@@ -212,7 +214,7 @@ class Session:
             raise MessageError("new_match: the field 'rules' is missing", "missing_field")
         try:
             rules = rules_from_json(request["rules"])
-        except CodecError as error:
+        except RecordError as error:
             raise MessageError(f"new_match: {error}", "bad_rules") from None
         seed = request.get("seed", 0)
         if type(seed) is not int or not 0 <= seed <= MAX_SEED:
@@ -237,12 +239,8 @@ class Session:
     def _legal(self) -> bytes:
         state = self._state()
         if state.deal is None:
-            return _NO_LEGAL
+            return NO_LEGAL_LINE
         return legal_line(legal_actions(state))
-
-
-_LEGAL_REQUEST: Final = b'{"type":"legal"}'
-_NO_LEGAL: Final = b'{"type":"legal","actions":[]}\n'
 
 
 def _only(request: dict[str, Any], names: tuple[str, ...]) -> None:

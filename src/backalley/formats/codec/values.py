@@ -11,10 +11,17 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 from ...core.actions import Bid, Deal, Play
-from ...core.bidding import Contract
+from ...core.bidding import MAX_MULTIPLIER, MAX_TARGET, Contract
 from ...core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit
 from ...core.dealing import Swap
-from ...core.rules import MAX_HAND_SIZE, MIN_HAND_SIZE, SCHEDULES, Rules, TiePolicy
+from ...core.rules import (
+    MAX_HAND_SIZE,
+    Rules,
+    named_schedule,
+    to_hand_size,
+    to_schedule,
+    to_tie_policy,
+)
 from ...core.tricks import Trick
 from ...engine.state import Outcome, Termination
 from ..notation import NotationError, action_text, parse_action, parse_call
@@ -50,8 +57,6 @@ __all__ = [
 ]
 
 _CODES: Final = {card.code: card for card in CARDS}
-_MAX_TARGET: Final = 2 * (MAX_HAND_SIZE - 1)
-_MAX_MULTIPLIER: Final = 4
 _SEAT_LETTERS: Final = {seat.letter: seat for seat in SEATS}
 _PAIR_LABELS: Final = {pair.label: pair for pair in PAIRS}
 _T = TypeVar("_T")
@@ -61,7 +66,7 @@ _T = TypeVar("_T")
 
 
 def _spelled(parse: Callable[[Any], _T], value: Any, path: str) -> _T:
-    """``parse(value)`` (a card, seat or suit in any spelling), its refusal raised at ``path``."""
+    """``parse(value)`` (a card, seat or suit, or a setting of the rules), refused at ``path``."""
     try:
         return parse(value)
     except (ValueError, TypeError) as problem:
@@ -210,16 +215,16 @@ def contract_from_json(data: Any, path: str) -> Contract:
     target = whole(fields["target"], at(path, "target"))
     multiplier = whole(fields["multiplier"], at(path, "multiplier"))
     # Two bids of at most hand size - 1 make a target; the k-th Board of four is worth k.
-    if not 0 <= target <= _MAX_TARGET:
+    if not 0 <= target <= MAX_TARGET:
         raise RecordError(
             at(path, "target"),
-            f"a pair's target is a whole number from 0 to {_MAX_TARGET} (two bids of at most "
+            f"a pair's target is a whole number from 0 to {MAX_TARGET} (two bids of at most "
             f"{MAX_HAND_SIZE - 1}), not {target}",
         )
-    if not 0 <= multiplier <= _MAX_MULTIPLIER:
+    if not 0 <= multiplier <= MAX_MULTIPLIER:
         raise RecordError(
             at(path, "multiplier"),
-            f"a Board's multiplier is 1 to {_MAX_MULTIPLIER} (0 for no Board), not {multiplier}",
+            f"a Board's multiplier is 1 to {MAX_MULTIPLIER} (0 for no Board), not {multiplier}",
         )
     if multiplier and target:
         raise RecordError(path, "a Board contract has no numeric target: the target must be 0")
@@ -367,33 +372,26 @@ def rules_from_json(value: Any, path: str = "rules") -> Rules:
     """The rules from their JSON: ``{"schedule", "tie", "first_dealer"}``, all required."""
     names = ("schedule", "tie", "first_dealer")
     obj(value, path, names, names)
-    schedule = value["schedule"]
+    # The ranges are checked by core.rules, the one check of rules; the reader adds where.
+    schedule, where = value["schedule"], at(path, "schedule")
     if isinstance(schedule, str):
-        if schedule not in SCHEDULES:
-            listed = ", ".join(SCHEDULES)
-            raise RecordError(
-                at(path, "schedule"),
-                f"unknown schedule {schedule!r}: use {listed} or a list of hand sizes",
-            )
-        sizes: Any = schedule
+        # A record names its schedule exactly as written here, in no other case or spacing.
+        sizes = _spelled(named_schedule, schedule, where)
     else:
-        items = array(schedule, at(path, "schedule"), "hand sizes")
-        if not items:
-            raise RecordError(at(path, "schedule"), "a schedule needs at least one deal")
-        sizes = []
-        for index, item in enumerate(items):
-            size = integer(item)
-            if size is None or not MIN_HAND_SIZE <= size <= MAX_HAND_SIZE:
-                raise RecordError(
-                    at(at(path, "schedule"), index),
-                    f"a hand size is a whole number from {MIN_HAND_SIZE} to {MAX_HAND_SIZE}, "
-                    f"not {found(item)}",
-                )
-            sizes.append(size)
-    tie = value["tie"]
-    if tie not in [policy.value for policy in TiePolicy] or not isinstance(tie, str):
-        raise RecordError(
-            at(path, "tie"), f"unknown tie policy {found(tie)}: use 'draw' or 'tiebreak-deal'"
+        items = array(schedule, where, "hand sizes")
+        sizes = tuple(
+            _spelled(to_hand_size, _hand_size(item, at(where, index)), at(where, index))
+            for index, item in enumerate(items)
         )
+        sizes = _spelled(to_schedule, sizes, where)  # refuses an empty schedule
+    tie = _spelled(to_tie_policy, value["tie"], at(path, "tie"))
     dealer = seat_from_json(value["first_dealer"], at(path, "first_dealer"))
     return Rules(schedule=sizes, tie=tie, first_dealer=dealer)
+
+
+def _hand_size(value: Any, path: str) -> int:
+    """A hand size's JSON number (``3`` or ``3.0``) as an int; its range is the rules' check."""
+    size = integer(value)
+    if size is None:
+        raise RecordError(path, f"a hand size is a whole number, not {found(value)}")
+    return size
