@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..core.cards import SUIT_MASKS
+from ..core.position import TRUMPS, Position, boards
 from ..core.tricks import allowed_plays, winning_card
 
 __all__ = ["Search"]
@@ -68,8 +69,9 @@ class Search:
     ``trumps`` is the deal's trump mask (jokers included; 0 without trumps),
     ``boards[seat]`` whether that seat bid Board (a Board bidder may lead trumps
     at once), ``pair`` the pair whose tricks are counted (0 North-South, 1
-    East-West). The transposition table lives as long as the search, so every
-    question asked of one deal shares it.
+    East-West); :meth:`of` reads the first two from a compact position
+    (``core.position``). The transposition table lives as long as the search, so
+    every question asked of one deal shares it.
     """
 
     def __init__(self, trumps: int, boards: tuple[bool, bool, bool, bool], pair: int) -> None:
@@ -80,6 +82,11 @@ class Search:
         self.upper: dict[tuple[int, int, int, int, int, int, bool], int] = {}
         self.codes: dict[int, int] = {}
         self.nodes = 0
+
+    @classmethod
+    def of(cls, pos: Position, pair: int) -> Search:
+        """A search of the deal of ``pos``, a compact position in play, for ``pair``'s tricks."""
+        return cls(pos[TRUMPS], boards(pos), pair)
 
     # --- the exact count ----------------------------------------------------------
 
