@@ -250,19 +250,19 @@ class Search:
         else:
             sure_theirs = max(sure_theirs, quick)
         if sure_ours >= need:
-            lowers.append(self._entry(hands, codes, tops, sure_ours))
+            _store(lowers, self._entry(hands, codes, tops, sure_ours))
             self.relevant = tops
             return True
         if left - sure_theirs < need:
-            uppers.append(self._entry(hands, codes, tops, left - sure_theirs))
+            _store(uppers, self._entry(hands, codes, tops, left - sure_theirs))
             self.relevant = tops
             return False
         found = self._try_cards(hands, trick, leader, broken, need, seat)
         relevant = self.relevant
         if found:
-            lowers.append(self._entry(hands, codes, relevant, need))
+            _store(lowers, self._entry(hands, codes, relevant, need))
         else:
-            uppers.append(self._entry(hands, codes, relevant, need - 1))
+            _store(uppers, self._entry(hands, codes, relevant, need - 1))
         self.relevant = relevant
         return found
 
@@ -525,6 +525,20 @@ class Search:
                 below -= 1
             found |= rest & -rest
         return found
+
+
+def _store(entries: list[_Entry], entry: _Entry) -> None:
+    """Add ``entry`` to a key's entries, in place of one with the same patterns.
+
+    Only a better bound is stored (a lower bound is only ever raised, an upper one
+    lowered, for the same positions), so the one kept is the new one.
+    """
+    patterns = entry[1:]
+    for at, known in enumerate(entries):
+        if known[1:] == patterns:
+            entries[at] = entry
+            return
+    entries.append(entry)
 
 
 def _top_cards(out: int, count: int) -> int:
