@@ -92,7 +92,9 @@ class Search:
     at once), ``pair`` the pair whose tricks are counted (0 North-South, 1
     East-West); :meth:`of` reads the first two from a compact position
     (``core.position``). The transposition table lives as long as the search, so
-    every question asked of one deal shares it.
+    every question asked of one deal shares it. ``relevant`` is what the last
+    answer of :meth:`can` rested on (the cards whose ranks decided it), ``merged``
+    the cards the last ordering left out as equivalent to a card tried.
     """
 
     def __init__(self, trumps: int, boards: tuple[bool, bool, bool, bool], pair: int) -> None:
@@ -414,6 +416,7 @@ class Search:
         wins as many tricks as it has cards, but no more than either opponent
         holding a trump still follows suit. Top trumps count when the leader may
         lead a trump now (asked of ``allowed_plays``); the highest trump wins.
+        Leaves in ``self.relevant`` the plain cards counted.
         """
         trumps = self.trumps
         mine = hands[leader]
