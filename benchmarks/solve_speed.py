@@ -19,7 +19,9 @@ import time
 
 import backalley
 from backalley import MatchState, Phase, Rules, apply, legal_actions, new_match
-from backalley.solver import Search, position_of, solve_position
+from backalley.core.position import to_move
+from backalley.engine.state import position_of
+from backalley.solver import Search, solve_position
 
 
 def first_leads(size: int, deals: int, seed: int) -> list[MatchState]:
@@ -52,10 +54,10 @@ def main() -> None:
         times = []
         nodes = []
         for state in first_leads(size, args.deals, args.seed + size):
-            position = position_of(state)
-            search = Search(position.trumps, position.boards, position.mover % 2)
+            pos = position_of(state)
+            search = Search.of(pos, to_move(pos) % 2)
             start = time.process_time()
-            solve_position(position, search)
+            solve_position(pos, search)
             times.append(time.process_time() - start)
             nodes.append(search.nodes)
         ms = [1000 * t for t in times]

@@ -3,10 +3,10 @@
 Random matches of every kind of rules are played through ``apply`` and, beside
 them, through the position's own functions (``deal``, ``bid``, ``play``). After
 every action the position's fields equal what the reference state says (phase,
-whose turn, hands, trick, leader, bids, trumps broken, tricks per pair, the
-completed tricks' cards, deal counts, totals, outcome), its legal bids and allowed
-cards equal ``legal_actions``, and the reason it gives for the cards it refuses is
-the reason ``apply`` refuses them with.
+whose turn, hands, trick, leader, bids, who bid Board, trumps broken, tricks per
+pair, the completed tricks' cards, deal counts, totals, outcome), its legal bids
+and allowed cards equal ``legal_actions``, and the reason it gives for the cards
+it refuses is the reason ``apply`` refuses them with.
 """
 
 from __future__ import annotations
@@ -110,6 +110,9 @@ def check_step(state: MatchState, pos: P.Position) -> None:
     # The engine reads the same position off the public state.
     assert position_of(state) == pos
     assert P.to_move(pos) == (-1 if state.to_move is None else state.to_move)
+    if state.deal is not None:
+        said = [state.deal.bid_of(seat) for seat in Seat]
+        assert P.boards(pos) == tuple(bid is not None and bid.board for bid in said)
     listed = legal_actions(state)
     if state.phase is Phase.BID:
         assert P.legal_bids(pos) == tuple(bid_code(action) for action in listed)  # type: ignore[arg-type]

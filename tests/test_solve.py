@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import Card, MatchState, Phase, Play, Rules, Seat, apply, legal_actions, new_match
+from backalley.core import position as P
 from backalley.engine.state import DealResult
-from backalley.solver import Solution, SolveError, position_of, solve
+from backalley.solver import Solution, SolveError, position_in_play, solve
 from backalley.strategies import states
 from decks import position
 from helpers import little_lead, minimax
@@ -182,8 +183,8 @@ def test_it_refuses_a_state_out_of_play_with_a_reason() -> None:
 
 def test_the_position_reads_the_board_bidder_and_the_trick() -> None:
     state = little_lead(plays=["AC"])
-    pos = position_of(state)
-    assert pos.boards == (True, False, False, False)
-    assert pos.trick == (int(Card.CA),)
-    assert pos.leader == 0
-    assert pos.mover == 1
+    pos = position_in_play(state)
+    assert P.boards(pos) == (True, False, False, False)
+    assert pos[P.TRICK] == (int(Card.CA),)
+    assert pos[P.LEADER] == 0
+    assert P.to_move(pos) == 1

@@ -104,6 +104,7 @@ __all__ = [
     "allowed",
     "allowed_and_reason",
     "bid",
+    "boards",
     "deal",
     "deal_scores",
     "legal_bids",
@@ -308,6 +309,22 @@ def trick_winner(leader: int, cards: tuple[int, ...], trumps: int) -> int:
     led suit: ``tricks.winning_card``.
     """
     return _AROUND[leader + winning_card(cards, trumps)[1]]
+
+
+def boards(pos: Position) -> tuple[bool, bool, bool, bool]:
+    """Whether each seat (by index) bid Board in the deal of ``pos``.
+
+    A Board bidder may lead a trump before trumps are broken (PLAY-4), the one
+    thing a bid changes in play. Bids go clockwise from the dealer's left (BID-1);
+    a seat that has not bid yet, and every seat of a tiebreak deal (no bidding),
+    has not bid Board.
+    """
+    found = [False, False, False, False]
+    first = pos[1] + 1  # DEALER
+    for index, code in enumerate(pos[8]):  # BIDS
+        if code == BOARD:
+            found[_AROUND[first + index]] = True
+    return (found[0], found[1], found[2], found[3])
 
 
 def tricks_won(pos: Position) -> tuple[int, int]:

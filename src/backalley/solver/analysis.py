@@ -26,10 +26,11 @@ import attrs
 
 from ..core.actions import Play, shared_play
 from ..core.cards import CARDS, SEATS, Card, Seat
+from ..core.position import to_move
 from ..engine.match import apply
-from ..engine.state import MatchState
+from ..engine.state import MatchState, position_of
 from .search import Search
-from .solution import position_of, solve_position
+from .solution import position_in_play, solve_position
 
 __all__ = ["CostlyCard", "DealAnalysis", "SeatSummary", "analyze_deal", "seat_summaries"]
 
@@ -80,18 +81,15 @@ def analyze_deal(start: MatchState, cards: Sequence[Card]) -> DealAnalysis:
 
     ``cards`` are played in turn through ``apply``, which refuses an illegal one.
     """
-    position = position_of(start)
+    pos = position_in_play(start)
     deal = start.deal
-    assert deal is not None  # position_of refuses a state out of play
+    assert deal is not None  # position_in_play refuses a state out of play
     size = deal.hand_size
     # One search per pair for the whole deal: later positions meet its table again.
-    searches = (
-        Search(position.trumps, position.boards, 0),
-        Search(position.trumps, position.boards, 1),
-    )
-    first = solve_position(position, searches[position.mover % 2])
+    searches = (Search.of(pos, 0), Search.of(pos, 1))
+    ours = to_move(pos) % 2
+    first = solve_position(pos, searches[ours])
     value = max(count for _, count in first)
-    ours = position.mover % 2
     double_dummy = (value, size - value) if ours == 0 else (size - value, value)
     costly = []
     plays = [0, 0, 0, 0]
@@ -100,10 +98,10 @@ def analyze_deal(start: MatchState, cards: Sequence[Card]) -> DealAnalysis:
     finished = len(start.history)
     taken = deal.tricks_won
     for index, card in enumerate(cards):
-        position = position_of(state)
-        mover = position.mover
+        pos = position_of(state)  # still in the play phase of the deal: checked above
+        mover = to_move(pos)
         if index:
-            counts = solve_position(position, searches[mover % 2])
+            counts = solve_position(pos, searches[mover % 2])
         seat = SEATS[mover]
         play: Play = shared_play(seat, CARDS[card])
         best = max(count for _, count in counts)

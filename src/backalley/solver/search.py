@@ -6,12 +6,20 @@ answered by a zero-window alpha-beta search (:meth:`Search.can`); the exact
 count is found by asking it a few times (:meth:`Search.value`). What makes it
 fast, after the bridge solvers (DDS):
 
-- **Transposition table**: at the start of a trick, the position's bounds on the
-  tricks our pair takes from here on are kept under a key of *relative* ranks:
-  in each suit only who holds the first, second, third ... highest card still
-  out counts, not which card it is, so positions that differ in the small cards
-  already played share one entry. The jokers keep their identity (BIG and LITTLE
-  leads force differently).
+- **Transposition table with partition search**: at the start of a trick, the
+  position's bounds on the tricks our pair takes from here on are kept under a
+  key of *relative* ranks: only who holds the first, second, third ... highest
+  card still out counts, not which card it is, so positions that differ in the
+  small cards already played share one entry. The jokers keep their identity
+  (BIG and LITTLE leads force differently), and so does the trump suit (a joker
+  lead forces the highest or the lowest trump). In a plain suit an entry keeps
+  only the ranks that decided its bound (Ginsberg's partition search, as in
+  GIB and DDS): the search answers with the cards whose ranks mattered (a
+  trick's winner that beat a card of its suit, the top cards a quick-trick
+  bound counted, the lowest card of a run tried as one, and what a table entry
+  it met held), and the entry then holds for every position with the same
+  lengths whose holders agree down to the lowest of those cards. Below it the
+  cards were never compared, so their order cannot change the bound.
 - **Equivalent cards**: of a run of cards in one hand with nothing still out
   between them (the cards of the current trick count as out), one is tried.
   Jokers are never merged with other cards.
@@ -19,6 +27,7 @@ fast, after the bridge solvers (DDS):
   cards of a suit that neither opponent can ruff in time) bound the search.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick, a sure winner first when leading.
+- **The last trick** is played out at once: every card of it is forced.
 
 The rules themselves are not restated here: the cards a seat may play are
 :func:`backalley.core.tricks.allowed_plays` (following suit, jokers as trumps,
@@ -31,6 +40,7 @@ from __future__ import annotations
 from typing import Final
 
 from ..core.cards import SUIT_MASKS
+from ..core.position import TRUMPS, Position, boards
 from ..core.tricks import allowed_plays, winning_card
 
 __all__ = ["Search"]
@@ -38,6 +48,18 @@ __all__ = ["Search"]
 _SUIT: Final = (1 << 13) - 1
 _JOKERS_AT: Final = 52
 _NO_TRICK: Final[tuple[int, ...]] = ()
+_ANY: Final = 64
+"""An entry's shift for a suit it does not match on: every rank code shifted so is 0."""
+_PLAIN_SUIT_OF: Final = tuple(
+    SUIT_MASKS[card // 13] if card < _JOKERS_AT else 0 for card in range(_JOKERS_AT + 2)
+)
+"""``_PLAIN_SUIT_OF[card]``: the mask of the card's suit; 0 for a joker."""
+
+_Key = tuple[int, int, int, int, int, int, bool]
+"""A table key: each suit's lengths (the trump suit's rank code), the jokers, leader, broken."""
+
+_Entry = tuple[int, int, int, int, int, int, int, int, int]
+"""A table entry: the bound, then each suit's shift and the pattern its rank code must show."""
 
 
 def _rank_code(spread: int) -> int:
@@ -68,18 +90,28 @@ class Search:
     ``trumps`` is the deal's trump mask (jokers included; 0 without trumps),
     ``boards[seat]`` whether that seat bid Board (a Board bidder may lead trumps
     at once), ``pair`` the pair whose tricks are counted (0 North-South, 1
-    East-West). The transposition table lives as long as the search, so every
-    question asked of one deal shares it.
+    East-West); :meth:`of` reads the first two from a compact position
+    (``core.position``). The transposition table lives as long as the search, so
+    every question asked of one deal shares it. ``relevant`` is what the last
+    answer of :meth:`can` rested on (the cards whose ranks decided it), ``merged``
+    the cards the last ordering left out as equivalent to a card tried.
     """
 
     def __init__(self, trumps: int, boards: tuple[bool, bool, bool, bool], pair: int) -> None:
         self.trumps = trumps
         self.boards = boards
         self.pair = pair
-        self.lower: dict[tuple[int, int, int, int, int, int, bool], int] = {}
-        self.upper: dict[tuple[int, int, int, int, int, int, bool], int] = {}
-        self.codes: dict[int, int] = {}
+        self.table: dict[_Key, tuple[list[_Entry], list[_Entry]]] = {}
+        self.codes: dict[int, tuple[int, int]] = {}
+        self.trump_suit = next((suit for suit in range(4) if SUIT_MASKS[suit] & trumps), -1)
+        self.relevant = 0
+        self.merged = 0
         self.nodes = 0
+
+    @classmethod
+    def of(cls, pos: Position, pair: int) -> Search:
+        """A search of the deal of ``pos``, a compact position in play, for ``pair``'s tricks."""
+        return cls(pos[TRUMPS], boards(pos), pair)
 
     # --- the exact count ----------------------------------------------------------
 
@@ -161,45 +193,80 @@ class Search:
     def can(
         self, hands: list[int], trick: tuple[int, ...], leader: int, broken: bool, need: int
     ) -> bool:
-        """Whether our pair can take ``need`` more tricks (the current one included)."""
+        """Whether our pair can take ``need`` more tricks (the current one included).
+
+        Leaves in ``self.relevant`` the cards whose ranks decided the answer.
+        """
         if need <= 0:
+            self.relevant = 0
             return True
         seat = (leader + len(trick)) & 3
         left = hands[seat].bit_count()
         if need > left:
+            self.relevant = 0
             return False
+        if left == 1:
+            return self._last_trick(hands, trick, leader)
         if trick:
             return self._try_cards(hands, trick, leader, broken, need, seat)
-        key = self._key(hands, leader, broken)
-        low = self.lower.get(key, 0)
-        if low >= need:
-            return True
-        high = self.upper.get(key, left)
-        if high < need:
-            return False
+        key, codes = self._key(hands, leader, broken)
+        slot = self.table.get(key)
+        if slot is None:
+            lowers: list[_Entry] = []
+            uppers: list[_Entry] = []
+            self.table[key] = (lowers, uppers)
+        else:
+            lowers, uppers = slot
+        c0, c1, c2, c3 = codes
+        low = 0
+        for entry in lowers:
+            if entry[0] > low and (
+                c0 >> entry[1] == entry[2]
+                and c1 >> entry[3] == entry[4]
+                and c2 >> entry[5] == entry[6]
+                and c3 >> entry[7] == entry[8]
+            ):
+                low = entry[0]
+                if low >= need:
+                    self.relevant = self._thresholds(hands, entry)
+                    return True
+        high = left
+        for entry in uppers:
+            if entry[0] < high and (
+                c0 >> entry[1] == entry[2]
+                and c1 >> entry[3] == entry[4]
+                and c2 >> entry[5] == entry[6]
+                and c3 >> entry[7] == entry[8]
+            ):
+                high = entry[0]
+                if high < need:
+                    self.relevant = self._thresholds(hands, entry)
+                    return False
         pair = self.pair
         quick = self._quick_tricks(hands, leader, broken)
+        tops = self.relevant
         sure_ours = self._sure_trumps(hands, pair)
         sure_theirs = self._sure_trumps(hands, 1 - pair)
         if leader & 1 == pair:
             sure_ours = max(sure_ours, quick)
         else:
             sure_theirs = max(sure_theirs, quick)
-        if sure_ours > low:
-            low = sure_ours
-            self.lower[key] = low
-            if low >= need:
-                return True
-        if left - sure_theirs < high:
-            high = left - sure_theirs
-            self.upper[key] = high
-            if high < need:
-                return False
-        if self._try_cards(hands, trick, leader, broken, need, seat):
-            self.lower[key] = need
+        if sure_ours >= need:
+            _store(lowers, self._entry(hands, codes, tops, sure_ours))
+            self.relevant = tops
             return True
-        self.upper[key] = need - 1
-        return False
+        if left - sure_theirs < need:
+            _store(uppers, self._entry(hands, codes, tops, left - sure_theirs))
+            self.relevant = tops
+            return False
+        found = self._try_cards(hands, trick, leader, broken, need, seat)
+        relevant = self.relevant
+        if found:
+            _store(lowers, self._entry(hands, codes, relevant, need))
+        else:
+            _store(uppers, self._entry(hands, codes, relevant, need - 1))
+        self.relevant = relevant
+        return found
 
     def _try_cards(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
         self,
@@ -213,21 +280,49 @@ class Search:
         self.nodes += 1
         ours = seat & 1 == self.pair
         trumps = self.trumps
-        for card in self._ordered(hands, trick, leader, broken, seat):
+        order = self._ordered(hands, trick, leader, broken, seat)
+        # Cards standing for a run of equivalent ones: their run counts if all fail.
+        relevant = self.merged
+        for card in order:
             bit = 1 << card
             hands[seat] ^= bit
             played = (*trick, card)
             if len(played) == 4:
-                winner = (leader + winning_card(played, trumps)[1]) & 3
-                after_broken = broken or self._has_trump(played)
+                best, best_at = winning_card(played, trumps)
+                winner = (leader + best_at) & 3
+                cards = (1 << played[0]) | (1 << played[1]) | (1 << played[2]) | bit
+                after_broken = broken or bool(cards & trumps)
                 won = 1 if winner & 1 == self.pair else 0
                 found = self.can(hands, _NO_TRICK, winner, after_broken, need - won)
+                decided = self.relevant
+                if _PLAIN_SUIT_OF[best] & cards & ~(1 << best):
+                    # Won by rank over a card of its suit: its rank decided the trick.
+                    decided |= 1 << best
             else:
                 found = self.can(hands, played, leader, broken, need)
+                decided = self.relevant
             hands[seat] ^= bit
             if found == ours:
+                self.relevant = decided
                 return ours
+            relevant |= decided
+        self.relevant = relevant
         return not ours
+
+    def _last_trick(self, hands: list[int], trick: tuple[int, ...], leader: int) -> bool:
+        """Whether our pair wins the deal's last trick, every card of it forced.
+
+        Each seat still to play holds one card, and a hand's only card is always
+        allowed, so the trick is played out at once.
+        """
+        played = list(trick)
+        for place in range(len(trick), 4):
+            played.append(hands[(leader + place) & 3].bit_length() - 1)
+        best, best_at = winning_card(played, self.trumps)
+        cards = (1 << played[0]) | (1 << played[1]) | (1 << played[2]) | (1 << played[3])
+        # Won by rank over a card of its suit: its rank decided the trick.
+        self.relevant = (1 << best) if _PLAIN_SUIT_OF[best] & cards & ~(1 << best) else 0
+        return (leader + best_at) & 1 == self.pair
 
     # --- helpers ------------------------------------------------------------------
 
@@ -263,10 +358,12 @@ class Search:
         trumps = self.trumps
         allowed = allowed_plays(hands[seat], trick, trumps, broken, self.boards[seat])[0]
         if not allowed & (allowed - 1):
+            self.merged = 0
             return [allowed.bit_length() - 1]
         out = self._out(hands, seat, trick)
         # Runs from the top: the highest card of each stands for the run.
         tried: list[int] = []
+        merged = 0
         previous = -1
         rest = allowed
         while rest:
@@ -274,7 +371,10 @@ class Search:
             rest ^= 1 << card
             if previous < 0 or not self._same_run(card, previous, out):
                 tried.append(card)
+            else:
+                merged |= 1 << card
             previous = card
+        self.merged = merged
         if len(tried) == 1:
             return tried
         tried.reverse()  # lowest first
@@ -285,18 +385,21 @@ class Search:
             if not tops:
                 return tried
             return tops[::-1] + [card for card in tried[::-1] if card not in tops]
-        best_at = winning_card(trick, trumps)[1]
+        best, best_at = winning_card(trick, trumps)
         if (leader + best_at) & 3 == seat ^ 2:
             return tried  # the partner wins the trick so far: the lowest first
-        place = len(trick)
-        winners = []
-        losers = []
-        for card in tried:
-            if winning_card((*trick, card), trumps)[1] == place:
-                winners.append(card)
-            else:
-                losers.append(card)
-        return winners + losers
+        # The cards that would win the trick so far, as one mask rather than a call of
+        # winning_card per card: a higher trump, or with no trump in it yet any trump or
+        # a higher card of the suit of the card winning it (the led suit). Only the
+        # order of the cards tried depends on it, never a count.
+        above = -(2 << best)
+        beats = (
+            trumps & above if (1 << best) & trumps else trumps | (SUIT_MASKS[best // 13] & above)
+        )
+        winners = [card for card in tried if (1 << card) & beats]
+        if not winners:
+            return tried
+        return winners + [card for card in tried if not (1 << card) & beats]
 
     def _top(self, card: int, out: int) -> bool:
         """Whether ``card`` is higher than every card of its suit still out."""
@@ -313,6 +416,7 @@ class Search:
         wins as many tricks as it has cards, but no more than either opponent
         holding a trump still follows suit. Top trumps count when the leader may
         lead a trump now (asked of ``allowed_plays``); the highest trump wins.
+        Leaves in ``self.relevant`` the plain cards counted.
         """
         trumps = self.trumps
         mine = hands[leader]
@@ -320,11 +424,13 @@ class Search:
         right_hand = hands[(leader + 3) & 3]
         out = hands[0] | hands[1] | hands[2] | hands[3]
         total = 0
+        counted = 0
         for suit in SUIT_MASKS:
             if suit & trumps:
                 continue
             tops = _run_on_top(out & suit, mine)
             if tops:
+                counted |= _top_cards(out & suit, tops)
                 if left_hand & trumps:
                     tops = min(tops, (left_hand & suit).bit_count())
                 if right_hand & trumps:
@@ -334,6 +440,8 @@ class Search:
             leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
             if leads & trumps:
                 total += _run_on_top(out & trumps, mine)
+        # The top cards counted: their ranks decide the bound.
+        self.relevant = counted
         return min(total, mine.bit_count())
 
     def _sure_trumps(self, hands: list[int], pair: int) -> int:
@@ -349,13 +457,19 @@ class Search:
         other = (hands[pair + 2] & trumps & above).bit_count()
         return max(one, other)
 
-    def _key(
-        self, hands: list[int], leader: int, broken: bool
-    ) -> tuple[int, int, int, int, int, int, bool]:
-        """The transposition key at the start of a trick: relative ranks, jokers as they are."""
+    def _key(self, hands: list[int], leader: int, broken: bool) -> tuple[_Key, list[int]]:
+        """The transposition key at the start of a trick, and each suit's rank code.
+
+        The key holds what every entry under it shares: each seat's length in each
+        plain suit, the whole trump suit by relative ranks, the jokers as they are,
+        the leader and whether trumps are broken. The plain suits' rank codes are
+        matched against each entry's patterns (:meth:`_entry`).
+        """
         north, east, south, west = hands[0], hands[1], hands[2], hands[3]
-        codes = self.codes
+        cache = self.codes
+        trump_suit = self.trump_suit
         parts = [0, 0, 0, 0]
+        codes = [0, 0, 0, 0]
         for suit in range(4):
             shift = 13 * suit
             spread = (
@@ -364,18 +478,89 @@ class Search:
                 | (((south >> shift) & _SUIT) << 26)
                 | (((west >> shift) & _SUIT) << 39)
             )
-            code = codes.get(spread, -1)
-            if code < 0:
-                code = _rank_code(spread)
-                codes[spread] = code
-            parts[suit] = code
+            known = cache.get(spread)
+            if known is None:
+                known = cache[spread] = (_rank_code(spread), _lengths(spread))
+            code = known[0]
+            codes[suit] = code
+            parts[suit] = code if suit == trump_suit else known[1]
         jokers = (
             (north >> _JOKERS_AT)
             | ((east >> _JOKERS_AT) << 2)
             | ((south >> _JOKERS_AT) << 4)
             | ((west >> _JOKERS_AT) << 6)
         )
-        return (parts[0], parts[1], parts[2], parts[3], jokers, leader, broken)
+        return (parts[0], parts[1], parts[2], parts[3], jokers, leader, broken), codes
+
+    def _entry(self, hands: list[int], codes: list[int], relevant: int, bound: int) -> _Entry:
+        """A table entry: ``bound`` for every position whose plain suits match these ranks.
+
+        In each plain suit the entry keeps who holds the cards still out from the
+        highest down to the lowest relevant one; below it, only the lengths count
+        (they are in the key).
+        """
+        out = hands[0] | hands[1] | hands[2] | hands[3]
+        shifts = [_ANY, _ANY, _ANY, _ANY]
+        for suit in range(4):
+            if suit == self.trump_suit:
+                continue
+            mine = relevant & SUIT_MASKS[suit]
+            code = codes[suit]
+            cards = (code.bit_length() - 1) >> 1
+            counted = (out & SUIT_MASKS[suit] & -(mine & -mine)).bit_count() if mine else 0
+            shifts[suit] = 2 * (cards - counted)
+        a, b, c, d = shifts
+        return (bound, a, codes[0] >> a, b, codes[1] >> b, c, codes[2] >> c, d, codes[3] >> d)
+
+    def _thresholds(self, hands: list[int], entry: _Entry) -> int:
+        """The lowest card still out, in each plain suit, that ``entry`` holds to its rank."""
+        out = hands[0] | hands[1] | hands[2] | hands[3]
+        found = 0
+        for suit in range(4):
+            shift = entry[1 + 2 * suit]
+            if shift == _ANY:
+                continue
+            rest = out & SUIT_MASKS[suit]
+            # Below the lowest card the entry holds: shift / 2 cards, only counted.
+            below = shift >> 1
+            while below:
+                rest &= rest - 1
+                below -= 1
+            found |= rest & -rest
+        return found
+
+
+def _store(entries: list[_Entry], entry: _Entry) -> None:
+    """Add ``entry`` to a key's entries, in place of one with the same patterns.
+
+    Only a better bound is stored (a lower bound is only ever raised, an upper one
+    lowered, for the same positions), so the one kept is the new one.
+    """
+    patterns = entry[1:]
+    for at, known in enumerate(entries):
+        if known[1:] == patterns:
+            entries[at] = entry
+            return
+    entries.append(entry)
+
+
+def _top_cards(out: int, count: int) -> int:
+    """The mask of the ``count`` highest cards of ``out``."""
+    below = out.bit_count() - count
+    while below > 0:
+        out &= out - 1
+        below -= 1
+    return out
+
+
+def _lengths(spread: int) -> int:
+    """The four seats' lengths in one suit (``spread`` as for :func:`_rank_code`), 4 bits each."""
+    return (
+        (spread & _SUIT).bit_count()
+        | (((spread >> 13) & _SUIT).bit_count() << 4)
+        | (((spread >> 26) & _SUIT).bit_count() << 8)
+        | ((spread >> 39).bit_count() << 12)
+    )
 
 
 def _run_on_top(out: int, mine: int) -> int:

@@ -1,11 +1,13 @@
 """``solve(state)``: the double-dummy value of every legal card, as a :class:`Solution`.
 
 The public side of the solver: it reads a match state in the play phase (every
-hand known), turns it into plain ints (:func:`position_of`) and asks the search
-(:mod:`backalley.solver.search`) for each legal card. The count is the number of
-tricks the mover's pair will have taken in the whole deal, the tricks already
-taken included, when both pairs play their best from here on; why tricks and
-not points is the right value for Back Alley's scoring is in ``docs/solve.md``.
+hand known) as the engine's compact position (``core.position``, read by
+``engine.state.position_of``; :func:`position_in_play` refuses anything else)
+and asks the search (:mod:`backalley.solver.search`) for each legal card. The
+count is the number of tricks the mover's pair will have taken in the whole
+deal, the tricks already taken included, when both pairs play their best from
+here on; why tricks and not points is the right value for Back Alley's scoring
+is in ``docs/solve.md``.
 
 >>> from backalley import Rules, apply, legal_actions, new_match
 >>> state = new_match(Rules(schedule=[3]), seed=7)
@@ -27,10 +29,11 @@ import attrs
 
 from ..core.actions import Play, shared_play
 from ..core.cards import CARDS, SEATS, Seat
-from ..engine.state import MatchState, Phase
+from ..core.position import BROKEN, HANDS, LEADER, TRICK, Position, to_move, tricks_won
+from ..engine.state import MatchState, Phase, position_of
 from .search import Search
 
-__all__ = ["Position", "Solution", "SolveError", "position_of", "solve"]
+__all__ = ["Solution", "SolveError", "position_in_play", "solve", "solve_position"]
 
 
 class SolveError(ValueError):
@@ -46,58 +49,24 @@ class SolveError(ValueError):
         self.message = message
 
 
-@attrs.frozen
-class Position:
-    """A position in play as plain ints: what the search reads.
+def position_in_play(state: MatchState) -> Position:
+    """The compact position (``core.position``) of ``state``, a match in the play phase.
 
-    ``hands`` the four seats' cards as masks (by seat), ``trick`` the card
-    numbers of the current trick, ``leader`` its leader, ``broken`` whether a
-    trump or joker was played to an earlier trick, ``trumps`` the deal's trump
-    mask (jokers included), ``boards`` whether each seat bid Board, ``won`` the
-    tricks each pair has taken.
-    """
-
-    hands: tuple[int, int, int, int]
-    trick: tuple[int, ...]
-    leader: int
-    broken: bool
-    trumps: int
-    boards: tuple[bool, bool, bool, bool]
-    won: tuple[int, int]
-
-    @property
-    def mover(self) -> int:
-        """The seat to play next."""
-        return (self.leader + len(self.trick)) % 4
-
-
-def position_of(state: MatchState) -> Position:
-    """The position of ``state`` (a match in the play phase) as plain ints.
-
-    Raises :class:`SolveError` for anything else.
+    Read by ``engine.state.position_of``; raises :class:`SolveError` for anything
+    but a match state in the play phase of a deal.
     """
     if not isinstance(state, MatchState):
         raise SolveError(
             "not_a_state",
             f"solve needs a MatchState in the play phase, not {type(state).__name__}.",
         )
-    deal = state.deal
-    if state.phase is not Phase.PLAY or deal is None or deal.leader is None:
+    if state.phase is not Phase.PLAY or state.deal is None or state.deal.leader is None:
         raise SolveError(
             "not_in_play",
             "solve needs a deal in its play phase; "
             f"this match is in its {state.phase.value} phase.",
         )
-    boards = tuple(bid is not None and bid.board for bid in (deal.bid_of(seat) for seat in SEATS))
-    return Position(
-        hands=deal.hands,
-        trick=tuple(int(card) for card in deal.trick),
-        leader=int(deal.leader),
-        broken=deal.broken,
-        trumps=deal.setup.trumps,
-        boards=(boards[0], boards[1], boards[2], boards[3]),
-        won=deal.tricks_won,
-    )
+    return position_of(state)
 
 
 @attrs.frozen
@@ -139,22 +108,23 @@ class Solution(Mapping[Play, int]):
 
 def solve(state: MatchState) -> Solution:
     """Every legal card's double-dummy count for the seat to move (see :class:`Solution`)."""
-    position = position_of(state)
-    seat = SEATS[position.mover]
-    return Solution(seat, solve_position(position))
+    pos = position_in_play(state)
+    return Solution(SEATS[to_move(pos)], solve_position(pos))
 
 
-def solve_position(
-    position: Position, search: Search | None = None
-) -> tuple[tuple[Play, int], ...]:
-    """Each allowed card of the mover with the tricks its pair takes in the deal, best play."""
-    mover = position.mover
+def solve_position(pos: Position, search: Search | None = None) -> tuple[tuple[Play, int], ...]:
+    """Each allowed card of the mover with the tricks its pair takes in the deal, best play.
+
+    ``pos`` is a compact position in the play phase; ``search`` a search of its
+    deal for the mover's pair (one is made when None), whose table it then shares.
+    """
+    mover = to_move(pos)
     pair = mover % 2
     if search is None:
-        search = Search(position.trumps, position.boards, pair)
-    hands = list(position.hands)
-    trick, leader, broken = position.trick, position.leader, position.broken
-    taken = position.won[pair]
+        search = Search.of(pos, pair)
+    hands = list(pos[HANDS])
+    trick, leader, broken = pos[TRICK], pos[LEADER], pos[BROKEN]
+    taken = tricks_won(pos)[pair]
     counts: dict[int, int] = {}
     guess = -1
     for run in search.equivalents(hands, trick, leader, broken):
