@@ -9,34 +9,8 @@ from .._extras import require_extra
 
 require_extra("backalley.batch", "batch", ["jax", "numpy"])
 
-from .engine import (  # noqa: E402 -- only once the extra is known to be there
-    ACCEPTED,
-    BID,
-    DEAL,
-    NO_ACTION,
-    NOT_AN_ACTION,
-    OVER,
-    PLAY,
-    REASON_CODES,
-    Env,
-    State,
-    reason_code,
-    reasons,
-    sample_legal,
-)
+# The names are listed once, in the engine's ``__all__``; the package re-exports them.
+from . import engine as _engine  # noqa: E402 -- only once the extra is known to be there
+from .engine import *  # noqa: E402, F403 -- exactly the engine's __all__
 
-__all__ = [
-    "ACCEPTED",
-    "BID",
-    "DEAL",
-    "NOT_AN_ACTION",
-    "NO_ACTION",
-    "OVER",
-    "PLAY",
-    "REASON_CODES",
-    "Env",
-    "State",
-    "reason_code",
-    "reasons",
-    "sample_legal",
-]
+__all__ = list(_engine.__all__)

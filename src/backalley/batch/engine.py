@@ -76,6 +76,7 @@ __all__ = [
     "State",
     "reason_code",
     "reasons",
+    "sample_legal",
 ]
 
 NO_ACTION: Final = -1
