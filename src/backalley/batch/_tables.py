@@ -28,7 +28,14 @@ import numpy.typing as npt
 
 from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX
 from ..core.actions import shared_bid
-from ..core.bidding import Contract, bid_in_range, contracts, opening_leader
+from ..core.bidding import (
+    MAX_MULTIPLIER,
+    MAX_TARGET,
+    Contract,
+    bid_in_range,
+    contracts,
+    opening_leader,
+)
 from ..core.cards import CARDS, PACK_SIZE, SEATS, Card, Suit
 from ..core.cards import trump_mask as core_trump_mask
 from ..core.flow import thrown_in
@@ -51,9 +58,6 @@ JOKER_WORD: Final = 4
 
 BIDS_PER_SEAT: Final = BOARD_INDEX + 1
 """A bid is an action index 0-13: Pass, 1-12, Board."""
-
-MAX_TARGET: Final = 2 * (MAX_HAND_SIZE - 1)
-"""The largest numeric target a pair can bid: 12 + 12."""
 
 TRUMP_PATTERNS: Final = 1 << 15
 """A hand's trumps as 15 bits: the trump suit's 13 (two to ace), then LITTLE, BIG."""
@@ -126,8 +130,10 @@ def circuit_table() -> CircuitTable:
 @functools.cache
 def score_table() -> I16:
     """``[multiplier, target, hand size, tricks]``: a pair's points, from ``score`` (SCORE-1-4)."""
-    table = np.zeros((5, MAX_TARGET + 1, MAX_HAND_SIZE + 1, MAX_HAND_SIZE + 1), dtype=np.int16)
-    for multiplier in range(5):
+    table = np.zeros(
+        (MAX_MULTIPLIER + 1, MAX_TARGET + 1, MAX_HAND_SIZE + 1, MAX_HAND_SIZE + 1), dtype=np.int16
+    )
+    for multiplier in range(MAX_MULTIPLIER + 1):
         targets = range(1) if multiplier else range(MAX_TARGET + 1)
         for target in targets:
             contract = Contract(target, multiplier)

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..core import flow
 from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX, NUM_ACTION_INDICES
+from ..core.bidding import MAX_MULTIPLIER, MAX_TARGET
 from ..core.cards import PACK_SIZE
 from ..core.errors import Reason
 from ..core.position import BID, DEAL, OVER, PLAY
@@ -409,7 +410,10 @@ class Kernel:
         # SCORE-1 to SCORE-4: each pair on its own contract; a tiebreak deal scores nothing.
         size = jnp.clip(state.hand_size, 0, MAX_HAND_SIZE)
         points = self._scores[
-            jnp.clip(state.multiplier, 0, 4), jnp.clip(state.target, 0, T.MAX_TARGET), size, won
+            jnp.clip(state.multiplier, 0, MAX_MULTIPLIER),
+            jnp.clip(state.target, 0, MAX_TARGET),
+            size,
+            won,
         ]
         points = jnp.where(tiebreak, 0, points)
         totals = state.totals + points
