@@ -363,8 +363,8 @@ class Kernel:
             current_player=leader,
             phase=jnp.asarray(PLAY),
         )
-        state = _where(thrown, state, deals=state.deals + 1)
-        return self._refresh(thrown, state)
+        # A thrown-in deal (phase still BID, four bids) is closed by finish().
+        return state
 
     def _play(self, applied: Array, state: State, index: Array) -> State:
         seat = state.current_player & 3
@@ -401,7 +401,30 @@ class Kernel:
             ntrick=jnp.asarray(0),
             ntricks=state.ntricks + 1,
         )
-        return self._close_deal(closing & (state.ntricks == state.hand_size), state)
+        # A deal whose last trick is closed (phase PLAY, every trick taken) is closed by
+        # finish().
+        return state
+
+    @staticmethod
+    def unfinished(state: State) -> Array:
+        """Whether the lane's last action ended its deal and the deal is still to be closed.
+
+        Four bids with no contract (a throw-in, MATCH-3) or the deal's last trick taken.
+        :meth:`step` leaves such a lane for :meth:`finish`, which most lanes do not need
+        at a step: :func:`deal_lanes` gathers the lanes that do, as it gathers those to deal.
+        """
+        thrown = (state.phase == BID) & (state.nbids == 4)
+        played = (state.phase == PLAY) & (state.ntricks == state.hand_size) & (state.ntrick == 0)
+        return thrown | played
+
+    def finish(self, state: State) -> State:
+        """Close a deal that :meth:`step` ended: a throw-in, or the last trick's scores."""
+        thrown = (state.phase == BID) & (state.nbids == 4)
+        # MATCH-3: four passes throw the deal in; the next dealer deals the same size.
+        state = _where(thrown, state, deals=state.deals + 1)
+        state = self._refresh(thrown, state)
+        played = (state.phase == PLAY) & (state.ntricks == state.hand_size) & (state.ntrick == 0)
+        return self._close_deal(played, state)
 
     def _close_deal(self, closing: Array, state: State) -> State:
         rules = self.rules
@@ -485,7 +508,8 @@ class Kernel:
         return state.decks[jnp.clip(state.deals, 0, self.decks - 1)]
 
     def _deal(self, state: State) -> State:
-        """A lane at a chance step is dealt the deck of its deal number (DEAL-1 to DEAL-6)."""
+        """A lane's ended deal closed, then, at a chance step, the deck of its deal dealt."""
+        state = self.finish(state)
         return self.deal(state, self._deck(state))
 
     def deal(self, state: State, deck: Array) -> State:
@@ -591,28 +615,29 @@ def step_lane(
 
 
 def deal_lanes(kernel: Kernel, tables: dict[str, Array], state: State) -> State:
-    """Deal every lane at a chance step (a leading lane axis); the legal action masks.
+    """Close the deals that ended and deal every lane at a chance step; the legal masks.
 
-    A lane reaches a chance step every few dozen actions, so dealing every lane at
-    every step (as a mapped ``jax.lax.cond`` does, both branches being computed)
-    would cost more than the rest of the step: the lanes that are due are gathered,
-    a chunk at a time, dealt, and put back.
+    A lane ends a deal or reaches a chance step every few dozen actions, so closing
+    and dealing every lane at every step (as a mapped ``jax.lax.cond`` does, both
+    branches being computed) would cost more than the rest of the step: the lanes
+    that need either are gathered, a chunk at a time, closed and dealt, and put back.
     """
     bound = kernel.bound(tables)
     n = state.phase.shape[0]
     chunk = min(n, max(8, n // 16))
 
     def pending(state: State) -> Array:
-        return (state.phase == DEAL) & (state.deals < kernel.decks) & ~state.terminated
+        due = (state.phase == DEAL) & (state.deals < kernel.decks) & ~state.terminated
+        return due | Kernel.unfinished(state)
 
     def deal_chunk(state: State) -> State:
         (lanes,) = jnp.nonzero(pending(state), size=chunk, fill_value=n)
         picked = jnp.minimum(lanes, n - 1)
-        deck = state.decks[picked, jnp.clip(state.deals[picked], 0, kernel.decks - 1)]
-        # Dealing reads neither the decks nor the log: they are not gathered.
+        # Closing and dealing read neither the decks nor the log: they are not gathered.
         empty = jnp.zeros((n, 0), jnp.int8)
         light = dataclasses.replace(state, decks=empty, log=empty)
-        sub = jax.tree.map(lambda field: field[picked], light)
+        sub = jax.vmap(bound.finish)(jax.tree.map(lambda field: field[picked], light))
+        deck = state.decks[picked, jnp.clip(sub.deals, 0, kernel.decks - 1)]
         dealt = jax.vmap(bound.deal)(sub, deck)
         put = {
             name: getattr(state, name).at[lanes].set(getattr(dealt, name), mode="drop")
@@ -627,20 +652,9 @@ def deal_lanes(kernel: Kernel, tables: dict[str, Array], state: State) -> State:
     return jax.vmap(bound.legal)(state)
 
 
-_DEAL_FIELDS: Final = (
-    "phase",
-    "deals",
-    "hand_size",
-    "dealer",
-    "tiebreak",
-    "hands",
-    "dealt",
-    "turned",
-    "trump",
-    "swap_seat",
-    "swap_card",
-    "current_player",
-    "leader",
-    "truncated",
+_DEAL_FIELDS: Final = tuple(
+    field.name
+    for field in dataclasses.fields(State)
+    if field.name not in ("legal_action_mask", "refused", "decks", "seed", "log", "logged")
 )
-"""What dealing reads and writes."""
+"""What closing a deal and dealing write: all but the mask, the refusal, the decks and the log."""
