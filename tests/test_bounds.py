@@ -77,7 +77,7 @@ def _two_tiebreaks() -> MatchState:
     for seed in range(400):
         rng = random.Random(seed)
         state = new_match(Rules(schedule=[2], tie="tiebreak-deal"), seed=seed)
-        while not state.is_over:
+        while playing(state):
             state = apply(state, rng.choice(legal_actions(state)))
             if sum(result.deal.setup.tiebreak for result in state.history) >= 2:
                 return state
