@@ -1,4 +1,4 @@
-"""Shared test settings: Hypothesis profiles.
+"""Shared test settings: Hypothesis profiles, and the bounds on an endless match.
 
 ``ci`` (the default) keeps the whole run under a few minutes on two cores;
 ``thorough`` is for long local runs: ``HYPOTHESIS_PROFILE=thorough pytest``;
@@ -11,9 +11,12 @@ run tests the installed compiled wheel and must never fall back to the source.
 """
 
 import os
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from backalley.engine import bounds
 
 settings.register_profile(
     "ci",
@@ -38,6 +41,28 @@ settings.register_profile(
     suppress_health_check=list(HealthCheck),
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# The bounds for the whole run, well above any run that correct rules give: the
+# most passive players here (tests/test_random_matches.py) pass four bids in five,
+# throwing a one-card deal in about two times in three, and their drawn picks can
+# force 20 throw-ins in a row; 30 more by chance is about 3 in a million. A wrong
+# rule that makes every match endless then fails a test after 50 deals, not 200.
+TEST_THROW_INS_IN_A_ROW = 50
+TEST_TIEBREAK_DEALS = 50
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _small_bounds() -> Iterator[None]:
+    """The bounds on an endless match, set small for the whole run (``engine.bounds``).
+
+    ``bounds`` is interpreted in both builds (``pyproject.toml``) and read at each
+    call, so the compiled library sees these values too. A test that sets a bound
+    itself (``tests/test_bounds.py``) gets these back afterwards.
+    """
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(bounds, "MAX_THROW_INS_IN_A_ROW", TEST_THROW_INS_IN_A_ROW)
+        patch.setattr(bounds, "MAX_TIEBREAK_DEALS", TEST_TIEBREAK_DEALS)
+        yield
 
 
 def pytest_configure(config: pytest.Config) -> None:
