@@ -1,6 +1,7 @@
 """Shared test settings: Hypothesis profiles, and the bounds on an endless match.
 
-``ci`` (the default) keeps the whole run under a few minutes on two cores;
+``ci`` (the default) keeps the whole run under a few minutes on two cores, and a
+run under a wrong rule too (each failure is shrunk for a second at most);
 ``thorough`` is for long local runs: ``HYPOTHESIS_PROFILE=thorough pytest``;
 ``mutation`` is for mutation testing (``docs/testing.md``): few examples, no
 example database and a fixed seed, so every mutant meets the same examples.
@@ -15,8 +16,17 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.internal.conjecture import engine
 
 from backalley.engine import bounds
+
+# Hypothesis shrinks a failure for up to five minutes (``MAX_SHRINKING_SECONDS``, which
+# it leaves to be set). A wrong rule fails most property tests at once, each with
+# examples that take milliseconds, so five minutes each would be hours; a second
+# shrinks a fast test's failure well. The blob printed with each failure replays it,
+# and ``thorough`` keeps the full five minutes to shrink it further. For the same
+# reason ``ci`` shrinks and shows one failure of a test, not each distinct one.
+CI_SHRINKING_SECONDS = 1
 
 settings.register_profile(
     "ci",
@@ -24,6 +34,7 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     print_blob=True,
+    report_multiple_bugs=False,
 )
 settings.register_profile(
     "thorough",
@@ -40,7 +51,10 @@ settings.register_profile(
     database=None,
     suppress_health_check=list(HealthCheck),
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+if PROFILE == "ci":
+    engine.MAX_SHRINKING_SECONDS = CI_SHRINKING_SECONDS
 
 # The bounds for the whole run, well above any run that correct rules give: the
 # most passive players here (tests/test_random_matches.py) pass four bids in five,
