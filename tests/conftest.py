@@ -12,7 +12,6 @@ run tests the installed compiled wheel and must never fall back to the source.
 """
 
 import os
-from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -56,7 +55,7 @@ settings.load_profile(PROFILE)
 if PROFILE == "ci":
     engine.MAX_SHRINKING_SECONDS = CI_SHRINKING_SECONDS
 
-# The bounds for the whole run, well above any run that correct rules give: the
+# The bounds for each test, well above any run that correct rules give: the
 # most passive players here (tests/test_random_matches.py) pass four bids in five,
 # throwing a one-card deal in about two times in three, and their drawn picks can
 # force 20 throw-ins in a row; 30 more by chance is about 3 in a million. A wrong
@@ -65,18 +64,16 @@ TEST_THROW_INS_IN_A_ROW = 50
 TEST_TIEBREAK_DEALS = 50
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _small_bounds() -> Iterator[None]:
-    """The bounds on an endless match, set small for the whole run (``engine.bounds``).
+@pytest.fixture(autouse=True)
+def _small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounds on an endless match, set small for each test here (``engine.bounds``).
 
     ``bounds`` is interpreted in both builds (``pyproject.toml``) and read at each
-    call, so the compiled library sees these values too. A test that sets a bound
-    itself (``tests/test_bounds.py``) gets these back afterwards.
+    call, so the compiled library sees these values too. A test may set a bound
+    itself (``tests/test_bounds.py``); the doctests outside ``tests/`` keep 200.
     """
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(bounds, "MAX_THROW_INS_IN_A_ROW", TEST_THROW_INS_IN_A_ROW)
-        patch.setattr(bounds, "MAX_TIEBREAK_DEALS", TEST_TIEBREAK_DEALS)
-        yield
+    monkeypatch.setattr(bounds, "MAX_THROW_INS_IN_A_ROW", TEST_THROW_INS_IN_A_ROW)
+    monkeypatch.setattr(bounds, "MAX_TIEBREAK_DEALS", TEST_TIEBREAK_DEALS)
 
 
 def pytest_configure(config: pytest.Config) -> None:
