@@ -28,8 +28,8 @@ from typing import Final
 
 ROOT: Final = Path(__file__).resolve().parent.parent
 FLOW: Final = Path("src/backalley/core/flow.py")
-RIGHT: Final = "return len(bids) == 4 and all(bid.is_pass for bid in bids)"
-WRONG: Final = "return len(bids) == 4 and all(bid.is_pass or bid.board for bid in bids)"
+RIGHT: Final = "return thrown_in_codes([0 if bid.is_pass else 1 for bid in bids])"
+WRONG: Final = "return thrown_in_codes([0 if bid.is_pass or bid.board else 1 for bid in bids])"
 
 
 def copy_tree(target: Path) -> None:

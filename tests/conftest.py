@@ -1,6 +1,7 @@
-"""Shared test settings: Hypothesis profiles.
+"""Shared test settings: Hypothesis profiles, and the bounds on an endless match.
 
-``ci`` (the default) keeps the whole run under a few minutes on two cores;
+``ci`` (the default) keeps the whole run under a few minutes on two cores, and a
+run under a wrong rule too (each failure is shrunk for a second at most);
 ``thorough`` is for long local runs: ``HYPOTHESIS_PROFILE=thorough pytest``;
 ``mutation`` is for mutation testing (``docs/testing.md``): few examples, no
 example database and a fixed seed, so every mutant meets the same examples.
@@ -14,6 +15,17 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.internal.conjecture import engine
+
+from backalley.engine import bounds
+
+# Hypothesis shrinks a failure for up to five minutes (``MAX_SHRINKING_SECONDS``, which
+# it leaves to be set). A wrong rule fails most property tests at once, each with
+# examples that take milliseconds, so five minutes each would be hours; a second
+# shrinks a fast test's failure well. The blob printed with each failure replays it,
+# and ``thorough`` keeps the full five minutes to shrink it further. For the same
+# reason ``ci`` shrinks and shows one failure of a test, not each distinct one.
+CI_SHRINKING_SECONDS = 1
 
 settings.register_profile(
     "ci",
@@ -21,6 +33,7 @@ settings.register_profile(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     print_blob=True,
+    report_multiple_bugs=False,
 )
 settings.register_profile(
     "thorough",
@@ -37,7 +50,30 @@ settings.register_profile(
     database=None,
     suppress_health_check=list(HealthCheck),
 )
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "ci")
+settings.load_profile(PROFILE)
+if PROFILE == "ci":
+    engine.MAX_SHRINKING_SECONDS = CI_SHRINKING_SECONDS
+
+# The bounds for each test, well above any run that correct rules give: the
+# most passive players here (tests/test_random_matches.py) pass four bids in five,
+# throwing a one-card deal in about two times in three, and their drawn picks can
+# force 20 throw-ins in a row; 30 more by chance is about 3 in a million. A wrong
+# rule that makes every match endless then fails a test after 50 deals, not 200.
+TEST_THROW_INS_IN_A_ROW = 50
+TEST_TIEBREAK_DEALS = 50
+
+
+@pytest.fixture(autouse=True)
+def _small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounds on an endless match, set small for each test here (``engine.bounds``).
+
+    ``bounds`` is interpreted in both builds (``pyproject.toml``) and read at each
+    call, so the compiled library sees these values too. A test may set a bound
+    itself (``tests/test_bounds.py``); the doctests outside ``tests/`` keep 200.
+    """
+    monkeypatch.setattr(bounds, "MAX_THROW_INS_IN_A_ROW", TEST_THROW_INS_IN_A_ROW)
+    monkeypatch.setattr(bounds, "MAX_TIEBREAK_DEALS", TEST_TIEBREAK_DEALS)
 
 
 def pytest_configure(config: pytest.Config) -> None:

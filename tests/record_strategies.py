@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from backalley import MatchState, Rules, Seat, apply, legal_actions, new_match
+from backalley.engine.bounds import playing
 
 RULES = (
     Rules(schedule=[3, 2, 1]),
@@ -23,7 +24,7 @@ def play(rules: Rules, seed: int, chooser_seed: int, steps: int) -> MatchState:
     chooser = random.Random(chooser_seed)
     state = new_match(rules, seed=seed)
     for _ in range(steps):
-        if state.is_over:
+        if not playing(state):
             break
         state = apply(state, chooser.choice(legal_actions(state)))
     return state

@@ -30,6 +30,15 @@ def test_playing_is_false_once_the_match_is_over() -> None:
     assert steps > 4
 
 
+def test_the_run_plays_under_small_bounds() -> None:
+    """``tests/conftest.py`` sets both bounds to 50 for the run: the library reads them."""
+    state = new_match(Rules(schedule=[1]), seed=1)
+    with pytest.raises(EndlessMatch, match="51 deals in a row were thrown in"):
+        while playing(state):
+            state = apply(state, legal_actions(state)[0])
+    assert bounds.MAX_TIEBREAK_DEALS == 50
+
+
 def test_a_run_of_throw_ins_past_the_bound_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the bound set to 3, the fourth throw-in in a row stops the loop, in a sentence."""
     monkeypatch.setattr(bounds, "MAX_THROW_INS_IN_A_ROW", 3)
@@ -77,7 +86,7 @@ def _two_tiebreaks() -> MatchState:
     for seed in range(400):
         rng = random.Random(seed)
         state = new_match(Rules(schedule=[2], tie="tiebreak-deal"), seed=seed)
-        while not state.is_over:
+        while playing(state):
             state = apply(state, rng.choice(legal_actions(state)))
             if sum(result.deal.setup.tiebreak for result in state.history) >= 2:
                 return state

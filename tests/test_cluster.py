@@ -381,9 +381,12 @@ def test_ctrl_c_stops_a_cluster_run_with_one_line(tmp_path):
     )
     try:
         deadline = time.monotonic() + 60
-        while not any(folder.iterdir()) and time.monotonic() < deadline:
+        while not any(folder.iterdir()):
+            # A run that ended before its first record (every match failing, say) is a
+            # failure to report now, not a minute later.
+            assert process.poll() is None, process.communicate()[1]
+            assert time.monotonic() < deadline, "no match was played within a minute"
             time.sleep(0.1)
-        assert any(folder.iterdir()), "no match was played within a minute"
         os.killpg(process.pid, signal.SIGINT)
         out, err = process.communicate(timeout=60)
     finally:

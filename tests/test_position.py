@@ -40,6 +40,7 @@ from backalley.core.bidding import BOARD, bid_code
 from backalley.core.cards import mask_of, trump_mask
 from backalley.core.dealing import deal_hands
 from backalley.core.tricks import trick_winner
+from backalley.engine.bounds import playing
 from backalley.engine.state import position_of
 from backalley.strategies import rules as rules_strategy
 from backalley.strategies import schedules
@@ -237,7 +238,7 @@ def test_the_last_trick_keeps_the_finished_deal_readable() -> None:
     """After the last card, the finished deal's tricks per pair can still be read."""
     state = new_match(Rules(schedule=[1]), seed=3)
     pos = P.start(state.rules)
-    while not state.is_over:
+    while playing(state):
         action = legal_actions(state)[-1]  # board, so the deal is played, not thrown in
         pos = step_position(pos, state, action)
         state = apply(state, action)
