@@ -65,13 +65,16 @@ TEST_TIEBREAK_DEALS = 50
 
 
 @pytest.fixture(autouse=True)
-def _small_bounds(monkeypatch: pytest.MonkeyPatch) -> None:
+def _small_bounds(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
     """The bounds on an endless match, set small for each test here (``engine.bounds``).
 
     ``bounds`` is interpreted in both builds (``pyproject.toml``) and read at each
     call, so the compiled library sees these values too. A test may set a bound
-    itself (``tests/test_bounds.py``); the doctests outside ``tests/`` keep 200.
+    itself (``tests/test_bounds.py``); the doctests outside ``tests/`` keep 200, and
+    so does a test marked ``library_bounds`` (one that runs the library's doctests).
     """
+    if request.node.get_closest_marker("library_bounds"):
+        return
     monkeypatch.setattr(bounds, "MAX_THROW_INS_IN_A_ROW", TEST_THROW_INS_IN_A_ROW)
     monkeypatch.setattr(bounds, "MAX_TIEBREAK_DEALS", TEST_TIEBREAK_DEALS)
 

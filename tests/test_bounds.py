@@ -39,6 +39,20 @@ def test_the_run_plays_under_small_bounds() -> None:
     assert bounds.MAX_TIEBREAK_DEALS == 50
 
 
+@pytest.mark.library_bounds
+def test_a_test_marked_library_bounds_runs_under_the_librarys_own() -> None:
+    """The mark leaves the library's bound (what its docstrings show) in place."""
+    state = new_match(Rules(schedule=[1]), seed=1)
+    with pytest.raises(EndlessMatch) as stopped:
+        while playing(state):
+            state = apply(state, legal_actions(state)[0])
+    bound = bounds.MAX_THROW_INS_IN_A_ROW
+    assert bound > 50
+    assert f"{bound + 1} deals in a row were thrown in, more than the bound of {bound}" in str(
+        stopped.value
+    )
+
+
 def test_a_run_of_throw_ins_past_the_bound_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
     """With the bound set to 3, the fourth throw-in in a row stops the loop, in a sentence."""
     monkeypatch.setattr(bounds, "MAX_THROW_INS_IN_A_ROW", 3)
