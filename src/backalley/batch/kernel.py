@@ -51,6 +51,7 @@ __all__ = [
     "Kernel",
     "State",
     "card_bits",
+    "seat_results",
 ]
 
 # A lane's phase codes are the compact position's (core.position): DEAL a chance step,
@@ -151,6 +152,17 @@ class State:
     log: Array
     """The action indices applied in the match, in order (``record=True``), int8."""
     logged: Array
+
+
+def seat_results(winner: Array) -> Array:
+    """Each seat's result of a finished match from the winning pair (-1 a draw): +1, -1 or 0.
+
+    (..., 4) float32: +1 for both seats of the winning pair (END-1, END-3), -1 for the
+    others, 0 for everyone after a draw (END-2).
+    """
+    pair = jnp.arange(4) & 1
+    won = winner[..., None]
+    return jnp.where(won < 0, 0.0, jnp.where(won == pair, 1.0, -1.0)).astype(jnp.float32)
 
 
 def card_bits(words: Array) -> Array:
@@ -406,24 +418,23 @@ class Kernel:
         return state
 
     @staticmethod
-    def unfinished(state: State) -> Array:
-        """Whether the lane's last action ended its deal and the deal is still to be closed.
+    def ended(state: State) -> tuple[Array, Array]:
+        """Whether the lane's last action ended its deal, still to be closed: thrown, played.
 
-        Four bids with no contract (a throw-in, MATCH-3) or the deal's last trick taken.
+        Four bids with no contract (a throw-in, MATCH-3), or the deal's last trick taken.
         :meth:`step` leaves such a lane for :meth:`finish`, which most lanes do not need
         at a step: :func:`deal_lanes` gathers the lanes that do, as it gathers those to deal.
         """
         thrown = (state.phase == BID) & (state.nbids == 4)
         played = (state.phase == PLAY) & (state.ntricks == state.hand_size) & (state.ntrick == 0)
-        return thrown | played
+        return thrown, played
 
     def finish(self, state: State) -> State:
         """Close a deal that :meth:`step` ended: a throw-in, or the last trick's scores."""
-        thrown = (state.phase == BID) & (state.nbids == 4)
+        thrown, played = self.ended(state)
         # MATCH-3: four passes throw the deal in; the next dealer deals the same size.
         state = _where(thrown, state, deals=state.deals + 1)
         state = self._refresh(thrown, state)
-        played = (state.phase == PLAY) & (state.ntricks == state.hand_size) & (state.ntrick == 0)
         return self._close_deal(played, state)
 
     def _close_deal(self, closing: Array, state: State) -> State:
@@ -628,7 +639,8 @@ def deal_lanes(kernel: Kernel, tables: dict[str, Array], state: State) -> State:
 
     def pending(state: State) -> Array:
         due = (state.phase == DEAL) & (state.deals < kernel.decks) & ~state.terminated
-        return due | Kernel.unfinished(state)
+        thrown, played = Kernel.ended(state)
+        return due | thrown | played
 
     def deal_chunk(state: State) -> State:
         (lanes,) = jnp.nonzero(pending(state), size=chunk, fill_value=n)

@@ -118,6 +118,8 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
             np.zeros((1, kernel.decks, PACK_SIZE), np.int8), np.zeros((1, 2), np.uint32)
         )
         self._blank: K.State = jax.tree.map(lambda field: field[0], blank)
+        # The kernel of one lane, its tables constants of the caller's compiled code.
+        self._lane = kernel.bound(kernel.tables)
 
     # --- pgx's abstract methods -------------------------------------------------------
 
@@ -131,8 +133,7 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
             vmap_method="expand_dims",
         )
         match = dataclasses.replace(self._blank, decks=decks, seed=words)
-        bound = kernel.bound(kernel.tables)
-        match = bound.legal(bound._deal(match))
+        match = self._lane.legal(self._lane._deal(match))
         return self._wrap(match, jnp.zeros((), jnp.int32), jnp.zeros(4, jnp.float32))
 
     def _host_decks(self, words: Any) -> np.ndarray[Any, np.dtype[np.int8]]:
@@ -145,17 +146,14 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
 
     def _step(self, state: State, action: jax.Array, key: Any) -> State:
         del key  # the deals are the seed's: nothing random happens in a step
-        kernel = self.engine.kernel
-        bound = kernel.bound(kernel.tables)
-        match = bound.step(state._match, jnp.asarray(action, jnp.int32), jnp.asarray(-1, jnp.int32))
+        lane = self._lane
+        match = lane.step(state._match, jnp.asarray(action, jnp.int32), jnp.asarray(-1, jnp.int32))
         # A deal that ends is followed by the next one at once (a chance step is no step).
-        match = bound.legal(bound._deal(match))
+        match = lane.legal(lane._deal(match))
         if self.rewards == "points":
             rewards = match.rewards
         else:
-            pair = jnp.arange(4) & 1
-            result = jnp.where(match.winner < 0, 0.0, jnp.where(match.winner == pair, 1.0, -1.0))
-            rewards = jnp.where(match.terminated, result, 0.0).astype(jnp.float32)
+            rewards = jnp.where(match.terminated, K.seat_results(match.winner), 0.0)
         return self._wrap(match, state._step_count, rewards)
 
     def _observe(self, state: State, player_id: jax.Array) -> jax.Array:

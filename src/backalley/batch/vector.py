@@ -41,7 +41,6 @@ Needs the ``batch`` extra (JAX) and Gymnasium (the ``pettingzoo`` extra). See
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -67,8 +66,7 @@ from ..engine.match import apply  # noqa: E402
 from ..engine.state import MatchState  # noqa: E402
 from .engine import NO_ACTION, NOT_AN_ACTION, REASON_CODES, SPARE_DEALS, Env  # noqa: E402
 from .engine import sample_legal as _sample_legal  # noqa: E402
-from .kernel import State, deal_lanes, step_lane  # noqa: E402
-from .observe import observe  # noqa: E402
+from .kernel import State, seat_results  # noqa: E402
 
 __all__ = ["AUTORESET_MODES", "Opponent", "SeatVectorEnv", "random_opponent"]
 
@@ -178,12 +176,10 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
         (0: none) and the agent's observations.
         """
         engine = self.engine
-        tables = engine.kernel.tables
         seat = int(self.seat)
-        step = jax.vmap(functools.partial(step_lane, engine.kernel), in_axes=(None, 0, 0, 0))
         n = state.phase.shape[0]
-        agent = jnp.full(n, seat, jnp.int32)
-        state = deal_lanes(engine.kernel, tables, step(tables, state, actions, agent))
+        # The batch engine's step, which runs inside jax.jit (its checks skip tracers).
+        state = engine.step(state, actions, jnp.full(n, seat, jnp.int32))
         refused = state.refused.astype(jnp.int32)
         reward = _pair_reward(state.rewards, seat)
 
@@ -203,9 +199,7 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
             key, pick = jax.random.split(key)
             moving = others_to_move(state, wrong)
             chosen = jnp.where(moving, self.opponent(state, pick), NO_ACTION)
-            stepped = deal_lanes(
-                engine.kernel, tables, step(tables, state, chosen, jnp.full(n, -1, jnp.int32))
-            )
+            stepped = engine.step(state, chosen)
             code = stepped.refused.astype(jnp.int32)
             wrong = jnp.where(moving & (code != 0), code, wrong)
             reward = reward + _pair_reward(stepped.rewards, seat)
@@ -215,9 +209,7 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
         state, reward, wrong, _, _ = jax.lax.while_loop(more, one, start)
         # Lanes the loop left with another seat to move: the bound was reached (a bug).
         wrong = jnp.where(others_to_move(state, wrong), -1, wrong)
-        seen = jax.vmap(functools.partial(observe, deals=self.rules.deals))(
-            state, jnp.full(n, seat, jnp.int32)
-        )
+        seen = engine.observe(state, seat)
         return state, reward, refused, wrong, seen
 
     def _play(
@@ -256,13 +248,14 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
             raise ValueError(
                 f"SeatVectorEnv.reset takes no options, not {', '.join(map(repr, options))}"
             )
-        super().reset(seed=seed)
         if seed is not None and not (
             isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed <= MAX_SEED
         ):
             raise ValueError(f"a seed is a whole number from 0 to 2**64 - 1, not {seed!r}")
+        super().reset(seed=seed)
         base = seed if seed is not None else int(self.np_random.integers(0, 2**63))
-        self._key = jax.random.key(base % 2**32)
+        # The opponents' key from the whole 64-bit seed, both its words.
+        self._key = jax.random.fold_in(jax.random.key(base & 0xFFFFFFFF), base >> 32)
         state = self.engine.init(base, n=self.num_envs)
         idle = np.full(self.num_envs, NO_ACTION, np.int32)
         state, _, _, seen = self._play(state, idle)
@@ -390,11 +383,10 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
     def _match_signs(self, state: State) -> npt.NDArray[np.float64]:
         """+1, -1 or 0 for the agent's pair at the end: the winner, or the totals if truncated."""
         pair = int(self.seat) % 2
-        winner = np.asarray(state.winner)
         totals = np.asarray(state.totals).astype(np.int64)
         margin = totals[:, pair] - totals[:, 1 - pair]
         by_totals = np.sign(margin).astype(np.float64)
-        by_winner = np.where(winner < 0, 0.0, np.where(winner == pair, 1.0, -1.0))
+        by_winner = np.asarray(seat_results(state.winner))[:, int(self.seat)].astype(np.float64)
         return np.where(np.asarray(state.terminated), by_winner, by_totals)
 
     def _raise(
