@@ -520,12 +520,8 @@ class Search:
             shift = entry[1 + 2 * suit]
             if shift == _ANY:
                 continue
-            rest = out & SUIT_MASKS[suit]
             # Below the lowest card the entry holds: shift / 2 cards, only counted.
-            below = shift >> 1
-            while below:
-                rest &= rest - 1
-                below -= 1
+            rest = _without_lowest(out & SUIT_MASKS[suit], shift >> 1)
             found |= rest & -rest
         return found
 
@@ -546,11 +542,15 @@ def _store(entries: list[_Entry], entry: _Entry) -> None:
 
 def _top_cards(out: int, count: int) -> int:
     """The mask of the ``count`` highest cards of ``out``."""
-    below = out.bit_count() - count
-    while below > 0:
-        out &= out - 1
-        below -= 1
-    return out
+    return _without_lowest(out, out.bit_count() - count)
+
+
+def _without_lowest(cards: int, count: int) -> int:
+    """``cards`` without its ``count`` lowest cards (none for a count of 0 or less)."""
+    while count > 0:
+        cards &= cards - 1
+        count -= 1
+    return cards
 
 
 def _lengths(spread: int) -> int:
