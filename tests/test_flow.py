@@ -11,7 +11,6 @@ from backalley.core.cards import ALL_CARDS_MASK, JOKERS_MASK, SEATS, trump_mask
 from backalley.core.dealing import deal_hands
 from backalley.core.flow import (
     bid_position,
-    bidder_to_move,
     counts,
     dealer_of_deal,
     first_bidder,
@@ -35,9 +34,11 @@ def test_turns_go_clockwise(seat: Seat, other: Seat, steps: int) -> None:
     assert next_seat(seat, steps) is seat.after(steps)
     assert first_bidder(seat) is seat.left
     if steps <= 4:
-        assert bidder_to_move(seat, steps) is seat.after(1 + steps)
+        assert seat_to_move(seat, steps, -1, 0) is seat.after(1 + steps)
         assert player_to_move(seat, steps) is seat.after(steps)
-    assert bidder_to_move(seat, bid_position(seat, other)) is other
+    if steps <= 3:
+        assert seat_to_move(other, 4, seat, steps) is seat.after(steps)
+    assert seat_to_move(seat, bid_position(seat, other), -1, 0) is other
     assert 0 <= bid_position(seat, other) < 4
 
 
@@ -47,10 +48,8 @@ def test_seat_to_move_is_the_bidder_or_the_player(
     dealer: Seat, leader: Seat | None, bids: int, cards: int
 ) -> None:
     """While bidding the next bidder is to move; in play, the next player of the trick."""
-    said = tuple(Bid(dealer.after(1 + k)) for k in range(bids))
-    trick = (Card.C2, Card.C3, Card.C4)[:cards]
-    expected = bidder_to_move(dealer, bids) if leader is None else player_to_move(leader, cards)
-    assert seat_to_move(dealer, said, leader, trick) is expected
+    expected = dealer.after(1 + bids) if leader is None else leader.after(cards)
+    assert seat_to_move(dealer, bids, -1 if leader is None else leader, cards) is expected
 
 
 @pytest.mark.rule("MATCH-3", "MATCH-4")

@@ -16,6 +16,8 @@ import random
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backalley import (
     Bid,
@@ -36,7 +38,10 @@ from backalley import (
     new_match,
     seeded_deal,
 )
+from backalley.core.bidding import bid_code
 from backalley.engine.bounds import playing
+from backalley.engine.match import replay_deal
+from backalley.strategies import rules as rule_sets
 from helpers import bid_round, cards, deal_hands, play_cards, play_out
 
 N, E, S, W = Seat.NORTH, Seat.EAST, Seat.SOUTH, Seat.WEST
@@ -682,3 +687,62 @@ def test_a_deck_of_card_numbers_becomes_cards() -> None:
     deal = Deal(list(range(54)))
     assert all(type(card) is Card for card in deal.deck)
     assert deal.deck == tuple(Card)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rules=rule_sets(),
+    seed=st.integers(0, 2**64 - 1),
+    walk=st.integers(0, 2**32 - 1),
+    stop=st.floats(0, 1),
+)
+def test_replay_deal_reaches_what_apply_reaches_at_every_stopping_point(
+    rules: Rules, seed: int, walk: int, stop: float
+) -> None:
+    """``replay_deal`` of a deal's first k actions is the state ``apply`` reaches after
+    them, for every deal of random matches (throw-ins and tiebreak deals included);
+    an action it does not accept is one that ``apply`` refuses there."""
+    rng = random.Random(walk)
+    state = new_match(rules, seed=seed)
+    while playing(state):
+        start = apply(state, seeded_deal(state))
+        reached = [start]
+        # Pass more often than at random, so that throw-ins happen.
+        while reached[-1].deal is not None:
+            legal = legal_actions(reached[-1])
+            action = legal[0] if rng.random() < 0.4 else rng.choice(legal)
+            reached.append(apply(reached[-1], action))
+        actions = _deal_actions(start, reached[-1])
+        k = int(stop * len(actions))
+        calls = [bid_code(a) for a in actions[:k] if isinstance(a, Bid)]
+        plays = [a.card for a in actions[:k] if isinstance(a, Play)]
+        assert replay_deal(start, calls, plays) == (reached[k], k)
+        if k < len(actions):
+            # One wrong card or call in its place: refused, and by apply as well.
+            wrong_calls = [*calls, 99] if isinstance(actions[k], Bid) else calls
+            wrong_plays = (
+                plays if isinstance(actions[k], Bid) else [*plays, _not_allowed(reached[k])]
+            )
+            got, done = replay_deal(start, wrong_calls, wrong_plays)
+            assert (got, done) == (reached[k], k)
+            with pytest.raises(IllegalAction):
+                if isinstance(actions[k], Bid):
+                    apply(got, Bid(got.to_move, 99))
+                else:
+                    apply(got, Play(got.to_move, Card(wrong_plays[-1])))
+        state = reached[-1]
+
+
+def _deal_actions(start: MatchState, end: MatchState) -> list[Bid | Play]:
+    """The bids and cards played from ``start`` (just dealt) to ``end``, in order."""
+    deal = end.deal if end.deal is not None else end.history[-1].deal
+    plays = [Play(seat, card) for trick in deal.tricks for seat, card in trick.plays]
+    if deal.current_trick is not None:
+        plays += [Play(seat, card) for seat, card in deal.current_trick.plays]
+    return [*deal.bids, *plays]
+
+
+def _not_allowed(state: MatchState) -> int:
+    """A card the player to move may not play: another's card, or one the rules forbid."""
+    allowed = {action.card for action in legal_actions(state)}
+    return next(card for card in Card if card not in allowed)

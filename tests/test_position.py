@@ -130,6 +130,11 @@ def check_step(state: MatchState, pos: P.Position) -> None:
             with pytest.raises(IllegalAction) as caught:
                 apply(state, Play(seat, card))
             assert caught.value.reason is reason
+    # play_if_allowed plays exactly the cards apply accepts, as play does, and no other.
+    playable = {action.card for action in listed if isinstance(action, Play)}
+    for card in Card:
+        got = P.play_if_allowed(pos, card)
+        assert got == (P.play(pos, card) if card in playable else None)
 
 
 def step_position(pos: P.Position, state: MatchState, action: object) -> P.Position:

@@ -9,9 +9,10 @@ view, ``apply`` and everything above them (RULINGS.md "Schedule and dealer",
   deal, thrown-in and tiebreak deals included (MATCH-1, MATCH-2,
   :func:`dealer_of_deal`).
 - The player left of the dealer bids first, then one circuit clockwise
-  (BID-1, :func:`first_bidder`, :func:`bidder_to_move`); in a tiebreak deal
+  (BID-1, :func:`first_bidder`, :func:`seat_to_move`); in a tiebreak deal
   there is no bidding and that player leads at once.
-- Cards go clockwise from the trick's leader (PLAY-1, :func:`player_to_move`).
+- Cards go clockwise from the trick's leader (PLAY-1, :func:`seat_to_move`;
+  :func:`player_to_move` names who played each card of a trick).
 - Four passes throw the deal in: it scores nothing and does not count towards
   the schedule (MATCH-3, MATCH-4, :func:`thrown_in`, :func:`counts`).
 - The counted deals follow the schedule of hand sizes; a tiebreak deal is dealt
@@ -30,13 +31,12 @@ from collections.abc import Sequence
 from typing import Final
 
 from .actions import Bid
-from .cards import SEATS, Card, Seat
+from .cards import SEATS, Seat
 from .rules import Rules
 
 __all__ = [
     "CLOCKWISE",
     "bid_position",
-    "bidder_to_move",
     "counts",
     "dealer_of_deal",
     "first_bidder",
@@ -66,11 +66,6 @@ def first_bidder(dealer: int) -> Seat:
     return CLOCKWISE[dealer + 1]
 
 
-def bidder_to_move(dealer: int, bids_made: int) -> Seat:
-    """Who bids next after ``bids_made`` bids of the circuit (0 to 3) (BID-1)."""
-    return CLOCKWISE[dealer + 1 + bids_made]
-
-
 def bid_position(dealer: int, seat: int) -> int:
     """Where ``seat`` bids in the circuit: 0 for the dealer's left, 3 for the dealer."""
     return (seat - dealer - 1) % 4
@@ -81,17 +76,19 @@ def player_to_move(leader: int, cards_played: int) -> Seat:
     return CLOCKWISE[leader + cards_played]
 
 
-def seat_to_move(
-    dealer: Seat, bids: tuple[Bid, ...], leader: Seat | None, trick: tuple[Card, ...]
-) -> Seat:
-    """Whose turn it is in a deal.
+def seat_to_move(dealer: int, said: int, leader: int, down: int) -> Seat:
+    """Whose turn it is in a deal: the one answer, asked by the states, ``apply`` and the position.
 
-    Bids go clockwise from the dealer's left (BID-1), then cards clockwise from the
-    trick's leader (PLAY-1).
+    While bidding (``leader`` is -1) the bids go clockwise from the dealer's left,
+    ``said`` of them made (BID-1); then the cards go clockwise from the trick's
+    ``leader``, ``down`` of them played to it (PLAY-1).
+
+    >>> seat_to_move(Seat.NORTH, 2, -1, 0), seat_to_move(Seat.NORTH, 4, Seat.WEST, 1)
+    (Seat.WEST, Seat.NORTH)
     """
-    if leader is None:
-        return CLOCKWISE[dealer + 1 + len(bids)]
-    return CLOCKWISE[leader + len(trick)]
+    if leader < 0:
+        return CLOCKWISE[dealer + 1 + said]
+    return CLOCKWISE[leader + down]
 
 
 def thrown_in(bids: Sequence[Bid]) -> bool:

@@ -6,7 +6,7 @@ leader, whether trumps are broken, the tricks each pair has taken, the cards of
 the completed tricks, the deal counts, the totals and the outcome. One function
 changes it per kind of action (:func:`deal`, :func:`bid`, :func:`play`); the
 legality functions read it (:func:`legal_bids`, :func:`allowed`); and
-:func:`to_move` is the one answer to whose turn it is.
+:func:`to_move` asks ``flow.seat_to_move``, the one answer to whose turn it is.
 
 The rules themselves stay in their homes: who bids and plays next in
 ``core.flow``, the allowed cards in ``core.tricks`` (and ``core.jokers``), the
@@ -64,7 +64,14 @@ from typing import Final
 
 from .bidding import BOARD, contract_terms, opening_seat
 from .errors import Reason
-from .flow import CLOCKWISE, dealer_of_deal, hand_size_of_deal, in_tiebreak, thrown_in_codes
+from .flow import (
+    CLOCKWISE,
+    dealer_of_deal,
+    hand_size_of_deal,
+    in_tiebreak,
+    seat_to_move,
+    thrown_in_codes,
+)
 from .rules import Rules, TiePolicy
 from .scoring import score_terms
 from .tricks import allowed_plays, winning_card
@@ -110,6 +117,7 @@ __all__ = [
     "legal_bids",
     "next_deal",
     "play",
+    "play_if_allowed",
     "start",
     "to_move",
     "trick_winner",
@@ -201,17 +209,13 @@ def start(rules: Rules) -> Position:
 def to_move(pos: Position) -> int:
     """The seat to bid or play, or -1 at a chance step and after the match.
 
-    Bids go clockwise from the dealer's left (BID-1), cards clockwise from the
-    trick's leader (PLAY-1): ``flow.CLOCKWISE``, indexed as ``flow.bidder_to_move``
-    and ``flow.player_to_move`` do. The one answer to whose turn it is.
+    ``flow.seat_to_move``, the one answer to whose turn it is (BID-1, PLAY-1), asked
+    with the position's dealer, bids, leader and trick, as a plain int.
     """
-    # The fields by number (pos[LEADER] is pos[7], ...): a name would be a global
-    # look-up on every call of the pure build, the most frequent call of all.
     phase = pos[0]  # PHASE
-    if phase == PLAY:
-        return _AROUND[pos[7] + len(pos[6])]  # LEADER, TRICK
-    if phase == BID:
-        return _AROUND[pos[1] + 1 + len(pos[8])]  # DEALER, BIDS
+    if phase in (PLAY, BID):
+        # DEALER, BIDS, LEADER, TRICK
+        return int(seat_to_move(pos[1], len(pos[8]), pos[7], len(pos[6])))
     return -1
 
 
@@ -291,7 +295,11 @@ def allowed(pos: Position) -> int:
 def allowed_and_reason(pos: Position) -> tuple[int, Reason | None]:
     """:func:`allowed`, and the ``Reason`` refusing the player's other cards (or None)."""
     trick = pos[6]  # TRICK
-    seat = _AROUND[pos[7] + len(trick)]  # LEADER
+    return _allowed(pos, seat_to_move(pos[1], 4, pos[7], len(trick)), trick)  # DEALER, LEADER
+
+
+def _allowed(pos: Position, seat: int, trick: tuple[int, ...]) -> tuple[int, Reason | None]:
+    """``tricks.allowed_plays`` for ``seat``, the player to move, to ``trick`` (pos[TRICK])."""
     broken = pos[9]  # BROKEN
     bids = pos[8]  # BIDS
     # Only a lead before trumps are broken asks whether this player bid Board (PLAY-4);
@@ -339,9 +347,28 @@ def play(pos: Position, card: int) -> Position:
     trick (PLAY-7: its winner leads the next, PLAY-8), the last trick the deal,
     which is then scored and the match goes on or ends (:func:`_finish`).
     """
+    return _played(pos, seat_to_move(pos[1], 4, pos[7], len(pos[6])), card)  # DEALER, LEADER
+
+
+def play_if_allowed(pos: Position, card: int) -> Position | None:
+    """:func:`play` of ``card`` if the rules allow it now (:func:`allowed`), else None.
+
+    For a replay that judges and plays each card of a record: whose turn it is and
+    what that seat may play are found once for both.
+    """
+    if pos[0] != PLAY:  # PHASE
+        return None
+    trick = pos[6]  # TRICK
+    seat = seat_to_move(pos[1], 4, pos[7], len(trick))  # DEALER, LEADER
+    if not _allowed(pos, seat, trick)[0] >> card & 1:
+        return None
+    return _played(pos, seat, card)
+
+
+def _played(pos: Position, seat: int, card: int) -> Position:
+    """:func:`play` of ``card`` by ``seat``, the player to move."""
     (phase, dealer, size, trumps, tiebreak, hands, trick, leader, bids, broken,
      won_ns, won_ew, played, number, counted, total_ns, total_ew, outcome, rules) = pos  # fmt: skip
-    seat = _AROUND[leader + len(trick)]
     bit = 1 << card
     h0, h1, h2, h3 = hands
     if seat == 0:

@@ -17,9 +17,9 @@ depends on how they do it.
   the engine use it too): ``Deal(deck)`` for a deck known to hold each card once.
 - ``plays_of``: the ``Play`` actions of a mask of cards, picked 13 cards at a
   time by a cached ``itemgetter`` instead of one lookup per card.
-- ``TO_BID``, ``TO_PLAY``, ``BID_POSITION`` and ``LEGAL_BIDS``: whose turn it is,
-  where a seat bids and the bids allowed, as tables built once from ``core.flow``
-  and indexed, instead of a call per action.
+- ``BID_POSITION`` and ``LEGAL_BIDS``: where a seat bids and the bids allowed, as
+  tables built once from ``core.flow`` and indexed, instead of a call per action.
+  (Whose turn it is is asked of ``flow.seat_to_move`` alone.)
 - ``cards_in``: ``cards_of(mask)`` (the cards of a hand, as a seat view shows
   them) picked 13 cards at a time by the same kind of cached ``itemgetter``.
 - ``slot_builder``: the generic form of ``build_match`` and its kind, made for a
@@ -42,7 +42,7 @@ from typing import Any, Final, TypeVar
 from ..core.actions import PLAYS, Bid, Play, shared_bid
 from ..core.cards import CARDS, SEATS, Card, Seat
 from ..core.dealing import DealSetup
-from ..core.flow import bid_position, bidder_to_move, player_to_move
+from ..core.flow import bid_position, seat_to_move
 from ..core.rules import MAX_HAND_SIZE
 from ..core.tricks import Trick
 from .state import DealCore, DealState, MatchCore, MatchState
@@ -50,8 +50,6 @@ from .state import DealCore, DealState, MatchCore, MatchState
 __all__ = [
     "BID_POSITION",
     "LEGAL_BIDS",
-    "TO_BID",
-    "TO_PLAY",
     "build_core",
     "build_deal",
     "build_match",
@@ -163,18 +161,12 @@ _BIDS_OF_SEAT: Final = tuple(
     for seat in SEATS
 )
 LEGAL_BIDS: Final = tuple(
-    tuple(_BIDS_OF_SEAT[bidder_to_move(dealer, said)] for said in range(4)) for dealer in SEATS
+    tuple(_BIDS_OF_SEAT[seat_to_move(dealer, said, -1, 0)] for said in range(4)) for dealer in SEATS
 )
 """``LEGAL_BIDS[dealer][bids said][hand_size]``: the next bidder's legal bids (BID-1, BID-2).
 
-Pass, 1 .. hand_size - 1, Board, in that order; the bidder from ``flow.bidder_to_move``.
+Pass, 1 .. hand_size - 1, Board, in that order; the bidder from ``flow.seat_to_move``.
 """
-
-TO_PLAY: Final = tuple(tuple(player_to_move(leader, n) for n in range(4)) for leader in SEATS)
-"""``TO_PLAY[leader][cards down]``: who plays next to the trick (PLAY-1, ``player_to_move``)."""
-
-TO_BID: Final = tuple(tuple(bidder_to_move(dealer, said) for said in range(4)) for dealer in SEATS)
-"""``TO_BID[dealer][bids said]``: who bids next (BID-1, ``flow.bidder_to_move``)."""
 
 BID_POSITION: Final = tuple(tuple(bid_position(dealer, seat) for seat in SEATS) for dealer in SEATS)
 """``BID_POSITION[dealer][seat]``: where the seat bids in the circuit (``flow.bid_position``)."""

@@ -37,26 +37,28 @@ how a recorded game is replayed.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from typing import Final, cast, overload
 
-from ..core.actions import Bid, Deal, Play, deal_of_permutation
-from ..core.bidding import bid_in_range, opening_leader
-from ..core.cards import CARDS, PAIRS, SEATS, Pair, Seat
+from ..core import position
+from ..core.actions import Bid, Deal, Play, deal_of_permutation, shared_bid
+from ..core.bidding import BOARD, bid_in_range, opening_leader
+from ..core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat
 from ..core.dealing import MAX_SEED, check_whole, deal_hands, seeded_deck
 from ..core.errors import IllegalAction, Reason
 from ..core.flow import (
     dealer_of_deal,
     hand_size_of_deal,
     in_tiebreak,
+    seat_to_move,
     thrown_in,
 )
+from ..core.position import LEADER, TRICK
 from ..core.rules import Rules, TiePolicy
 from ..core.tricks import Trick, allowed_plays, trick_winner
 from ._fast import (
     BID_POSITION,
     LEGAL_BIDS,
-    TO_BID,
-    TO_PLAY,
     build_core,
     build_deal,
     build_match,
@@ -70,9 +72,10 @@ from .state import (
     Outcome,
     Phase,
     Termination,
+    position_of,
 )
 
-__all__ = ["apply", "legal_actions", "new_match", "seeded_deal"]
+__all__ = ["apply", "legal_actions", "new_match", "replay_deal", "seeded_deal", "turn"]
 
 
 @overload
@@ -123,10 +126,11 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
         return () if state.core.outcome is not None else (seeded_deal(state),)
     core = current.core
     leader = core.leader
+    setup = core.setup
     if leader is None:
-        setup = core.setup
         return LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
-    seat = TO_PLAY[leader][len(current.trick)]
+    # In play the dealer and the bids no longer decide whose turn it is.
+    seat = seat_to_move(0, 4, leader, len(current.trick))
     return plays_of(seat, _allowed(current, seat)[0])
 
 
@@ -139,27 +143,16 @@ def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
     current = state.deal
     if current is None:
         return None
-    seat = _seat_in(current)
-    core = current.core
-    if core.leader is None:
-        setup = core.setup
-        return seat, LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
-    return seat, plays_of(seat, _allowed(current, seat)[0])
-
-
-def seat_to_act(state: MatchState) -> Seat | None:
-    """``state.to_move`` from the turn tables: for a replay that asks it before every action."""
-    current = state.deal
-    return None if current is None else _seat_in(current)
-
-
-def _seat_in(current: DealState) -> Seat:
-    """The seat to act in a deal in progress, from the turn tables (BID-1, PLAY-1)."""
     core = current.core
     leader = core.leader
+    setup = core.setup
+    said = len(core.bids)
     if leader is None:
-        return TO_BID[core.setup.dealer][len(core.bids)]
-    return TO_PLAY[leader][len(current.trick)]
+        return seat_to_move(setup.dealer, said, -1, 0), LEGAL_BIDS[setup.dealer][said][
+            setup.hand_size
+        ]
+    seat = seat_to_move(setup.dealer, said, leader, len(current.trick))
+    return seat, plays_of(seat, _allowed(current, seat)[0])
 
 
 def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
@@ -233,7 +226,7 @@ def _bid(state: MatchState, current: DealState, action: Bid) -> MatchState:
     core = current.core
     setup = core.setup
     # Check: the bidder's turn (BID-1) and the bid's range (BID-2).
-    seat = TO_BID[setup.dealer][len(core.bids)]
+    seat = seat_to_move(setup.dealer, len(core.bids), -1, 0)
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     if not bid_in_range(action, setup.hand_size):
@@ -247,10 +240,9 @@ def _bid(state: MatchState, current: DealState, action: Bid) -> MatchState:
             state.core, build_deal(build_core(setup, bids, None, (), False), current.hands, ())
         )
     if thrown_in(bids):
-        thrown = build_deal(build_core(setup, bids, None, (), False), current.hands, ())
-        match = state.core
-        history = (*match.history, DealResult(thrown, (0, 0)))
-        return MatchState(MatchCore(match.rules, match.seed, history, None, match.counted))
+        return _throw_in(
+            state.core, build_deal(build_core(setup, bids, None, (), False), current.hands, ())
+        )
     leader = opening_leader(bids)
     return build_match(
         state.core, build_deal(build_core(setup, bids, leader, (), False), current.hands, ())
@@ -312,7 +304,7 @@ def _play(state: MatchState, current: DealState, action: Play) -> MatchState:
     assert leader is not None  # apply calls this only in the PLAY phase
     # Check: the player's turn (PLAY-1), the card in hand, the card allowed (PLAY-2..6).
     played = current.trick
-    seat = TO_PLAY[leader][len(played)]
+    seat = seat_to_move(0, 4, leader, len(played))  # in play the dealer's seat does not matter
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     card = action.card
@@ -352,6 +344,12 @@ def _play(state: MatchState, current: DealState, action: Play) -> MatchState:
 # --- the end of a deal and of the match ------------------------------------------
 
 
+def _throw_in(match: MatchCore, thrown: DealState) -> MatchState:
+    """The match after four passes: the deal scores nothing and does not count (MATCH-3)."""
+    history = (*match.history, DealResult(thrown, (0, 0)))
+    return MatchState(MatchCore(match.rules, match.seed, history, None, match.counted))
+
+
 def _finish_deal(match: MatchCore, finished: DealState) -> MatchState:
     """The match after the last trick of a deal: score it, then go on or end."""
     rules, seed = match.rules, match.seed
@@ -380,3 +378,74 @@ def _ended(state: MatchState, termination: Termination, winner: Pair | None) -> 
     core = state.core
     outcome = Outcome(termination, winner, state.totals)
     return MatchState(MatchCore(core.rules, core.seed, core.history, outcome, core.counted))
+
+
+# --- a recorded deal replayed on the compact position -----------------------------
+
+
+def replay_deal(
+    state: MatchState, calls: Sequence[int], cards: Sequence[int]
+) -> tuple[MatchState, int]:
+    """Replay a deal's ``calls`` (bid codes) then ``cards``, each by the seat to move.
+
+    The state reached and how many of the actions the rules accepted: it stops at
+    the first one they refuse, or that comes after the deal has ended, and
+    ``apply`` of that action to the state returned raises the refusal. What
+    ``apply`` action by action would reach, for a checker of records that needs
+    only the end (``formats.checking.replay``): each action is judged and made on
+    the compact position (``core.position``: ``legal_bids``, ``bid``,
+    ``play_if_allowed``, the same rules ``apply`` asks), and the public state is built once,
+    at the end, by the same helpers as ``apply``'s (``tests/test_match.py`` checks
+    the two agree at every stopping point of random matches of every variant).
+    """
+    current = state.deal
+    if current is None:
+        return state, 0
+    pos = position_of(state)
+    bids = list(current.bids)
+    tricks = list(current.tricks)
+    done = 0
+    for code in calls:
+        if pos[position.PHASE] != position.BID or code not in position.legal_bids(pos):
+            return _made(state, pos, bids, tricks), done
+        seat = SEATS[position.to_move(pos)]
+        bids.append(shared_bid(seat, 0, board=True) if code == BOARD else shared_bid(seat, code))
+        pos = position.bid(pos, code)
+        done += 1
+    play_if_allowed = position.play_if_allowed  # most of a record is its cards
+    for card in cards:
+        following = play_if_allowed(pos, card)
+        if following is None:
+            break
+        played = pos[TRICK]
+        leader = pos[LEADER]
+        pos = following
+        done += 1
+        if len(played) == 3:
+            trick = (CARDS[played[0]], CARDS[played[1]], CARDS[played[2]], CARDS[card])
+            tricks.append(Trick(SEATS[leader], trick, SEATS[pos[LEADER]]))
+    return _made(state, pos, bids, tricks), done
+
+
+def _made(
+    state: MatchState, pos: position.Position, bids: list[Bid], tricks: list[Trick]
+) -> MatchState:
+    """The public state of ``pos``, reached from ``state`` within its deal (``replay_deal``)."""
+    current = state.deal
+    assert current is not None  # replay_deal returns at once between deals
+    setup = current.setup
+    leader = pos[position.LEADER]
+    core = build_core(
+        setup,
+        tuple(bids),
+        None if leader < 0 else SEATS[leader],
+        tuple(tricks),
+        pos[position.BROKEN],
+    )
+    trick: tuple[Card, ...] = tuple(CARDS[card] for card in pos[position.TRICK])
+    deal = build_deal(core, pos[position.HANDS], trick)
+    if pos[position.NUMBER] == setup.number:
+        return build_match(state.core, deal)
+    if len(tricks) < setup.hand_size:
+        return _throw_in(state.core, deal)
+    return _finish_deal(state.core, deal)

@@ -175,7 +175,10 @@ class DealFacts:
     @property
     def to_move(self) -> Seat:
         """The seat to bid or play next."""
-        return seat_to_move(self.dealer, self.bids, self.leader, self.trick)
+        leader = self.leader
+        return seat_to_move(
+            self.dealer, len(self.bids), -1 if leader is None else leader, len(self.trick)
+        )
 
     def bid_of(self, seat: Seat) -> Bid | None:
         """What ``seat`` bid, or None if it has not bid (or there is no bidding)."""

@@ -27,14 +27,15 @@ from typing import Any
 import attrs
 
 from ..core.actions import Bid, Deal, Play, shared_bid, shared_play
+from ..core.bidding import BOARD
 from ..core.cards import Seat
 from ..core.dealing import seeded_deck
 from ..core.errors import IllegalAction, Reason
-from ..engine.match import apply, new_match, seat_to_act
+from ..engine.match import apply, new_match, replay_deal
 from ..engine.state import MatchState, Phase
 from .codec._base import at as _at
 from .codec.values import claim_to_json
-from .notation import parse_call
+from .notation import NotationError, parse_call
 from .records import Record, RecordError
 
 __all__ = ["CheckReport", "Discrepancy", "IllegalRecord", "Step", "check", "replay", "replay_steps"]
@@ -84,32 +85,50 @@ def replay_steps(
     for index, item in enumerate(record.deals):
         deck = seeded_deck(record.seed, index) if item.deck is None else item.deck
         state = _apply(state, Deal(deck), visit, (index, "deck", 0))
-        for number, call in enumerate(item.bids):
-            amount, board = parse_call(call)
-            action = shared_bid(_seat(state), amount, board)
-            state = _apply(state, action, visit, (index, "bids", number))
-        if visit is not None:
+        calls = None if visit is not None else _codes(item.bids)
+        if calls is None:
+            # Every step visited (or a call that is not one): action by action through apply.
+            for number, call in enumerate(item.bids):
+                amount, board = parse_call(call)
+                action = shared_bid(_seat(state), amount, board)
+                state = _apply(state, action, visit, (index, "bids", number))
             for number, card in enumerate(item.plays):
                 state = _apply(
                     state, shared_play(_seat(state), card), visit, (index, "plays", number)
                 )
             continue
-        # The cards of a deal, most of a record, without the per-action call of
-        # ``_apply``: the same ``apply`` judges each, and a refusal is located alike.
-        for number, card in enumerate(item.plays):
-            seat = seat_to_act(state)
-            play = shared_play(Seat.NORTH if seat is None else seat, card)
-            try:
-                state = apply(state, play)
-            except IllegalAction:
-                _apply(state, play, None, (index, "plays", number))  # raises IllegalRecord
-                raise
+        # The deal replayed on the compact position, its state built once (``replay_deal``);
+        # the first action it does not accept goes to ``apply``, which refuses it.
+        state, done = replay_deal(state, calls, item.plays)
+        if done < len(calls):
+            amount, board = parse_call(item.bids[done])
+            _apply(state, shared_bid(_seat(state), amount, board), None, (index, "bids", done))
+        elif done < len(calls) + len(item.plays):
+            number = done - len(calls)
+            play = shared_play(_seat(state), item.plays[number])
+            _apply(state, play, None, (index, "plays", number))
+        else:
+            continue
+        raise AssertionError(f"apply accepted an action that replay_deal refused ({index})")
     return state
+
+
+def _codes(calls: tuple[str, ...]) -> list[int] | None:
+    """The bid codes of a deal's calls (``bidding.BOARD`` for Board); None if one is no call."""
+    codes = []
+    for call in calls:
+        try:
+            amount, board = parse_call(call)
+        except NotationError:
+            return None
+        # A number of 13 or more is never legal; -1 keeps it from reading as Board's code.
+        codes.append(BOARD if board else amount if amount < BOARD else -1)
+    return codes
 
 
 def _seat(state: MatchState) -> Seat:
     """The seat to act; North where nobody may act (``apply`` then refuses the action)."""
-    seat = seat_to_act(state)
+    seat = state.to_move
     return Seat.NORTH if seat is None else seat
 
 
