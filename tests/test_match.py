@@ -717,6 +717,14 @@ def test_replay_deal_reaches_what_apply_reaches_at_every_stopping_point(
         calls = [bid_code(a) for a in actions[:k] if isinstance(a, Bid)]
         plays = [a.card for a in actions[:k] if isinstance(a, Play)]
         assert replay_deal(start, calls, plays) == (reached[k], k)
+        # From any point of the deal on, too (a trick begun, the bidding under way).
+        j = int(stop * k)
+        rest = actions[j:k]
+        later = (
+            [bid_code(a) for a in rest if isinstance(a, Bid)],
+            [a.card for a in rest if isinstance(a, Play)],
+        )
+        assert replay_deal(reached[j], *later) == (reached[k], k - j)
         if k < len(actions):
             # One wrong card or call in its place: refused, and by apply as well.
             wrong_calls = [*calls, 99] if isinstance(actions[k], Bid) else calls
