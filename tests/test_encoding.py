@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import pickle
 import random
+from typing import NamedTuple
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from backalley import Rules, Seat, apply, legal_actions, new_match
-from backalley.adapters._views import seat_view
+from backalley.adapters._views import Kept, seat_view
 from backalley.adapters.encoding import (
     DEALS_SCALE,
     FIELD_MEANINGS,
@@ -178,6 +180,50 @@ def test_the_adapters_kept_views_equal_the_engines_views():
             state = apply(state, rng.choice(legal_actions(state)))
         for seat in Seat:
             assert seat_view(state, seat) == view(state, seat)
+
+
+def test_kept_histories_give_the_plain_views_and_tensors_for_equal_copies_too():
+    """The kept views and sums, against the engine's own, for a state and an equal copy.
+
+    The copy (unpickled) holds equal finished deals in other objects, so it is found by
+    value; the engine's lazily made views are summed afresh by the encoder.
+    """
+    rng = random.Random(6)
+    state = new_match(Rules(schedule=[3, 1, 2, 2], tie="tiebreak-deal"), seed=8)
+    while playing(state):
+        copy = pickle.loads(pickle.dumps(state))
+        assert copy.history == state.history
+        assert copy.history is not state.history or not state.history
+        for seat in Seat:
+            plain = view(state, seat)
+            for kept in (seat_view(state, seat), seat_view(copy, seat)):
+                assert kept == plain
+                assert observation_tensor(kept) == observation_tensor(plain)
+                assert information_state_tensor(kept) == information_state_tensor(plain)
+        state = apply(state, rng.choice(legal_actions(state)))
+
+
+class _Finished(NamedTuple):
+    scores: tuple[int, int]
+    deck: int
+
+
+def test_kept_finds_a_history_by_value_and_never_gives_another_ones_value():
+    kept: Kept[str] = Kept(2)
+    first = (_Finished((0, 0), 1), _Finished((40, -20), 2))
+    same_key = (_Finished((0, 0), 3), _Finished((40, -20), 2))
+    kept.put(first, "first")
+    assert kept.get(tuple(list(first))) == "first"
+    assert kept.get((_Finished((0, 0), 1), _Finished((40, -20), 2))) == "first"
+    assert kept.get(same_key) is None
+    assert kept.get(first, "another tag") is None
+    kept.put(same_key, "same key")
+    assert kept.get(same_key) == "same key" and kept.get(first) is None
+    kept.put((), "empty")
+    kept.put(first[:1], "short")
+    assert kept.get(()) == "empty" and kept.get(first[:1]) == "short"
+    kept.put(first, "first")
+    assert kept.get(()) is None and kept.get(same_key) is None
 
 
 def test_bounds_give_each_fields_range():

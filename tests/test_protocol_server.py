@@ -28,15 +28,27 @@ from backalley import (
     new_match,
     seeded_deck,
 )
+from backalley.core.action_index import NUM_ACTION_INDICES, index_action
+from backalley.core.actions import Deal, Play
+from backalley.core.cards import CARDS, SEATS
 from backalley.engine.bounds import playing
+from backalley.formats.serialize import to_json
 from backalley.protocol import fuzzer
+from backalley.protocol.cases import PROBE_DECK, apply_line
 from backalley.protocol.messages import (
+    ACTION_SLOTS,
+    APPLY_LINES,
+    APPLY_REQUESTS,
     ERROR_CODES,
     FACT_RULES,
     MESSAGE_SCHEMAS,
+    QUOTED,
     RULE_OF_REASON,
+    action_slot,
     action_text,
+    encode,
     facts,
+    legal_line,
     parse_action,
     schema,
 )
@@ -164,6 +176,68 @@ def test_a_session_agrees_with_the_engine_at_every_step():
         refused = session.handle({"type": "apply", "action": "N pass"})
         assert refused["reason"] == "match_over"
         assert shown["facts"]["outcome"]["termination"] == state.outcome.termination.value
+
+
+def _plain_apply(action: Bid | Play | Deal) -> bytes:
+    return encode({"type": "apply", "action": to_json(action)})
+
+
+def _plain_legal(actions: tuple[Bid | Play | Deal, ...]) -> bytes:
+    return encode({"type": "legal", "actions": [to_json(action) for action in actions]})
+
+
+def test_the_action_tables_equal_the_plain_construction_for_every_bid_and_play():
+    """QUOTED and APPLY_LINES, at each action's slot, are json.dumps and encode of its text."""
+    assert len(QUOTED) == len(APPLY_LINES) == ACTION_SLOTS == len(SEATS) * NUM_ACTION_INDICES
+    for seat in SEATS:
+        for index in range(NUM_ACTION_INDICES):
+            shared = index_action(index, seat)
+            # A value built afresh is found as the shared instance is: the lookup is by value.
+            fresh = (
+                Play(seat, shared.card)
+                if type(shared) is Play
+                else Bid(seat, shared.amount, shared.board)
+            )
+            for action in (shared, fresh):
+                slot = action_slot(action)
+                assert slot == seat * NUM_ACTION_INDICES + index
+                assert QUOTED[slot] == json.dumps(to_json(action)).encode()
+                assert APPLY_LINES[slot] == _plain_apply(action)
+                assert apply_line(action) == _plain_apply(action)
+                assert APPLY_REQUESTS[APPLY_LINES[slot].rstrip(b"\n")] == action
+                assert legal_line((action,)) == _plain_legal((action,))
+
+
+def test_actions_outside_the_tables_are_written_the_plain_way():
+    """Bids no deal allows and the deal have no slot, and are encoded as any message."""
+    outside = (
+        Bid(SEATS[1], 13),
+        Bid(SEATS[2], 99),
+        Bid(SEATS[3], -1),
+        PROBE_DECK,
+        Deal(CARDS[::-1]),
+    )
+    for action in outside:
+        assert action_slot(action) == -1
+        assert apply_line(action) == _plain_apply(action)
+    mixed = (*(index_action(index, SEATS[1]) for index in range(14)), *outside)
+    assert legal_line(mixed) == _plain_legal(mixed)
+
+
+def test_legal_lines_equal_the_plain_construction_through_random_matches():
+    """The ``legal`` reply at every decision of several matches, against encode()."""
+    chooser = random.Random(11)
+    for seat in SEATS:
+        every = tuple(index_action(index, seat) for index in range(NUM_ACTION_INDICES))
+        assert legal_line(every) == _plain_legal(every)
+    assert legal_line(()) == _plain_legal(())
+    for seed in range(4):
+        state = new_match(Rules(schedule=[chooser.randint(1, 13) for _ in range(3)]), seed=seed)
+        while playing(state):
+            legal = legal_actions(state)
+            if state.deal is not None:
+                assert legal_line(legal) == _plain_legal(legal)
+            state = apply(state, chooser.choice(legal))
 
 
 def test_serve_answers_every_line_in_order_and_stops_at_bye():

@@ -60,6 +60,7 @@ from ..core.cards import PACK_SIZE, SEATS, Card
 from ..core.rules import MAX_HAND_SIZE
 from ..engine.state import Phase
 from ..engine.view import DealView, SeatView
+from ._views import Kept
 
 __all__ = [
     "DEALS_SCALE",
@@ -316,26 +317,27 @@ def _bid_slot(bid: Bid) -> int:
     return BOARD_INDEX if bid.board else bid.amount
 
 
-_KEPT_FACTS: Final = 16
-_past_facts: dict[int, tuple[Sequence[DealView], tuple[int, int], int]] = {}
+_KEPT_SUMS: Final[Kept[tuple[tuple[int, int], int]]] = Kept(16)
 
 
 def _totals_and_count(view: SeatView) -> tuple[tuple[int, int], int]:
     """The view's running totals and count of deals played, summed once per history.
 
     Both sum over the finished deals. Views built by ``backalley.adapters._views``
-    share one history tuple per seat for a whole deal, so the sums are kept by
-    that tuple (held alongside, so that its id cannot be reused meanwhile).
+    share one tuple of finished deals per seat for a whole deal, so the sums are
+    kept for it (:class:`~backalley.adapters._views.Kept`, tagged with the seat:
+    the four seats' tuples are equal but for a swap, and would take turns in one
+    place); a history not held in a tuple (the engine's own lazily made views)
+    is summed each time.
     """
     history = view.history
-    found = _past_facts.get(id(history))
-    if found is not None and found[0] is history:
-        return found[1], found[2]
-    totals, counted = view.totals, view.counted_deals
-    if len(_past_facts) >= _KEPT_FACTS:
-        _past_facts.clear()
-    _past_facts[id(history)] = (history, totals, counted)
-    return totals, counted
+    if type(history) is not tuple:
+        return view.totals, view.counted_deals
+    found = _KEPT_SUMS.get(history, view.seat)
+    if found is None:
+        found = view.totals, view.counted_deals
+        _KEPT_SUMS.put(history, found, view.seat)
+    return found
 
 
 def _write(view: SeatView, out: Buffer, history: bool) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Final, Literal, NamedTuple, Protocol
 
 import attrs
 
-from ..core.action_index import action_index, index_action
+from ..core.action_index import NUM_ACTION_INDICES, action_index, index_action
 from ..core.actions import Bid, Deal, Play, shared_bid, shared_play
 from ..core.cards import CARDS, SEATS, Card
 from ..core.rules import Rules
@@ -22,10 +22,11 @@ from ..engine.match import apply, legal_actions
 from ..engine.state import MatchState
 from ._codec import rules_to_json
 from .messages import (
-    APPLY_REQUESTS,
+    APPLY_LINES,
     LEGAL_REQUEST,
     NO_LEGAL_LINE,
     OK_LINE,
+    action_slot,
     action_text,
     encode,
     facts,
@@ -121,15 +122,14 @@ def new_match_line(rules: Rules, seed: int) -> bytes:
 
 _LEGAL_LINE: Final = LEGAL_REQUEST + b"\n"
 _FACTS_LINE: Final = encode({"type": "facts"})
-_APPLY_LINES: Final = {id(action): line + b"\n" for line, action in APPLY_REQUESTS.items()}
 
 
 def apply_line(action: Bid | Play | Deal) -> bytes:
-    """The ``apply`` request line of an action."""
-    line = _APPLY_LINES.get(id(action))
-    if line is None:
-        line = encode({"type": "apply", "action": action_text(action)})
-    return line
+    """The ``apply`` request line of an action (a bid or play's from ``APPLY_LINES``)."""
+    slot = action_slot(action)
+    if slot < 0:
+        return encode({"type": "apply", "action": action_text(action)})
+    return APPLY_LINES[slot]
 
 
 def probe_action(state: MatchState, offset: int, kind: str, value: int) -> Bid | Play | Deal:
@@ -330,8 +330,10 @@ def walk_deal(
             return walk.done(hand_size, "open", tiebreak)
         # A legal move: applied without the refusal handling of Session.apply.
         session.state = after = apply(state, move)
-        steps.append(("move", action_index(move)))
-        line = apply_line(move)
+        index = action_index(move)
+        steps.append(("move", index))
+        # apply_line(move) from the index at hand: a legal move is always in the table.
+        line = APPLY_LINES[move.seat * NUM_ACTION_INDICES + index]
         lines.append(line)
         expected.append(OK_LINE)
         if items is not None:
