@@ -65,6 +65,16 @@ def _late_first(items: Sequence[int]) -> list[tuple[int, float]]:
     return [(item * item, time.monotonic()) for item in items]
 
 
+def _first_finishes_last(items: Sequence[int]) -> list[tuple[int, float]]:
+    """Each item's square and when it was done; the first chunk takes far the longest.
+
+    Two seconds against none: on a loaded machine, chunks whose times differed by a
+    tenth of a second were seen to finish in order after all, submitted one by one.
+    """
+    time.sleep(2.0 if items[0] == 0 else 0.0)
+    return [(item * item, time.monotonic()) for item in items]
+
+
 def _fail_on_five(items: Sequence[int]) -> list[int]:
     """Each item doubled, except that item 5 raises."""
     if 5 in items:
@@ -81,7 +91,7 @@ def _tasks_on_scheduler(dask_scheduler: object) -> int:
 
 def test_results_come_in_order_whatever_order_chunks_finish(client):
     """Chunks that finish last-first are still given back first-first, one result per item."""
-    results = list(run_chunks(client, _late_first, index_chunks(8, 1), window=8))
+    results = list(run_chunks(client, _first_finishes_last, index_chunks(8, 1), window=8))
     assert [square for square, _ in results] == [index * index for index in range(8)]
     finished = [when for _, when in results]
     # The chunks really did finish out of order: the later ones first.
