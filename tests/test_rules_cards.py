@@ -201,3 +201,24 @@ def test_pairs_have_labels_and_two_seats(pair: Pair) -> None:
     assert [int(seat) % 2 for seat in pair.seats] == [int(pair)] * 2
     assert pair.other.other is pair and pair.other is not pair
     assert repr(pair) == f"Pair.{pair.name}"
+
+
+def test_each_plain_cards_rank_and_suit_name_it_and_jokers_have_no_rank() -> None:
+    """``Card.rank`` (a table looked up) is the rank its name spells: ``Card.of`` of a
+    card's rank and suit is that card, for every plain card; a joker has no rank."""
+    for card in Card:
+        if card.is_joker:
+            assert card.rank is None
+            continue
+        rank = card.rank
+        assert type(rank) is Rank
+        assert card.suit is not None and Card.of(rank, card.suit) is card
+        assert card.code == f"{_RANK_CODES[rank]}{card.suit.name[0]}"
+
+
+_RANK_CODES = {Rank(n): str(n) for n in range(2, 11)} | {
+    Rank.JACK: "J",
+    Rank.QUEEN: "Q",
+    Rank.KING: "K",
+    Rank.ACE: "A",
+}

@@ -312,7 +312,7 @@ class Card(enum.IntEnum):
     @property
     def rank(self) -> Rank | None:
         """The plain rank, or None for a joker."""
-        return None if self >= Card.LITTLE else Rank(self % RANKS_PER_SUIT + 2)
+        return _RANKS_OF[self]
 
     @property
     def code(self) -> str:
@@ -361,6 +361,12 @@ CARDS: Final = tuple(Card)
 
 _CODES: Final = tuple(
     card.name if card >= Card.LITTLE else card.name[1:] + card.name[0] for card in CARDS
+)
+
+# Looked up, not made: calling an enum class to find a member costs over a microsecond,
+# and the heuristic asks the rank of every card of a hand for each bid it values.
+_RANKS_OF: Final = tuple(
+    None if card >= Card.LITTLE else Rank(card % RANKS_PER_SUIT + 2) for card in CARDS
 )
 
 SUIT_MASKS: Final = tuple(((1 << RANKS_PER_SUIT) - 1) << (RANKS_PER_SUIT * s) for s in Suit)
