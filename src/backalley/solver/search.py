@@ -149,14 +149,16 @@ class Search:
         high = hands[(leader + len(trick)) & 3].bit_count()
         probe = guess
         while low < high:
-            # The first question at the guess, then halving what is left.
+            # The first question at the guess (else halfway), then a trick at a time
+            # away from it: a card's count is mostly near the last card's.
             if probe <= low or probe > high:
                 probe = (low + high + 1) >> 1
             if self.can(hands, trick, leader, broken, probe):
                 low = probe
+                probe += 1
             else:
                 high = probe - 1
-            probe = -1
+                probe -= 1
         return low
 
     def after(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
