@@ -37,7 +37,7 @@ from backalley.solver import Search, solve_position
 def first_leads(size: int, deals: int, seed: int) -> list[MatchState]:
     """``deals`` random deals of ``size`` cards, each at its first lead."""
     rng = random.Random(seed)
-    found = []
+    found: list[MatchState] = []
     while len(found) < deals:
         state = new_match(Rules(schedule=[size]), seed=rng.randrange(2**32))
         while state.phase is not Phase.PLAY:
