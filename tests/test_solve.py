@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from backalley import Card, MatchState, Phase, Play, Rules, Seat, apply, legal_actions, new_match
 from backalley.core import position as P
 from backalley.engine.state import DealResult
-from backalley.solver import Solution, SolveError, position_in_play, solve
+from backalley.solver import Search, Solution, SolveError, position_in_play, solve, solve_position
 from backalley.strategies import states
 from decks import position
 from helpers import little_lead, minimax
@@ -188,3 +188,59 @@ def test_the_position_reads_the_board_bidder_and_the_trick() -> None:
     assert pos[P.TRICK] == (int(Card.CA),)
     assert pos[P.LEADER] == 0
     assert P.to_move(pos) == 1
+
+
+def _entry_position(west: list[str]) -> tuple[Search, list[int], int, bool]:
+    # Hearts trumps; North (left of the dealer West) leads with no winner of its
+    # own, South holds the top three clubs and North a club to reach them.
+    state = position(
+        {
+            Seat.NORTH: ["2C", "3D", "4D"],
+            Seat.EAST: ["5C", "6D", "7D"],
+            Seat.SOUTH: ["AC", "KC", "QC"],
+            Seat.WEST: west,
+        },
+        turned="9H",
+        bids=[1, 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+    pos = position_in_play(state)
+    return Search.of(pos, 0), list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN]
+
+
+def test_the_quick_tricks_count_the_partners_winners_reached_by_a_lead() -> None:
+    # West holds a trump and two clubs: South's clubs win twice before West can ruff.
+    search, hands, leader, broken = _entry_position(["8C", "9C", "2H"])
+    assert search._quick_tricks(hands, leader, broken) == 2
+    assert search.relevant == (1 << Card.CA) | (1 << Card.CK) | (1 << Card.CQ)
+    search.partner_entries = False
+    assert search._quick_tricks(hands, leader, broken) == 0
+
+
+def test_no_partner_entry_where_an_opponent_can_ruff_the_lead() -> None:
+    # West, void in clubs with a trump, could ruff the club led to South.
+    search, hands, leader, broken = _entry_position(["2H", "8D", "9D"])
+    assert search._quick_tricks(hands, leader, broken) == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    state=st.sampled_from([5, 6, 7]).flatmap(
+        lambda size: _in_play(size) | _in_play(size, no_trump=True) | _in_play(size, boards=True)
+    )
+)
+def test_the_partner_entry_bound_and_a_full_table_change_no_count(state: MatchState) -> None:
+    # Against the search without the partner-entry bound and with a table that never fills.
+    pos = position_in_play(state)
+    pair = P.to_move(pos) % 2
+    plain = Search.of(pos, pair)
+    plain.partner_entries = False
+    expected = solve_position(pos, plain)
+    assert solve_position(pos, Search.of(pos, pair)) == expected
+    for capacity in (40, 0):
+        small = Search.of(pos, pair)
+        small.capacity = capacity
+        assert solve_position(pos, small) == expected
+    # With no room, every new key empties the table first: it holds one key at most.
+    assert len(small.table) <= 1
+    assert small.emptied >= len(small.table)

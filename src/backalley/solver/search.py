@@ -24,9 +24,14 @@ fast, after the bridge solvers (DDS):
   between them (the cards of the current trick count as out), one is tried.
   Jokers are never merged with other cards.
 - **Quick tricks**: at the start of a trick, the leader's sure winners (top
-  cards of a suit that neither opponent can ruff in time) bound the search.
+  cards of a suit that neither opponent can ruff in time), or the partner's when
+  the leader can reach them with a lead of a suit the partner holds the top card
+  of, bound the search.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
-  already wins the trick, a sure winner first when leading.
+  already wins the trick (a discard: the lowest rank of any suit), a sure winner
+  first when leading.
+- **A table of bounded size**: past ``capacity`` entries it is emptied before a
+  new key goes in (a 13-card deal could otherwise fill the memory).
 - **The last trick** is played out at once: every card of it is forced.
 
 The rules themselves are not restated here: the cards a seat may play are
@@ -48,6 +53,8 @@ __all__ = ["Search"]
 _SUIT: Final = (1 << 13) - 1
 _JOKERS_AT: Final = 52
 _NO_TRICK: Final[tuple[int, ...]] = ()
+_CAPACITY: Final = 1_500_000
+"""The table's size, in entries, past which it is emptied (about 150 bytes an entry)."""
 _ANY: Final = 64
 """An entry's shift for a suit it does not match on: every rank code shifted so is 0."""
 _PLAIN_SUIT_OF: Final = tuple(
@@ -95,6 +102,10 @@ class Search:
     every question asked of one deal shares it. ``relevant`` is what the last
     answer of :meth:`can` rested on (the cards whose ranks decided it), ``merged``
     the cards the last ordering left out as equivalent to a card tried.
+    ``partner_entries`` whether the quick tricks count the partner's winners
+    reached by a lead (on by default; off, the plain bound, for tests to compare
+    with), ``capacity`` the entries the table holds before it is emptied (``entries``
+    stored since it last was, ``emptied`` the times it was).
     """
 
     def __init__(self, trumps: int, boards: tuple[bool, bool, bool, bool], pair: int) -> None:
@@ -107,6 +118,10 @@ class Search:
         self.relevant = 0
         self.merged = 0
         self.nodes = 0
+        self.partner_entries = True
+        self.capacity = _CAPACITY
+        self.entries = 0
+        self.emptied = 0
 
     @classmethod
     def of(cls, pos: Position, pair: int) -> Search:
@@ -134,14 +149,16 @@ class Search:
         high = hands[(leader + len(trick)) & 3].bit_count()
         probe = guess
         while low < high:
-            # The first question at the guess, then halving what is left.
+            # The first question at the guess (else halfway), then a trick at a time
+            # away from it: a card's count is mostly near the last card's.
             if probe <= low or probe > high:
                 probe = (low + high + 1) >> 1
             if self.can(hands, trick, leader, broken, probe):
                 low = probe
+                probe += 1
             else:
                 high = probe - 1
-            probe = -1
+                probe -= 1
         return low
 
     def after(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
@@ -210,13 +227,7 @@ class Search:
         if trick:
             return self._try_cards(hands, trick, leader, broken, need, seat)
         key, codes = self._key(hands, leader, broken)
-        slot = self.table.get(key)
-        if slot is None:
-            lowers: list[_Entry] = []
-            uppers: list[_Entry] = []
-            self.table[key] = (lowers, uppers)
-        else:
-            lowers, uppers = slot
+        lowers, uppers = self._slot(key)
         c0, c1, c2, c3 = codes
         low = 0
         for entry in lowers:
@@ -252,21 +263,39 @@ class Search:
         else:
             sure_theirs = max(sure_theirs, quick)
         if sure_ours >= need:
-            _store(lowers, self._entry(hands, codes, tops, sure_ours))
+            self.entries += _store(lowers, self._entry(hands, codes, tops, sure_ours))
             self.relevant = tops
             return True
         if left - sure_theirs < need:
-            _store(uppers, self._entry(hands, codes, tops, left - sure_theirs))
+            self.entries += _store(uppers, self._entry(hands, codes, tops, left - sure_theirs))
             self.relevant = tops
             return False
         found = self._try_cards(hands, trick, leader, broken, need, seat)
         relevant = self.relevant
         if found:
-            _store(lowers, self._entry(hands, codes, relevant, need))
+            self.entries += _store(lowers, self._entry(hands, codes, relevant, need))
         else:
-            _store(uppers, self._entry(hands, codes, relevant, need - 1))
+            self.entries += _store(uppers, self._entry(hands, codes, relevant, need - 1))
         self.relevant = relevant
         return found
+
+    def _slot(self, key: _Key) -> tuple[list[_Entry], list[_Entry]]:
+        """The lower and upper bounds kept under ``key``, new empty lists if none are.
+
+        A table that holds ``capacity`` entries is emptied before a new key goes in,
+        so that it cannot grow without end: that loses work, never a count.
+        """
+        slot = self.table.get(key)
+        if slot is not None:
+            return slot
+        if self.entries >= self.capacity:
+            self.table.clear()
+            self.codes.clear()
+            self.entries = 0
+            self.emptied += 1
+        slot = ([], [])
+        self.table[key] = slot
+        return slot
 
     def _try_cards(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
         self,
@@ -386,6 +415,8 @@ class Search:
                 return tried
             return tops[::-1] + [card for card in tried[::-1] if card not in tops]
         best, best_at = winning_card(trick, trumps)
+        # Following: by rank, not by suit, so a discard is the lowest card of any suit.
+        tried.sort(key=_rank_of)
         if (leader + best_at) & 3 == seat ^ 2:
             return tried  # the partner wins the trick so far: the lowest first
         # The cards that would win the trick so far, as one mask rather than a call of
@@ -410,7 +441,47 @@ class Search:
         return not out & suit & ~((1 << (card + 1)) - 1)
 
     def _quick_tricks(self, hands: list[int], leader: int, broken: bool) -> int:
-        """Tricks the leader's pair takes for sure, cashing the leader's top cards.
+        """Tricks the leader's pair takes for sure: the leader's top cards, or the partner's.
+
+        The leader's own sure winners are :meth:`_cashing`'s. The partner's count
+        too when a lead reaches them: a plain suit the leader holds a card of, in
+        which the partner holds the highest card still out and neither opponent
+        holding a trump is void (so neither can ruff that first round). The
+        partner then wins it and is on lead with their own sure winners, the entry
+        among them (the trick is in their count of that suit, and it changes
+        neither the trumps nor whether they are broken). The larger of the two
+        counts, not their sum: cashing one hand's winners may make the other hand
+        discard its own. Leaves in ``self.relevant`` the plain cards the count used.
+        """
+        own = self._cashing(hands, leader, broken)
+        if not self.partner_entries:
+            return own
+        counted = self.relevant
+        partner = leader ^ 2
+        theirs = hands[partner]
+        mine = hands[leader]
+        trumps = self.trumps
+        left_hand = hands[(leader + 1) & 3]
+        right_hand = hands[(leader + 3) & 3]
+        out = mine | theirs | left_hand | right_hand
+        for suit in SUIT_MASKS:
+            if suit & trumps or not mine & suit:
+                continue
+            if not theirs & (1 << ((out & suit).bit_length() - 1)):
+                continue
+            if (left_hand & trumps and not left_hand & suit) or (
+                right_hand & trumps and not right_hand & suit
+            ):
+                continue
+            reached = self._cashing(hands, partner, broken)
+            if reached > own:
+                return reached
+            break
+        self.relevant = counted
+        return own
+
+    def _cashing(self, hands: list[int], leader: int, broken: bool) -> int:
+        """Tricks ``leader``'s pair takes for sure, ``leader`` on lead cashing their top cards.
 
         In a suit other than trumps, the leader's run of highest cards still out
         wins as many tricks as it has cards, but no more than either opponent
@@ -526,18 +597,25 @@ class Search:
         return found
 
 
-def _store(entries: list[_Entry], entry: _Entry) -> None:
+def _rank_of(card: int) -> int:
+    """A card's rank for the move ordering: 0 for a two, 12 for an ace; jokers above."""
+    return card % 13 if card < _JOKERS_AT else card - _JOKERS_AT + 13
+
+
+def _store(entries: list[_Entry], entry: _Entry) -> int:
     """Add ``entry`` to a key's entries, in place of one with the same patterns.
 
     Only a better bound is stored (a lower bound is only ever raised, an upper one
-    lowered, for the same positions), so the one kept is the new one.
+    lowered, for the same positions), so the one kept is the new one. Returns the
+    number of entries added: 0 for one replaced, else 1.
     """
     patterns = entry[1:]
     for at, known in enumerate(entries):
         if known[1:] == patterns:
             entries[at] = entry
-            return
+            return 0
     entries.append(entry)
+    return 1
 
 
 def _top_cards(out: int, count: int) -> int:
