@@ -69,6 +69,9 @@ def main() -> None:
     parser.add_argument("--opponent", default="heuristic", choices=sorted(PLAYER_KINDS))
     parser.add_argument("--exact-tricks", type=int, help="tricks left from which to solve")
     parser.add_argument("--exact-bids", type=int, help="largest hand size bid by solving")
+    parser.add_argument(
+        "--match-aware", action="store_true", help="value results by the chance of winning"
+    )
     parser.add_argument("--schedule", default="short")
     parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
     parser.add_argument(
@@ -77,10 +80,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
     rules = Rules(schedule=args.schedule)
-    settings: dict[str, int | float] = {
+    settings: dict[str, int | float | bool] = {
         "samples": args.samples,
         "bid_inference": args.bid_inference,
     }
+    if args.match_aware:
+        settings["match_aware"] = True
     if args.exact_tricks is not None:
         settings["exact_tricks"] = args.exact_tricks
     if args.exact_bids is not None:

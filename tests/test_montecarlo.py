@@ -25,13 +25,17 @@ from backalley.engine.sampling import DealSampler
 from backalley.engine.view import view
 from backalley.players import PLAYER_KINDS, HeuristicPlayer, MonteCarloPlayer, play_match
 from backalley.players.montecarlo import (
+    DEAL_SPREAD,
     SEARCH_EXACT_BIDS,
     SEARCH_EXACT_TRICKS,
     _beating,
+    _search,
     _solve,
     _Table,
+    _WinChance,
     search_player,
 )
+from backalley.solver.search import Search
 from backalley.strategies import states
 from decks import position
 from helpers import minimax
@@ -235,6 +239,35 @@ def test_the_exact_endgame_search_matches_brute_force(
         assert margin == _minimax(apply(state, action), seat % 2)
 
 
+@settings(max_examples=30)
+@given(state=states(phase=Phase.PLAY), seed=st.integers(0, 2**32))
+def test_a_search_shared_by_the_samples_solves_each_as_a_new_one(
+    state: MatchState, seed: int
+) -> None:
+    """One decision's samples share a search (its table): each sample's margins stay exact."""
+    rng = random.Random(seed)
+    state = _advance(state, rng, 4)
+    if state.deal is None:
+        return
+    seat = _seat_to_move(state)
+    seen = view(state, seat)
+    assert seen.deal is not None
+    table = _Table.of(seen)
+    legal = legal_actions(state)
+    sampler = DealSampler(seen.deal, seat, seen.hand)
+    searches: dict[tuple[bool, ...], Search] = {}
+    shared = _search(searches, table.trumps, table.boards, table.pair)
+    samples = [list(state.deal.hands)]
+    for _ in range(4):
+        extra = sampler.draw_hands(rng)
+        hands = [extra[s] for s in range(4)]
+        hands[seat] |= table.mine
+        samples.append(hands)
+    for hands in samples:
+        assert _solve(table, list(hands), legal, shared) == _solve(table, list(hands), legal)
+    assert _search(searches, table.trumps, table.boards, table.pair) is shared
+
+
 def test_bid_inference_weighs_deals_by_how_well_they_explain_the_bids() -> None:
     """A deal on which the heuristic would bid as the others did weighs 1; others weigh less."""
     state = position(
@@ -298,9 +331,46 @@ def test_a_seated_copy_keeps_every_setting_and_the_repr_names_them() -> None:
         policy="random",
         bid_inference=0.5,
         exact_bids=2,
+        match_aware=True,
         seed=4,
     )
     seated = player.for_seat(Seat.EAST, 9)
     assert repr(seated) == repr(player).replace("seed=4", "seed=9")
     assert repr(eval(repr(player), {"MonteCarloPlayer": MonteCarloPlayer})) == repr(player)
     assert vars(seated) == {**vars(player), "seed": 9}
+
+
+def test_match_aware_values_are_the_chance_of_winning_the_match() -> None:
+    """On the last deal a margin is worth 1, 1/2 or 0; before it, more the more it leads by."""
+    last = _WinChance(lead=-10, deals_after=0)
+    assert round(last(9)) == 0 and last(10) == pytest.approx(0.5, abs=0.01)
+    assert round(last(11)) == 1 and last(9) < last(8 + 1e-9) + 1e-3
+    # Results of one chance are still ordered by their margin.
+    assert last(-40) < last(-20) < last(9) < last(10) < last(11) < last(40)
+    early = _WinChance(lead=-10, deals_after=4)
+    assert early.spread == 2 * DEAL_SPREAD
+    assert early(10) == pytest.approx(0.5 + 1e-3)
+    assert 0 < early(-30) < early(0) < 0.5 < early(30) < 1
+
+
+def test_match_aware_chance_reads_the_lead_and_the_deals_left_from_the_view() -> None:
+    """The lead is the viewing pair's total less the other's; the spread counts later deals."""
+    seen: list[tuple[int, float]] = []
+    leads: list[int] = []
+
+    def look(before: MatchState, action: object, after: MatchState) -> None:
+        mover = before.to_move
+        if mover is None or before.deal is None or before.deal.bids:
+            return
+        looked = view(before, mover)
+        chance = _WinChance.of(looked, _Table.of(looked))
+        assert chance is not None
+        totals = looked.totals
+        assert chance.lead == totals[mover % 2] - totals[1 - mover % 2]
+        seen.append((looked.counted_deals, chance.spread))
+        leads.append(chance.lead)
+
+    play_match([HeuristicPlayer()] * 4, Rules(schedule=[2, 1]), seed=3, watch=look)
+    assert (0, DEAL_SPREAD) in seen
+    assert (1, 0.0) in seen
+    assert any(leads), "the first deal scored, so the last one starts with a lead"
