@@ -29,13 +29,11 @@ from backalley.players.montecarlo import (
     SEARCH_EXACT_BIDS,
     SEARCH_EXACT_TRICKS,
     _beating,
-    _search,
     _solve,
     _Table,
     _WinChance,
     search_player,
 )
-from backalley.solver.search import Search
 from backalley.strategies import states
 from decks import position
 from helpers import minimax
@@ -237,35 +235,6 @@ def test_the_exact_endgame_search_matches_brute_force(
     solved = _solve(table, list(state.deal.hands), legal)
     for action, margin in zip(legal, solved, strict=True):
         assert margin == _minimax(apply(state, action), seat % 2)
-
-
-@settings(max_examples=30)
-@given(state=states(phase=Phase.PLAY), seed=st.integers(0, 2**32))
-def test_a_search_shared_by_the_samples_solves_each_as_a_new_one(
-    state: MatchState, seed: int
-) -> None:
-    """One decision's samples share a search (its table): each sample's margins stay exact."""
-    rng = random.Random(seed)
-    state = _advance(state, rng, 4)
-    if state.deal is None:
-        return
-    seat = _seat_to_move(state)
-    seen = view(state, seat)
-    assert seen.deal is not None
-    table = _Table.of(seen)
-    legal = legal_actions(state)
-    sampler = DealSampler(seen.deal, seat, seen.hand)
-    searches: dict[tuple[bool, ...], Search] = {}
-    shared = _search(searches, table.trumps, table.boards, table.pair)
-    samples = [list(state.deal.hands)]
-    for _ in range(4):
-        extra = sampler.draw_hands(rng)
-        hands = [extra[s] for s in range(4)]
-        hands[seat] |= table.mine
-        samples.append(hands)
-    for hands in samples:
-        assert _solve(table, list(hands), legal, shared) == _solve(table, list(hands), legal)
-    assert _search(searches, table.trumps, table.boards, table.pair) is shared
 
 
 def test_bid_inference_weighs_deals_by_how_well_they_explain_the_bids() -> None:

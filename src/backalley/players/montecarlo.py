@@ -178,10 +178,6 @@ class MonteCarloPlayer:
         table = _Table.of(view)
         start = time.perf_counter()
         totals = [0.0] * len(legal)
-        # One double-dummy search per set of Board bids, shared by all the samples of
-        # this decision: its table holds bounds of positions, true whichever sampled
-        # deal reached them, and the samples' positions share many of them.
-        searches: dict[tuple[bool, ...], Search] = {}
         chance = _WinChance.of(view, table) if self.match_aware else None
         for done in range(self.samples):
             budget = self.time_budget
@@ -192,9 +188,9 @@ class MonteCarloPlayer:
             hands[view.seat] |= table.mine
             weight = self._likelihood(view, sampler, hands) if self.bid_inference else 1.0
             if isinstance(legal[0], Bid):
-                values = self._bid_values(view, table, hands, legal, rng, searches)
+                values = self._bid_values(view, table, hands, legal, rng)
             else:
-                values = self._play_values(table, hands, legal, rng, searches)
+                values = self._play_values(table, hands, legal, rng)
             if chance is not None:
                 values = [chance(value) for value in values]
             for i, value in enumerate(values):
@@ -256,11 +252,9 @@ class MonteCarloPlayer:
         hands: list[int],
         legal: Sequence[Bid | Play],
         rng: random.Random,
-        searches: dict[tuple[bool, ...], Search],
     ) -> list[float]:
         if table.tricks_left <= self.exact_tricks:
-            search = _search(searches, table.trumps, table.boards, table.pair)
-            return [float(margin) for margin in _solve(table, hands, legal, search)]
+            return [float(margin) for margin in _solve(table, hands, legal)]
         values = []
         for action in legal:
             assert isinstance(action, Play)
@@ -272,14 +266,13 @@ class MonteCarloPlayer:
 
     # --- bidding ------------------------------------------------------------------
 
-    def _bid_values(  # noqa: PLR0913, PLR0917 - the decision's parts, passed down
+    def _bid_values(
         self,
         view: SeatView,
         table: _Table,
         hands: list[int],
         legal: Sequence[Bid | Play],
         rng: random.Random,
-        searches: dict[tuple[bool, ...], Search],
     ) -> list[float]:
         """Each candidate bid's result on one sampled deal, the later bids predicted."""
         size = table.size
@@ -306,7 +299,7 @@ class MonteCarloPlayer:
                 assert leader is not None
                 if size <= self.exact_bids:
                     # Every seat at its best, every card seen: the tricks of best play.
-                    search = _search(searches, table.trumps, boards, table.pair)
+                    search = Search(table.trumps, (*boards,), table.pair)  # type: ignore[arg-type]
                     taken[key] = [search.value(list(hands), (), int(leader), False)]
                 else:
                     deal = table.with_bids(bids, leader, boards)
@@ -566,29 +559,15 @@ def _choose(  # noqa: PLR0913, PLR0917 - the position as plain ints, for speed
     return _cheapest(winning or allowed, trumps)
 
 
-def _search(
-    searches: dict[tuple[bool, ...], Search], trumps: int, boards: tuple[bool, ...], pair: int
-) -> Search:
-    """The decision's double-dummy search for these Board bids, made at its first use."""
-    search = searches.get(boards)
-    if search is None:
-        search = searches[boards] = Search(trumps, boards, pair)  # type: ignore[arg-type]
-    return search
-
-
-def _solve(
-    table: _Table, hands: list[int], legal: Sequence[Bid | Play], search: Search | None = None
-) -> list[int]:
+def _solve(table: _Table, hands: list[int], legal: Sequence[Bid | Play]) -> list[int]:
     """Our exact margin after each legal card, every seat seeing every hand (double dummy).
 
     The solver counts our pair's tricks under best play; the margin grows with
     them (each pair's score grows with its own tricks), so it is the margin of
-    best play too. ``search`` is a search of this deal's trumps and Board bids to
-    reuse (its table kept), or None for a new one.
+    best play too.
     """
     pair = table.pair
-    if search is None:
-        search = Search(table.trumps, table.boards, pair)  # type: ignore[arg-type]
+    search = Search(table.trumps, table.boards, pair)  # type: ignore[arg-type]
     trick = tuple(int(card) for card in table.trick)
     leader = int(table.leader)
     won = table.won
