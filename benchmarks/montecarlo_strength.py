@@ -37,7 +37,7 @@ from backalley.players import (
     play_match,
     search_player,
 )
-from backalley.players.montecarlo import DEFAULT_BID_INFERENCE, DEFAULT_SAMPLES
+from backalley.players.montecarlo import DEFAULT_BID_INFERENCE
 from backalley.players.simulation import match_seed, wilson_interval
 
 Z = 1.959964
@@ -76,10 +76,12 @@ def main() -> None:
     parser.add_argument("--exact-tricks", type=int, help="tricks left from which to solve")
     parser.add_argument("--exact-bids", type=int, help="largest hand size bid by solving")
     parser.add_argument(
-        "--match-aware", action="store_true", help="value results by the chance of winning"
+        "--match-aware",
+        action=argparse.BooleanOptionalAction,
+        help="value results by the chance of winning the match (default: the player's)",
     )
     parser.add_argument("--schedule", default="short")
-    parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
+    parser.add_argument("--samples", type=int, help="deals sampled a decision (the player's)")
     parser.add_argument(
         "--bid-inference", type=float, default=DEFAULT_BID_INFERENCE, help="weight of bids"
     )
@@ -87,12 +89,11 @@ def main() -> None:
     parser.add_argument("--times", help="file to write each decision's CPU ms to, one a line")
     args = parser.parse_args()
     rules = Rules(schedule=args.schedule)
-    settings: dict[str, int | float | bool] = {
-        "samples": args.samples,
-        "bid_inference": args.bid_inference,
-    }
-    if args.match_aware:
-        settings["match_aware"] = True
+    settings: dict[str, int | float | bool] = {"bid_inference": args.bid_inference}
+    if args.samples is not None:
+        settings["samples"] = args.samples
+    if args.match_aware is not None:
+        settings["match_aware"] = args.match_aware
     if args.exact_tricks is not None:
         settings["exact_tricks"] = args.exact_tricks
     if args.exact_bids is not None:

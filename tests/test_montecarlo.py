@@ -28,6 +28,7 @@ from backalley.players.montecarlo import (
     DEAL_SPREAD,
     SEARCH_EXACT_BIDS,
     SEARCH_EXACT_TRICKS,
+    SEARCH_SAMPLES,
     _beating,
     _solve,
     _Table,
@@ -270,6 +271,8 @@ def test_the_search_player_plays_whole_matches_legally() -> None:
     player = search_player(samples=3)
     assert player.exact_tricks == SEARCH_EXACT_TRICKS
     assert player.exact_bids == SEARCH_EXACT_BIDS
+    assert player.match_aware and player.samples == 3
+    assert search_player().samples == SEARCH_SAMPLES
     assert repr(player.for_seat(Seat.EAST, 5)) == repr(search_player(samples=3, seed=5))
     for seed in range(2):
         players = [player, HeuristicPlayer(), player, HeuristicPlayer()]

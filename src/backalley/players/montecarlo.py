@@ -34,7 +34,9 @@ trick-taking games.
 
 The search player (kind ``search``, :func:`search_player`) is this player with
 the double-dummy solver used from the middle of a deal on and for the bids of
-small deals.
+small deals, twice the samples, and results valued by the chance of winning the
+match (``match_aware``: a deal's margin counts through the lead it leaves, so
+it takes more risk when behind late in the match and less when ahead).
 
 Its decisions are a function of its view and its seed alone: each decision's
 random generator is seeded from the player's seed and the view, so the same
@@ -78,6 +80,8 @@ SEARCH_EXACT_TRICKS: Final = 5
 """The search player solves each sampled deal double dummy from this many tricks left."""
 SEARCH_EXACT_BIDS: Final = 4
 """The search player bids from double-dummy trick counts on deals of up to this many cards."""
+SEARCH_SAMPLES: Final = 64
+"""The search player's deals sampled a decision (twice the Monte Carlo player's)."""
 DEFAULT_BID_INFERENCE: Final = 1.0
 DEAL_SPREAD: Final = 20.0
 """Standard deviation of one deal's score margin, in points, for the match-aware value.
@@ -587,13 +591,17 @@ def _solve(table: _Table, hands: list[int], legal: Sequence[Bid | Play]) -> list
 def search_player(**settings: object) -> MonteCarloPlayer:
     """The search player: the Monte Carlo player solving its samples double dummy.
 
-    From ``SEARCH_EXACT_TRICKS`` tricks left each sampled deal is solved exactly,
-    and deals of up to ``SEARCH_EXACT_BIDS`` cards are bid from the solved trick
-    counts of the samples; any setting of :class:`MonteCarloPlayer` may be given.
+    It draws ``SEARCH_SAMPLES`` deals a decision; from ``SEARCH_EXACT_TRICKS``
+    tricks left each sampled deal is solved exactly, and deals of up to
+    ``SEARCH_EXACT_BIDS`` cards are bid from the solved trick counts of the
+    samples; each result is valued by the chance of winning the match it gives
+    (``match_aware``). Any setting of :class:`MonteCarloPlayer` may be given.
     """
     chosen: dict[str, object] = {
+        "samples": SEARCH_SAMPLES,
         "exact_tricks": SEARCH_EXACT_TRICKS,
         "exact_bids": SEARCH_EXACT_BIDS,
+        "match_aware": True,
     }
     chosen.update(settings)
     return MonteCarloPlayer(**chosen)  # type: ignore[arg-type]
