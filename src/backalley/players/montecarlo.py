@@ -31,6 +31,9 @@ trick-taking games.
   passes (even into a throw-in) when nothing else pays. With ``exact_bids``,
   deals of up to that many cards are solved double dummy from the opening lead
   instead of played out.
+- **The match** (``match_aware``): each sampled result is valued by the chance
+  of winning the match that the lead after the deal gives (:class:`_WinChance`),
+  not by the deal's margin: late in a match it plays for the win.
 
 The search player (kind ``search``, :func:`search_player`) is this player with
 the double-dummy solver used from the middle of a deal on and for the bids of
