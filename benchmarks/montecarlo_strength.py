@@ -15,6 +15,9 @@ so one core, with ``time.process_time`` read around each decision).
 samples double dummy) instead, for example against today's Monte Carlo player:
 
     python benchmarks/montecarlo_strength.py --player search --opponent montecarlo --sets 60
+
+``--first-set`` starts at a later set of the run seed, so that one run can be split
+between processes (``--sets 50`` and ``--sets 50 --first-set 50`` are the first 100).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from backalley.players import (
     play_match,
     search_player,
 )
-from backalley.players.montecarlo import DEFAULT_BID_INFERENCE, DEFAULT_SAMPLES
+from backalley.players.montecarlo import DEFAULT_BID_INFERENCE
 from backalley.players.simulation import match_seed, wilson_interval
 
 Z = 1.959964
@@ -65,22 +68,32 @@ class Timed:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", type=int, default=100, help="seeds, each played twice")
+    parser.add_argument(
+        "--first-set", type=int, default=0, help="index of the first set (to split a run)"
+    )
     parser.add_argument("--player", default="montecarlo", choices=["montecarlo", "search"])
     parser.add_argument("--opponent", default="heuristic", choices=sorted(PLAYER_KINDS))
     parser.add_argument("--exact-tricks", type=int, help="tricks left from which to solve")
     parser.add_argument("--exact-bids", type=int, help="largest hand size bid by solving")
+    parser.add_argument(
+        "--match-aware",
+        action=argparse.BooleanOptionalAction,
+        help="value results by the chance of winning the match (default: the player's)",
+    )
     parser.add_argument("--schedule", default="short")
-    parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES)
+    parser.add_argument("--samples", type=int, help="deals sampled a decision (the player's)")
     parser.add_argument(
         "--bid-inference", type=float, default=DEFAULT_BID_INFERENCE, help="weight of bids"
     )
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--times", help="file to write each decision's CPU ms to, one a line")
     args = parser.parse_args()
     rules = Rules(schedule=args.schedule)
-    settings: dict[str, int | float] = {
-        "samples": args.samples,
-        "bid_inference": args.bid_inference,
-    }
+    settings: dict[str, int | float | bool] = {"bid_inference": args.bid_inference}
+    if args.samples is not None:
+        settings["samples"] = args.samples
+    if args.match_aware is not None:
+        settings["match_aware"] = args.match_aware
     if args.exact_tricks is not None:
         settings["exact_tricks"] = args.exact_tricks
     if args.exact_bids is not None:
@@ -97,6 +110,9 @@ def main() -> None:
     mean = statistics.fmean(results)
     half = Z * statistics.stdev(results) / math.sqrt(len(results)) if len(results) > 1 else 1.0
     ms = sorted(1000 * t for t in times)
+    if args.times:
+        with open(args.times, "w", encoding="utf-8") as out:
+            out.writelines(f"{value:.3f}\n" for value in ms)
     print(f"{args.player} {template!r} against {args.opponent}, {rules}")
     print(
         f"matches: {matches} ({args.sets} duplicate sets); Monte Carlo won {won}, drew {drawn}, "
@@ -122,7 +138,7 @@ def _play_sets(
     results: list[float] = []
     margins: list[int] = []
     won = drawn = lost = 0
-    for index in range(args.sets):
+    for index in range(args.first_set, args.first_set + args.sets):
         seed = match_seed(args.seed, index)
         per_set = 0.0
         for mc_pair in (0, 1):

@@ -25,11 +25,14 @@ from backalley.engine.sampling import DealSampler
 from backalley.engine.view import view
 from backalley.players import PLAYER_KINDS, HeuristicPlayer, MonteCarloPlayer, play_match
 from backalley.players.montecarlo import (
+    DEAL_SPREAD,
     SEARCH_EXACT_BIDS,
     SEARCH_EXACT_TRICKS,
+    SEARCH_SAMPLES,
     _beating,
     _solve,
     _Table,
+    _WinChance,
     search_player,
 )
 from backalley.strategies import states
@@ -268,6 +271,8 @@ def test_the_search_player_plays_whole_matches_legally() -> None:
     player = search_player(samples=3)
     assert player.exact_tricks == SEARCH_EXACT_TRICKS
     assert player.exact_bids == SEARCH_EXACT_BIDS
+    assert player.match_aware and player.samples == 3
+    assert search_player().samples == SEARCH_SAMPLES
     assert repr(player.for_seat(Seat.EAST, 5)) == repr(search_player(samples=3, seed=5))
     for seed in range(2):
         players = [player, HeuristicPlayer(), player, HeuristicPlayer()]
@@ -298,9 +303,46 @@ def test_a_seated_copy_keeps_every_setting_and_the_repr_names_them() -> None:
         policy="random",
         bid_inference=0.5,
         exact_bids=2,
+        match_aware=True,
         seed=4,
     )
     seated = player.for_seat(Seat.EAST, 9)
     assert repr(seated) == repr(player).replace("seed=4", "seed=9")
     assert repr(eval(repr(player), {"MonteCarloPlayer": MonteCarloPlayer})) == repr(player)
     assert vars(seated) == {**vars(player), "seed": 9}
+
+
+def test_match_aware_values_are_the_chance_of_winning_the_match() -> None:
+    """On the last deal a margin is worth 1, 1/2 or 0; before it, more the more it leads by."""
+    last = _WinChance(lead=-10, deals_after=0)
+    assert round(last(9)) == 0 and last(10) == pytest.approx(0.5, abs=0.01)
+    assert round(last(11)) == 1 and last(9) < last(8 + 1e-9) + 1e-3
+    # Results of one chance are still ordered by their margin.
+    assert last(-40) < last(-20) < last(9) < last(10) < last(11) < last(40)
+    early = _WinChance(lead=-10, deals_after=4)
+    assert early.spread == 2 * DEAL_SPREAD
+    assert early(10) == pytest.approx(0.5 + 1e-3)
+    assert 0 < early(-30) < early(0) < 0.5 < early(30) < 1
+
+
+def test_match_aware_chance_reads_the_lead_and_the_deals_left_from_the_view() -> None:
+    """The lead is the viewing pair's total less the other's; the spread counts later deals."""
+    seen: list[tuple[int, float]] = []
+    leads: list[int] = []
+
+    def look(before: MatchState, action: object, after: MatchState) -> None:
+        mover = before.to_move
+        if mover is None or before.deal is None or before.deal.bids:
+            return
+        looked = view(before, mover)
+        chance = _WinChance.of(looked, _Table.of(looked))
+        assert chance is not None
+        totals = looked.totals
+        assert chance.lead == totals[mover % 2] - totals[1 - mover % 2]
+        seen.append((looked.counted_deals, chance.spread))
+        leads.append(chance.lead)
+
+    play_match([HeuristicPlayer()] * 4, Rules(schedule=[2, 1]), seed=3, watch=look)
+    assert (0, DEAL_SPREAD) in seen
+    assert (1, 0.0) in seen
+    assert any(leads), "the first deal scored, so the last one starts with a lead"
