@@ -8,8 +8,12 @@ from hypothesis import strategies as st
 
 from backalley import Bid, Contract, IllegalAction, MatchState, Phase, Reason, Seat, apply
 from backalley import legal_actions as legal
+from backalley.core.actions import shared_bid
 from backalley.core.bidding import (
+    BOARD,
+    bid_code,
     bid_in_range,
+    bid_of_code,
     board_multipliers,
     contracts,
     opening_leader,
@@ -291,3 +295,14 @@ def test_a_bid_amount_is_a_whole_number(seat: Seat, amount: object) -> None:
     assert str(refused.value) == (
         f"a bid's amount must be a whole number of tricks, not {amount!r}"
     )
+
+
+def test_bid_of_code_is_the_shared_bid_whose_code_it_is() -> None:
+    """``bid_of_code`` undoes ``bid_code`` for every seat and every bid a deal allows."""
+    for seat in Seat:
+        for code in (*range(13), BOARD):
+            bid = bid_of_code(seat, code)
+            assert bid.seat is seat and bid_code(bid) == code
+            assert bid is (
+                shared_bid(seat, 0, board=True) if code == BOARD else shared_bid(seat, code)
+            )

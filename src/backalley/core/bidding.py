@@ -35,7 +35,7 @@ from typing import Final
 
 import attrs
 
-from .actions import Bid
+from .actions import Bid, shared_bid
 from .cards import PAIRS, SEATS, Pair, Seat
 from .rules import MAX_HAND_SIZE
 
@@ -47,6 +47,7 @@ __all__ = [
     "Overbid",
     "bid_code",
     "bid_in_range",
+    "bid_of_code",
     "board_multipliers",
     "contract_terms",
     "contracts",
@@ -67,6 +68,15 @@ lists them. The compact position (``core.position``) keeps bids as codes.
 def bid_code(bid: Bid) -> int:
     """The code of a bid: its amount, or :data:`BOARD`."""
     return BOARD if bid.board else bid.amount
+
+
+def bid_of_code(seat: Seat, code: int) -> Bid:
+    """The shared ``Bid`` of ``seat`` whose code (:func:`bid_code`) is ``code``.
+
+    >>> bid_of_code(Seat.EAST, BOARD), bid_of_code(Seat.EAST, 3) == Bid(Seat.EAST, 3)
+    (Bid(E, board), True)
+    """
+    return shared_bid(seat, 0, board=True) if code == BOARD else shared_bid(seat, code)
 
 
 def bid_in_range(bid: Bid, hand_size: int) -> bool:

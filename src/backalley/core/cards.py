@@ -363,8 +363,9 @@ _CODES: Final = tuple(
     card.name if card >= Card.LITTLE else card.name[1:] + card.name[0] for card in CARDS
 )
 
-# Looked up, not made: calling an enum class to find a member costs over a microsecond,
-# and the heuristic asks the rank of every card of a hand for each bid it values.
+# Looked up, not made: calling the enum class to find a member made the property cost
+# about 0.5 µs, the lookup 0.05 (python -m timeit), and the heuristic asks the rank of
+# every card of a hand for each bid it values.
 _RANKS_OF: Final = tuple(
     None if card >= Card.LITTLE else Rank(card % RANKS_PER_SUIT + 2) for card in CARDS
 )

@@ -41,8 +41,8 @@ from collections.abc import Sequence
 from typing import Final, cast, overload
 
 from ..core import position
-from ..core.actions import Bid, Deal, Play, deal_of_permutation, shared_bid
-from ..core.bidding import BOARD, bid_in_range, opening_leader
+from ..core.actions import Bid, Deal, Play, deal_of_permutation
+from ..core.bidding import bid_in_range, bid_of_code, opening_leader
 from ..core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat
 from ..core.dealing import MAX_SEED, check_whole, deal_hands, seeded_deck
 from ..core.errors import IllegalAction, Reason
@@ -53,7 +53,7 @@ from ..core.flow import (
     seat_to_move,
     thrown_in,
 )
-from ..core.position import LEADER, TRICK
+from ..core.position import BID, BROKEN, HANDS, LEADER, NUMBER, PHASE, TRICK
 from ..core.rules import Rules, TiePolicy
 from ..core.tricks import Trick, allowed_plays, trick_winner
 from ._fast import (
@@ -126,8 +126,8 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
         return () if state.core.outcome is not None else (seeded_deal(state),)
     core = current.core
     leader = core.leader
-    setup = core.setup
     if leader is None:
+        setup = core.setup
         return LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
     # In play the dealer and the bids no longer decide whose turn it is.
     seat = seat_to_move(0, 4, leader, len(current.trick))
@@ -145,13 +145,13 @@ def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
         return None
     core = current.core
     leader = core.leader
-    setup = core.setup
-    said = len(core.bids)
     if leader is None:
+        setup = core.setup
+        said = len(core.bids)
         return seat_to_move(setup.dealer, said, -1, 0), LEGAL_BIDS[setup.dealer][said][
             setup.hand_size
         ]
-    seat = seat_to_move(setup.dealer, said, leader, len(current.trick))
+    seat = seat_to_move(0, 4, leader, len(current.trick))  # in play the dealer does not matter
     return seat, plays_of(seat, _allowed(current, seat)[0])
 
 
@@ -406,10 +406,10 @@ def replay_deal(
     tricks = list(current.tricks)
     done = 0
     for code in calls:
-        if pos[position.PHASE] != position.BID or code not in position.legal_bids(pos):
+        if pos[PHASE] != BID or code not in position.legal_bids(pos):
             return _made(state, pos, bids, tricks), done
         seat = SEATS[position.to_move(pos)]
-        bids.append(shared_bid(seat, 0, board=True) if code == BOARD else shared_bid(seat, code))
+        bids.append(bid_of_code(seat, code))
         pos = position.bid(pos, code)
         done += 1
     play_if_allowed = position.play_if_allowed  # most of a record is its cards
@@ -434,17 +434,17 @@ def _made(
     current = state.deal
     assert current is not None  # replay_deal returns at once between deals
     setup = current.setup
-    leader = pos[position.LEADER]
+    leader = pos[LEADER]
     core = build_core(
         setup,
         tuple(bids),
         None if leader < 0 else SEATS[leader],
         tuple(tricks),
-        pos[position.BROKEN],
+        pos[BROKEN],
     )
-    trick: tuple[Card, ...] = tuple(CARDS[card] for card in pos[position.TRICK])
-    deal = build_deal(core, pos[position.HANDS], trick)
-    if pos[position.NUMBER] == setup.number:
+    trick: tuple[Card, ...] = tuple(CARDS[card] for card in pos[TRICK])
+    deal = build_deal(core, pos[HANDS], trick)
+    if pos[NUMBER] == setup.number:
         return build_match(state.core, deal)
     if len(tricks) < setup.hand_size:
         return _throw_in(state.core, deal)
