@@ -30,7 +30,6 @@ import time
 import backalley
 from backalley import MatchState, Phase, Rules, apply, legal_actions, new_match
 from backalley.core.position import to_move
-from backalley.engine.state import position_of
 from backalley.solver import Search, solve_position
 
 
@@ -54,7 +53,7 @@ def percentile(values: list[float], share: float) -> float:
 
 def solve_one(state: MatchState) -> tuple[float, int, int]:
     """CPU seconds, search nodes and transposition-table entries of one first-lead solve."""
-    pos = position_of(state)
+    pos = state.position
     search = Search.of(pos, to_move(pos) % 2)
     start = time.process_time()
     solve_position(pos, search)

@@ -643,7 +643,7 @@ def test_new_match_defaults_to_the_standard_rules_and_keeps_its_seed() -> None:
     final = over()
     assert final.is_over
     assert final.seed == 5
-    assert final.core.counted == 1
+    assert final.counted_deals == 1
 
 
 @pytest.mark.rule("ENGINE-3")

@@ -41,7 +41,6 @@ from backalley.core.cards import mask_of, trump_mask
 from backalley.core.dealing import deal_hands
 from backalley.core.tricks import trick_winner
 from backalley.engine.bounds import playing
-from backalley.engine.state import position_of
 from backalley.strategies import rules as rules_strategy
 from backalley.strategies import schedules
 
@@ -109,7 +108,7 @@ def check_step(state: MatchState, pos: P.Position) -> None:
     expected = expected_fields(state)
     assert position_fields(pos, expected) == expected
     # The engine reads the same position off the public state.
-    assert position_of(state) == pos
+    assert state.position == pos
     assert P.to_move(pos) == (-1 if state.to_move is None else state.to_move)
     if state.deal is not None:
         said = [state.deal.bid_of(seat) for seat in Seat]

@@ -23,17 +23,15 @@ from backalley import (
     InvalidState,
     Invariant,
     MatchState,
-    Outcome,
-    Pair,
     Phase,
     Rules,
-    Termination,
     apply,
     legal_actions,
     new_match,
     validate,
 )
-from backalley.core.actions import Bid
+from backalley.core import position as P
+from backalley.core.bidding import BOARD
 from backalley.core.cards import Card, Seat
 from backalley.engine.bounds import playing
 from backalley.engine.view import view
@@ -46,18 +44,12 @@ def _short_after_deal() -> MatchState:
     return apply(state, legal_actions(state)[0])
 
 
-def _evolve_core(state: MatchState, **changes: Any) -> MatchState:
-    return MatchState(attrs.evolve(state.core, **changes), state.deal)
-
-
-def _evolve_deal(state: MatchState, **changes: Any) -> MatchState:
-    assert state.deal is not None
-    return MatchState(state.core, attrs.evolve(state.deal, **changes))
-
-
-def _evolve_deal_core(state: MatchState, **changes: Any) -> MatchState:
-    assert state.deal is not None
-    return _evolve_deal(state, core=attrs.evolve(state.deal.core, **changes))
+def _with(state: MatchState, **fields: Any) -> MatchState:
+    """``state`` with some fields of its position (``core.position``, by name) replaced."""
+    position = list(state.position)
+    for name, value in fields.items():
+        position[getattr(P, name.upper())] = value
+    return attrs.evolve(state, position=tuple(position))
 
 
 def _refused(state: Any) -> Invariant:
@@ -72,8 +64,7 @@ def _refused(state: Any) -> Invariant:
 
 def test_an_outcome_mid_deal_is_refused() -> None:
     state = _short_after_deal()
-    ended = _evolve_core(state, outcome=Outcome(Termination.SCORE, Pair.NORTH_SOUTH, (0, 0)))
-    assert _refused(ended) is Invariant.OUTCOME
+    assert _refused(_with(state, outcome=P.SCORE_NS)) is Invariant.OUTCOME
 
 
 def test_a_card_in_two_hands_is_refused() -> None:
@@ -82,30 +73,30 @@ def test_a_card_in_two_hands_is_refused() -> None:
     hands = list(state.deal.hands)
     card = state.deal.hand(Seat.NORTH)[0]
     hands[1] |= 1 << card
-    assert _refused(_evolve_deal(state, hands=tuple(hands))) is Invariant.CARDS
+    assert _refused(_with(state, hands=tuple(hands))) is Invariant.CARDS
 
 
 def test_counted_99_is_refused() -> None:
-    assert _refused(_evolve_core(_short_after_deal(), counted=99)) is Invariant.OUT_OF_RANGE
+    assert _refused(_with(_short_after_deal(), counted=99)) is Invariant.OUT_OF_RANGE
     state = _short_after_deal()
     while playing(state) and state.counted_deals < 1:
         state = apply(state, legal_actions(state)[-1])
-    assert _refused(_evolve_core(state, counted=0)) is Invariant.COUNTED
+    assert _refused(_with(state, counted=0)) is Invariant.COUNTED
 
 
 def test_empty_hands_are_refused() -> None:
-    assert _refused(_evolve_deal(_short_after_deal(), hands=(0, 0, 0, 0))) is Invariant.CARDS
+    assert _refused(_with(_short_after_deal(), hands=(0, 0, 0, 0))) is Invariant.CARDS
 
 
 def test_a_negative_hand_is_refused() -> None:
     state = _short_after_deal()
     assert state.deal is not None
     hands = (-1, *state.deal.hands[1:])
-    assert _refused(_evolve_deal(state, hands=hands)) is Invariant.OUT_OF_RANGE
+    assert _refused(_with(state, hands=hands)) is Invariant.OUT_OF_RANGE
 
 
 def test_rules_none_is_refused() -> None:
-    assert _refused(_evolve_core(_short_after_deal(), rules=None)) is Invariant.WRONG_TYPE
+    assert _refused(_with(_short_after_deal(), rules=None)) is Invariant.WRONG_TYPE
 
 
 def test_not_a_state_is_refused() -> None:
@@ -113,7 +104,28 @@ def test_not_a_state_is_refused() -> None:
 
 
 def test_a_seed_out_of_range_is_refused() -> None:
-    assert _refused(_evolve_core(_short_after_deal(), seed=2**64)) is Invariant.OUT_OF_RANGE
+    assert _refused(attrs.evolve(_short_after_deal(), seed=2**64)) is Invariant.OUT_OF_RANGE
+
+
+def test_a_position_of_another_shape_is_refused() -> None:
+    state = _short_after_deal()
+    assert _refused(attrs.evolve(state, position=state.position[:-1])) is Invariant.WRONG_TYPE
+    assert _refused(attrs.evolve(state, position=None)) is Invariant.WRONG_TYPE
+    assert _refused(_with(state, phase=7)) is Invariant.OUT_OF_RANGE
+
+
+def test_a_deal_without_its_setup_is_refused() -> None:
+    assert _refused(attrs.evolve(_short_after_deal(), setup=None)) is Invariant.PHASE
+    state = new_match(Rules(schedule="short"), seed=2026)
+    dealt = _short_after_deal().setup
+    assert _refused(attrs.evolve(state, setup=dealt)) is Invariant.PHASE
+
+
+def test_totals_that_the_deals_do_not_score_are_refused() -> None:
+    state = _short_after_deal()
+    while playing(state) and state.counted_deals < 1:
+        state = apply(state, legal_actions(state)[-1])
+    assert _refused(_with(state, total_ns=state.totals[0] + 10)) is Invariant.COUNTED
 
 
 def test_every_state_of_a_played_match_passes() -> None:
@@ -135,28 +147,37 @@ Mutation = Callable[[MatchState, random.Random], MatchState | None]
 
 
 def _outcome(state: MatchState, rng: random.Random) -> MatchState:
-    if state.outcome is None:
-        outcome = Outcome(Termination.SCORE, Pair.NORTH_SOUTH, state.totals)
-    else:
-        ns, ew = state.outcome.totals
-        outcome = attrs.evolve(state.outcome, totals=(ns + 1 + rng.randrange(5), ew))
-    return _evolve_core(state, outcome=outcome)
+    """Another outcome code: the match ended while it goes on, or ended otherwise."""
+    codes = [P.GOING_ON, P.SCORE_NS, P.SCORE_EW, P.DRAW, P.TIEBREAK_NS, P.TIEBREAK_EW]
+    codes.remove(state.position[P.OUTCOME])
+    return _with(state, outcome=rng.choice(codes))
 
 
-def _no_outcome(state: MatchState, rng: random.Random) -> MatchState | None:
-    return None if state.outcome is None else _evolve_core(state, outcome=None)
+def _totals(state: MatchState, rng: random.Random) -> MatchState:
+    ns, ew = state.totals
+    return _with(state, total_ns=ns + rng.choice([-10, 1]), total_ew=ew + rng.choice([0, 5]))
 
 
 def _counted(state: MatchState, rng: random.Random) -> MatchState:
-    return _evolve_core(state, counted=state.counted_deals + rng.choice([-2, -1, 1, 2, 50]))
+    return _with(state, counted=state.counted_deals + rng.choice([-2, -1, 1, 2, 50]))
+
+
+def _number(state: MatchState, rng: random.Random) -> MatchState:
+    return _with(state, number=state.position[P.NUMBER] + rng.choice([-1, 1, 3]))
+
+
+def _phase(state: MatchState, rng: random.Random) -> MatchState:
+    phases = [P.DEAL, P.BID, P.PLAY, P.OVER, -1, 4]
+    phases.remove(state.position[P.PHASE])
+    return _with(state, phase=rng.choice(phases))
 
 
 def _rules(state: MatchState, rng: random.Random) -> MatchState:
-    return _evolve_core(state, rules=rng.choice([None, "short", 3, (7, 6)]))
+    return _with(state, rules=rng.choice([None, "short", 3, (7, 6)]))
 
 
 def _seed(state: MatchState, rng: random.Random) -> MatchState:
-    return _evolve_core(state, seed=rng.choice([-1, 2**64, "7", None, 1.5]))
+    return attrs.evolve(state, seed=rng.choice([-1, 2**64, "7", None, 1.5]))
 
 
 def _drop_history(state: MatchState, rng: random.Random) -> MatchState | None:
@@ -164,7 +185,7 @@ def _drop_history(state: MatchState, rng: random.Random) -> MatchState | None:
         return None
     history = list(state.history)
     del history[rng.randrange(len(history))]
-    return _evolve_core(state, history=tuple(history))
+    return attrs.evolve(state, history=tuple(history))
 
 
 def _history_scores(state: MatchState, rng: random.Random) -> MatchState | None:
@@ -174,7 +195,7 @@ def _history_scores(state: MatchState, rng: random.Random) -> MatchState | None:
     history = list(state.history)
     ns, ew = history[index].scores
     history[index] = attrs.evolve(history[index], scores=(ns + rng.choice([-10, 1]), ew))
-    return _evolve_core(state, history=tuple(history))
+    return attrs.evolve(state, history=tuple(history))
 
 
 def _move_card(state: MatchState, rng: random.Random) -> MatchState | None:
@@ -188,7 +209,7 @@ def _move_card(state: MatchState, rng: random.Random) -> MatchState | None:
     hands[target] |= 1 << card
     if rng.random() < 0.5:
         hands[source] &= ~(1 << card)
-    return _evolve_deal(state, hands=tuple(hands))
+    return _with(state, hands=tuple(hands))
 
 
 def _stock_card(state: MatchState, rng: random.Random) -> MatchState | None:
@@ -198,62 +219,66 @@ def _stock_card(state: MatchState, rng: random.Random) -> MatchState | None:
     stock = [card for card in Card if state.deal.setup.stock >> card & 1]
     hands = list(state.deal.hands)
     hands[rng.randrange(4)] |= 1 << rng.choice(stock)
-    return _evolve_deal(state, hands=tuple(hands))
+    return _with(state, hands=tuple(hands))
 
 
 def _hands(state: MatchState, rng: random.Random) -> MatchState | None:
     if state.deal is None:
         return None
     hands = rng.choice([(0, 0, 0, 0), (-1, 0, 0, 0), (1 << 60, 0, 0, 0), None, (1, 2, 4)])
-    return _evolve_deal(state, hands=hands)
+    return _with(state, hands=hands)
 
 
 def _trick(state: MatchState, rng: random.Random) -> MatchState | None:
     """A card added to the current trick, taken from its player's hand or from nowhere."""
     if state.deal is None:
         return None
-    extra = rng.choice(list(Card))
-    return _evolve_deal(state, trick=(*state.deal.trick, extra))
+    extra = rng.choice([*range(54), 54, -1])
+    return _with(state, trick=(*state.position[P.TRICK], extra))
 
 
 def _bids(state: MatchState, rng: random.Random) -> MatchState | None:
+    """A fifth bid, or a bid the hand size does not allow (a legal next bid would be real)."""
     if state.deal is None:
         return None
-    bids = list(state.deal.bids)
-    if len(bids) >= 2 and rng.random() < 0.5:
-        # Not the last bid: dropping that one gives the position before it, a real one.
-        del bids[rng.randrange(len(bids) - 1)]
-    else:
-        # A bid by someone other than the bidder due: a legal bid would be a real position.
-        due = (state.deal.setup.dealer + 1 + len(bids)) % 4
-        bids.append(Bid(Seat(due).after(rng.randrange(1, 4)), rng.randrange(3)))
-    return _evolve_deal_core(state, bids=tuple(bids))
+    bids = state.position[P.BIDS]
+    if len(bids) == 4:
+        return _with(state, bids=(*bids, rng.choice([0, BOARD])))
+    wrong = [-1, BOARD + 1] + ([state.hand_size] if state.hand_size < BOARD else [])
+    return _with(state, bids=(*bids, rng.choice(wrong)))
 
 
 def _leader(state: MatchState, rng: random.Random) -> MatchState | None:
     if state.deal is None:
         return None
-    leader = state.deal.leader
-    options = [None, *Seat]
-    options.remove(leader)
-    return _evolve_deal_core(state, leader=rng.choice(options))
+    options = [-1, 0, 1, 2, 3]
+    options.remove(state.position[P.LEADER])
+    return _with(state, leader=rng.choice(options))
 
 
 def _broken(state: MatchState, rng: random.Random) -> MatchState | None:
     if state.deal is None or state.deal.leader is None:
         return None
-    return _evolve_deal_core(state, broken=not state.deal.broken)
+    return _with(state, broken=not state.position[P.BROKEN])
 
 
-def _winner(state: MatchState, rng: random.Random) -> MatchState | None:
-    if state.deal is None or not state.deal.tricks:
+def _won(state: MatchState, rng: random.Random) -> MatchState | None:
+    """A trick more (or fewer) for one pair than its cards won."""
+    if state.deal is None:
         return None
-    tricks = list(state.deal.tricks)
-    index = rng.randrange(len(tricks))
-    winner = tricks[index].winner
-    assert winner is not None
-    tricks[index] = attrs.evolve(tricks[index], winner=winner.after(rng.randrange(1, 4)))
-    return _evolve_deal_core(state, tricks=tuple(tricks))
+    field = rng.choice(["won_ns", "won_ew"])
+    won = state.position[getattr(P, field.upper())]
+    return _with(state, **{field: won + rng.choice([-1, 1]) if won else 1})
+
+
+def _played(state: MatchState, rng: random.Random) -> MatchState | None:
+    """A completed trick's cards in the reverse order: each played by a seat not holding it."""
+    played = state.position[P.PLAYED]
+    if state.deal is None or not played:
+        return None
+    start = 4 * rng.randrange(len(played) // 4)
+    trick = played[start : start + 4][::-1]
+    return _with(state, played=(*played[:start], *trick, *played[start + 4 :]))
 
 
 def _setup(state: MatchState, rng: random.Random) -> MatchState | None:
@@ -272,13 +297,15 @@ def _setup(state: MatchState, rng: random.Random) -> MatchState | None:
             ("deck", setup.deck[:53]),
         ]
     )
-    return _evolve_deal_core(state, setup=attrs.evolve(setup, **{field: value}))
+    return attrs.evolve(state, setup=attrs.evolve(setup, **{field: value}))
 
 
 MUTATIONS: dict[str, Mutation] = {
     "outcome": _outcome,
-    "no_outcome": _no_outcome,
+    "totals": _totals,
     "counted": _counted,
+    "number": _number,
+    "phase": _phase,
     "rules": _rules,
     "seed": _seed,
     "drop_history": _drop_history,
@@ -290,7 +317,8 @@ MUTATIONS: dict[str, Mutation] = {
     "bids": _bids,
     "leader": _leader,
     "broken": _broken,
-    "winner": _winner,
+    "won": _won,
+    "played": _played,
     "setup": _setup,
 }
 

@@ -14,19 +14,34 @@ import time
 
 import attrs
 
-import backalley.engine.state as state_module
-from backalley.core import dealing
+from backalley.core import bidding, dealing, position
+from backalley.core.bidding import BOARD, contract_terms
 from backalley.core.cards import Card, Seat
 from backalley.core.errors import Reason
-from backalley.core.scoring import score
+from backalley.core.position import (
+    BIDS,
+    COUNTED,
+    DEALER,
+    DRAW,
+    GOING_ON,
+    HANDS,
+    OUTCOME,
+    OVER,
+    PLAY,
+    RULES,
+    TIEBREAK,
+    TRUMPS,
+)
 from backalley.core.tricks import allowed_plays
 from backalley.engine import match
-from backalley.engine.state import Termination
 from backalley.protocol import server
 from backalley.protocol.messages import OK_LINE, encode
 from backalley.protocol.server import Session, serve
 
-_allowed = match._allowed
+# The rules are applied on the compact position (``core.position``): each wrong engine
+# replaces one of the functions it calls, as a module attribute, so that the engine,
+# its legal actions and the public state made from the position all follow the change.
+_allowed_of = position.allowed_of
 
 
 def _replace(module, name, new):
@@ -37,13 +52,20 @@ def _replace(module, name, new):
     setattr(module, name, new)
 
 
-def _ignoring(reason: Reason):
-    """``_allowed`` that lets any held card through where ``reason`` would refuse."""
+def _with(pos, **fields):
+    changed = list(pos)
+    for name, value in fields.items():
+        changed[getattr(position, name.upper())] = value
+    return tuple(changed)
 
-    def allowed(current, seat):
-        cards, why = _allowed(current, seat)
+
+def _ignoring(reason: Reason):
+    """``allowed_of`` that lets any held card through where ``reason`` would refuse."""
+
+    def allowed(pos, seat, trick):
+        cards, why = _allowed_of(pos, seat, trick)
         if why is reason:
-            return current.hands[seat], None
+            return pos[HANDS][seat], None
         return cards, why
 
     return allowed
@@ -58,40 +80,70 @@ def _no_swap(deck, **kwargs):
     return attrs.evolve(setup, hands=tuple(hands), swap=None)
 
 
-def _board_ignores_multiplier(contract, *, hand_size, tricks):
-    if contract.multiplier > 1:
-        contract = attrs.evolve(contract, multiplier=1)
-    return score(contract, hand_size=hand_size, tricks=tricks)
+_score_terms = position.score_terms
 
 
-def _first_board_leads(bids):
-    boards = [index for index, bid in enumerate(bids) if bid.board]
+def _board_ignores_multiplier(target, multiplier, hand_size, tricks):
+    return _score_terms(target, min(multiplier, 1), hand_size, tricks)
+
+
+_opening_seat = bidding.opening_seat
+
+
+def _first_board_leads(said):
+    said = list(said)
+    boards = [seat for seat, code in said if code == BOARD]
     if len(boards) >= 2:
-        dealer_left = bids[0].seat
-        return dealer_left.after(boards[0])
-    return _opening_leader(bids)
+        return boards[0]
+    return _opening_seat(said)
 
 
-_opening_leader = match.opening_leader
-_finish_deal = match._finish_deal
+def _first_board_leads_everywhere():
+    # The position finds the opening leader, and so does the public deal made from it.
+    _replace(position, "opening_seat", _first_board_leads)
+    _replace(bidding, "opening_seat", _first_board_leads)
 
 
-def _tie_is_a_draw(core, finished):
-    following = _finish_deal(core, finished)
-    if following.outcome is None and following.in_tiebreak:
-        return match._ended(following, Termination.DRAW, None)
+_bid = position.bid
+
+
+def _four_passes_played(pos, code):
+    """MATCH-3 broken: four passes do not throw the deal in; the dealer's left leads."""
+    if len(pos[BIDS]) == 3 and code == 0 and not any(pos[BIDS]):
+        return _with(pos, bids=(0, 0, 0, 0), phase=PLAY, leader=(pos[DEALER] + 1) % 4)
+    return _bid(pos, code)
+
+
+_finish = position._finish
+
+
+def _tie_is_a_draw(pos):
+    """END-3 broken: equal totals after the schedule are a draw, with no tiebreak deal."""
+    following = _finish(pos)
+    if following[OUTCOME] == GOING_ON and following[COUNTED] >= following[RULES].deals:
+        return _with(following, phase=OVER, outcome=DRAW)
     return following
 
 
-def _little_beats_big(leader, trick, trump):
-    cards = tuple(
-        Card.BIG if card is Card.LITTLE else Card.LITTLE if card is Card.BIG else card
-        for card in trick
+def _level_tiebreak_is_a_draw(pos):
+    """END-4 broken: a tiebreak deal with equal tricks ends the match as a draw."""
+    following = _finish(pos)
+    if pos[TIEBREAK] and following[OUTCOME] == GOING_ON:
+        return _with(following, phase=OVER, outcome=DRAW)
+    return following
+
+
+_winning_card = position.winning_card
+
+
+def _little_beats_big(cards, trumps):
+    swapped = tuple(
+        Card.BIG if card == Card.LITTLE else Card.LITTLE if card == Card.BIG else card
+        for card in cards
     )
-    return _trick_winner(leader, cards, trump)
+    return _winning_card(swapped, trumps)
 
 
-_trick_winner = match.trick_winner
 _not_your_turn = match._not_your_turn
 
 
@@ -102,46 +154,34 @@ def _wrong_phase_for_turn(action, seat):
     return error
 
 
-def _level_tiebreak_is_a_draw(core, finished):
-    """END-4 broken: a tiebreak deal with equal tricks ends the match as a draw."""
-    following = _finish_deal(core, finished)
-    if finished.setup.tiebreak and following.outcome is None:
-        return match._ended(following, Termination.DRAW, None)
-    return following
-
-
-def _lone_big_not_forced(current, seat):
+def _lone_big_not_forced(pos, seat, trick):
     """JOKER-2 broken: after a LITTLE lead, a player whose only trump is BIG plays anything."""
-    cards, why = _allowed(current, seat)
+    cards, why = _allowed_of(pos, seat, trick)
     if why is Reason.LITTLE_JOKER_FORCES_LOWEST and cards == 1 << Card.BIG:
-        return current.hands[seat], None
+        return pos[HANDS][seat], None
     return cards, why
 
 
-def _board_bidder_banned(current, seat):
+def _board_bidder_banned(pos, seat, trick):
     """PLAY-5 broken: a Board bidder may not lead trumps before they are broken."""
-    core = current.core
-    return allowed_plays(current.hands[seat], current.trick, core.setup.trumps, core.broken, False)
+    return allowed_plays(pos[HANDS][seat], trick, pos[TRUMPS], pos[position.BROKEN], False)
 
 
-_settle = state_module.DealState.settle
+_deal_scores = position.deal_scores
 
 
-def _passing_pair_against_a_board(self):
+def _passing_pair_against_a_board(pos):
     """SCORE-3 broken: a pair that passed twice scores nothing when the other pair bid Board."""
-    scores = list(_settle(self))
-    contracts = self.contracts
-    if contracts is not None and self.is_complete:
+    scores = list(_deal_scores(pos))
+    bids = pos[BIDS]
+    if len(bids) == 4:
+        first = pos[DEALER] + 1
+        terms = contract_terms(((first + i) % 4, bids[i]) for i in range(4))
         for pair in (0, 1):
-            mine, theirs = contracts[pair], contracts[1 - pair]
-            if mine.multiplier == 0 and mine.target == 0 and theirs.multiplier:
+            (target, multiplier), theirs = terms[pair], terms[1 - pair]
+            if multiplier == 0 and target == 0 and theirs[1]:
                 scores[pair] = 0
     return tuple(scores)
-
-
-def _settle_wrongly():
-    _replace(state_module.DealState, "settle", _passing_pair_against_a_board)
-    state_module.DealState.scores = _passing_pair_against_a_board
 
 
 _rules_from_json = server.rules_from_json
@@ -158,40 +198,49 @@ WRONG_RULES = {
     ),
     "follow_suit": (
         "PLAY-2",
-        lambda: _replace(match, "_allowed", _ignoring(Reason.MUST_FOLLOW_SUIT)),
+        lambda: _replace(position, "allowed_of", _ignoring(Reason.MUST_FOLLOW_SUIT)),
     ),
     "follow_trump": (
         "PLAY-3",
-        lambda: _replace(match, "_allowed", _ignoring(Reason.MUST_FOLLOW_TRUMP)),
+        lambda: _replace(position, "allowed_of", _ignoring(Reason.MUST_FOLLOW_TRUMP)),
     ),
     "trumps_broken": (
         "PLAY-4",
-        lambda: _replace(match, "_allowed", _ignoring(Reason.TRUMPS_NOT_BROKEN)),
+        lambda: _replace(position, "allowed_of", _ignoring(Reason.TRUMPS_NOT_BROKEN)),
     ),
     "big_joker": (
         "JOKER-1",
-        lambda: _replace(match, "_allowed", _ignoring(Reason.BIG_JOKER_FORCES_HIGHEST)),
+        lambda: _replace(position, "allowed_of", _ignoring(Reason.BIG_JOKER_FORCES_HIGHEST)),
     ),
     "little_joker": (
         "JOKER-2",
-        lambda: _replace(match, "_allowed", _ignoring(Reason.LITTLE_JOKER_FORCES_LOWEST)),
+        lambda: _replace(position, "allowed_of", _ignoring(Reason.LITTLE_JOKER_FORCES_LOWEST)),
     ),
     "no_swap": ("DEAL-4", lambda: _replace(match, "deal_hands", _no_swap)),
     "board_multiplier": (
         "SCORE-4",
-        lambda: _replace(state_module, "score", _board_ignores_multiplier),
+        lambda: _replace(position, "score_terms", _board_ignores_multiplier),
     ),
-    "no_throw_in": ("MATCH-3", lambda: _replace(match, "thrown_in", lambda bids: False)),
-    "first_board_leads": ("BID-8", lambda: _replace(match, "opening_leader", _first_board_leads)),
-    "no_tiebreak": ("END-3", lambda: _replace(match, "_finish_deal", _tie_is_a_draw)),
+    "no_throw_in": ("MATCH-3", lambda: _replace(position, "bid", _four_passes_played)),
+    "first_board_leads": ("BID-8", _first_board_leads_everywhere),
+    "no_tiebreak": ("END-3", lambda: _replace(position, "_finish", _tie_is_a_draw)),
     "level_tiebreak_draw": (
         "END-4",
-        lambda: _replace(match, "_finish_deal", _level_tiebreak_is_a_draw),
+        lambda: _replace(position, "_finish", _level_tiebreak_is_a_draw),
     ),
-    "lone_big_not_forced": ("JOKER-2", lambda: _replace(match, "_allowed", _lone_big_not_forced)),
-    "board_bidder_banned": ("PLAY-5", lambda: _replace(match, "_allowed", _board_bidder_banned)),
-    "passing_pair_vs_board": ("SCORE-3", _settle_wrongly),
-    "little_beats_big": ("PLAY-8", lambda: _replace(match, "trick_winner", _little_beats_big)),
+    "lone_big_not_forced": (
+        "JOKER-2",
+        lambda: _replace(position, "allowed_of", _lone_big_not_forced),
+    ),
+    "board_bidder_banned": (
+        "PLAY-5",
+        lambda: _replace(position, "allowed_of", _board_bidder_banned),
+    ),
+    "passing_pair_vs_board": (
+        "SCORE-3",
+        lambda: _replace(position, "deal_scores", _passing_pair_against_a_board),
+    ),
+    "little_beats_big": ("PLAY-8", lambda: _replace(position, "winning_card", _little_beats_big)),
     "wrong_reasons": ("", lambda: _replace(match, "_not_your_turn", _wrong_phase_for_turn)),
 }
 """Each wrong engine: the rule it breaks, and how."""

@@ -5,7 +5,6 @@ import json
 import random
 import warnings
 
-import attrs
 import pytest
 
 pytest.importorskip("pettingzoo")
@@ -30,6 +29,7 @@ from backalley import (
 )
 from backalley.adapters import encoding
 from backalley.core.action_index import action_index
+from backalley.core.position import COUNTED
 from backalley.engine.state import Phase
 from backalley.engine.view import view
 from backalley.formats.records import dumps, record_from_state, record_to_json
@@ -449,8 +449,11 @@ def test_an_unknown_reset_option_is_refused_by_the_seat_env_and_ignored_aloud_by
         (_midway(Rules(schedule=[2]), 1, 1_000), ValueError, "finished match"),
         (
             MatchState(
-                attrs.evolve(new_match(Rules(schedule=[2])).core, counted=1),
-                None,
+                tuple(
+                    1 if index == COUNTED else value
+                    for index, value in enumerate(new_match(Rules(schedule=[2])).position)
+                ),
+                0,
             ),
             ValueError,
             "not a position",

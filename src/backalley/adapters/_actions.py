@@ -12,6 +12,7 @@ from typing import Final
 from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX, NUM_ACTION_INDICES, index_action
 from ..core.actions import Bid, Play
 from ..core.cards import SEATS
+from ..core.position import BID, PHASE, SIZE
 from ..core.rules import MAX_HAND_SIZE
 from ..engine.match import legal_actions
 from ..engine.state import MatchState
@@ -33,7 +34,7 @@ def legal_indices(match: MatchState) -> list[int]:
     The bids the hand size allows while bidding, else the cards the player may
     play (``legal_actions``, in card order). ``match`` has a player to move.
     """
-    core = match.deal.core  # type: ignore[union-attr]
-    if core.leader is None:
-        return list(_BID_INDICES[core.setup.hand_size])
+    pos = match.position
+    if pos[PHASE] == BID:
+        return list(_BID_INDICES[pos[SIZE]])
     return [FIRST_CARD_INDEX + play.card for play in legal_actions(match)]  # type: ignore[union-attr]

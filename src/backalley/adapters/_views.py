@@ -17,7 +17,7 @@ from collections.abc import Hashable, Sequence
 from typing import Final, Generic, Protocol, TypeVar
 
 from ..core.cards import Seat
-from ..engine.state import DealResult, MatchCore, MatchState
+from ..engine.state import DealResult, MatchState
 from ..engine.view import DealView, SeatView, view
 
 __all__ = ["Kept", "seat_view"]
@@ -74,10 +74,10 @@ def _history_views(
     history: tuple[DealResult, ...], state: MatchState
 ) -> tuple[Sequence[DealView], ...]:
     """The four seats' views of the finished deals of ``history``."""
-    seed = state.core.seed
+    seed = state.seed
     views = _HISTORY_VIEWS.get(history, seed)
     if views is None:
-        bare = MatchState(state.core, None)
+        bare = MatchState(state.position, seed, history)
         views = tuple(tuple(view(bare, seat).history) for seat in Seat)
         _HISTORY_VIEWS.put(history, views, seed)
     return views
@@ -85,15 +85,11 @@ def _history_views(
 
 def seat_view(state: MatchState, seat: Seat) -> SeatView:
     """``view(state, seat)``, reusing the views of the finished deals."""
-    core = state.core
-    history = core.history
+    history = state.history
     if not history:
         return view(state, seat)
-    # The deal in progress, seen without the history; then the kept history put back.
-    recent = view(
-        MatchState(MatchCore(core.rules, core.seed, (), core.outcome, core.counted), state.deal),
-        seat,
-    )
+    # The deal in progress as the seat sees it; then the kept history put in.
+    recent = view(state, seat)
     return SeatView(
         seat=recent.seat,
         rules=recent.rules,

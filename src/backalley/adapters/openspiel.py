@@ -233,13 +233,13 @@ class _Position:
         self.drawn_mask = mask
         # The card numbers not drawn yet, ascending: the chance outcomes while dealing.
         self.left = left
-        deal = match.deal
-        core = match.core
-        self.terminal = core.outcome is not None or (
-            deal is None and len(core.history) - core.counted >= settings.max_extra_deals
+        seat = match.to_move  # read off the position: no deal is made for it
+        self.terminal = match.is_over or (
+            match.setup is None
+            and len(match.history) - match.counted_deals >= settings.max_extra_deals
         )
-        if deal is not None:
-            self.player = int(deal.to_move)
+        if seat is not None:
+            self.player = int(seat)
         else:
             self.player = _TERMINAL if self.terminal else _CHANCE
 
@@ -304,7 +304,7 @@ class BackAlleyState(pyspiel.State):  # type: ignore[misc]
     def _legal_actions(self, player: int) -> list[int]:
         """The legal action indices, ascending (bids; or the cards that may be played)."""
         match = self._position.match
-        assert match.deal is not None  # OpenSpiel asks only at a player's turn
+        assert match.setup is not None  # OpenSpiel asks only at a player's turn
         return legal_indices(match)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
@@ -516,9 +516,7 @@ def _hands(position: _Position) -> tuple[tuple[Card, ...], ...]:
         dealt = 4 * match.hand_size
         first = (match.dealer + 1) % 4
         return tuple(tuple(position.drawn[(seat - first) % 4 : dealt : 4]) for seat in range(4))
-    if match.deal is None:
-        return ((), (), (), ())
-    return tuple(match.deal.hand(seat) for seat in SEATS)
+    return tuple(match.hand(seat) for seat in SEATS)
 
 
 # --- states from the core's matches ----------------------------------------------------

@@ -110,13 +110,17 @@ __all__ = [
     "Position",
     "allowed",
     "allowed_and_reason",
+    "allowed_of",
     "bid",
     "boards",
+    "contracts_of",
     "deal",
     "deal_scores",
+    "dealt",
     "legal_bids",
     "next_deal",
     "play",
+    "play_by",
     "play_if_allowed",
     "start",
     "to_move",
@@ -244,6 +248,23 @@ def deal(pos: Position, hands: Hands, trumps: int) -> Position:
     no bidding: the player left of the dealer leads at once.
     """
     number, dealer, size, tiebreak = next_deal(pos)
+    return dealt(pos, number, dealer, size, tiebreak, hands, trumps)
+
+
+def dealt(  # noqa: PLR0913, PLR0917 - a deal's parts, each a plain int
+    pos: Position,
+    number: int,
+    dealer: int,
+    size: int,
+    tiebreak: bool,
+    hands: Hands,
+    trumps: int,
+) -> Position:
+    """The position of ``pos``'s match with a deal dealt: its number, dealer, size, and so on.
+
+    :func:`deal` deals the next deal of the match this way; a deal that stands alone,
+    outside any match (a single-deal record), is dealt with parts of its own.
+    """
     phase, leader = BID, -1
     if tiebreak:
         phase, leader = PLAY, _AROUND[dealer + 1]
@@ -295,10 +316,10 @@ def allowed(pos: Position) -> int:
 def allowed_and_reason(pos: Position) -> tuple[int, Reason | None]:
     """:func:`allowed`, and the ``Reason`` refusing the player's other cards (or None)."""
     trick = pos[6]  # TRICK
-    return _allowed(pos, seat_to_move(pos[1], 4, pos[7], len(trick)), trick)  # DEALER, LEADER
+    return allowed_of(pos, seat_to_move(pos[1], 4, pos[7], len(trick)), trick)  # DEALER, LEADER
 
 
-def _allowed(pos: Position, seat: int, trick: tuple[int, ...]) -> tuple[int, Reason | None]:
+def allowed_of(pos: Position, seat: int, trick: tuple[int, ...]) -> tuple[int, Reason | None]:
     """``tricks.allowed_plays`` for ``seat``, the player to move, to ``trick`` (pos[TRICK])."""
     broken = pos[9]  # BROKEN
     bids = pos[8]  # BIDS
@@ -347,7 +368,7 @@ def play(pos: Position, card: int) -> Position:
     trick (PLAY-7: its winner leads the next, PLAY-8), the last trick the deal,
     which is then scored and the match goes on or ends (:func:`_finish`).
     """
-    return _played(pos, seat_to_move(pos[1], 4, pos[7], len(pos[6])), card)  # DEALER, LEADER
+    return play_by(pos, seat_to_move(pos[1], 4, pos[7], len(pos[6])), card)  # DEALER, LEADER
 
 
 def play_if_allowed(pos: Position, card: int) -> Position | None:
@@ -360,12 +381,12 @@ def play_if_allowed(pos: Position, card: int) -> Position | None:
         return None
     trick = pos[6]  # TRICK
     seat = seat_to_move(pos[1], 4, pos[7], len(trick))  # DEALER, LEADER
-    if not _allowed(pos, seat, trick)[0] >> card & 1:
+    if not allowed_of(pos, seat, trick)[0] >> card & 1:
         return None
-    return _played(pos, seat, card)
+    return play_by(pos, seat, card)
 
 
-def _played(pos: Position, seat: int, card: int) -> Position:
+def play_by(pos: Position, seat: int, card: int) -> Position:
     """:func:`play` of ``card`` by ``seat``, the player to move."""
     (phase, dealer, size, trumps, tiebreak, hands, trick, leader, bids, broken,
      won_ns, won_ew, played, number, counted, total_ns, total_ew, outcome, rules) = pos  # fmt: skip
@@ -408,13 +429,22 @@ def deal_scores(pos: Position) -> tuple[int, int]:
     Each pair on its own contract (``bidding.contract_terms``, ``scoring.score_terms``);
     a thrown-in or tiebreak deal, and one not yet complete, score nothing.
     """
-    bids = pos[8]  # BIDS
     size = pos[2]  # SIZE
-    if len(bids) != 4 or pos[10] + pos[11] != size:  # WON_NS, WON_EW
+    if len(pos[8]) != 4 or pos[10] + pos[11] != size:  # BIDS, WON_NS, WON_EW
         return (0, 0)
-    first = pos[1] + 1  # DEALER
-    ns, ew = contract_terms((_AROUND[first + i], bids[i]) for i in range(4))
+    ns, ew = contracts_of(pos)
     return (score_terms(ns[0], ns[1], size, pos[10]), score_terms(ew[0], ew[1], size, pos[11]))
+
+
+def contracts_of(pos: Position) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Each pair's contract ``(target, multiplier)`` from the four bids of ``pos`` (BID-3, BID-4).
+
+    ``bidding.contract_terms`` of the bids with their seats, clockwise from the
+    dealer's left (BID-1); the deal's bidding must be complete.
+    """
+    bids = pos[8]  # BIDS
+    first = pos[1] + 1  # DEALER
+    return contract_terms((_AROUND[first + i], bids[i]) for i in range(4))
 
 
 def _finish(pos: Position) -> Position:

@@ -8,22 +8,19 @@ here gives a value *equal* to the plain construction, which
 ``tests/test_fast.py`` checks for each of them; nothing else in the package
 depends on how they do it.
 
-- ``build_match``, ``build_deal``, ``build_core``: a frozen attrs ``__init__``
-  goes through ``object.__setattr__`` for each field; setting the slots through
-  their descriptors does the same work in about half the time. Only for values
-  whose fields are already known to be right (the classes have no converters or
-  validators).
 - ``core.actions.deal_of_permutation`` (kept in the core, since the layers beside
   the engine use it too): ``Deal(deck)`` for a deck known to hold each card once.
 - ``plays_of``: the ``Play`` actions of a mask of cards, picked 13 cards at a
   time by a cached ``itemgetter`` instead of one lookup per card.
-- ``BID_POSITION`` and ``LEGAL_BIDS``: where a seat bids and the bids allowed, as
-  tables built once from ``core.flow`` and indexed, instead of a call per action.
+- ``LEGAL_BIDS``: the bids allowed, as ``Bid`` values of the bidder to move, a
+  table built once from ``core.flow`` and indexed, instead of a call per action.
   (Whose turn it is is asked of ``flow.seat_to_move`` alone.)
 - ``cards_in``: ``cards_of(mask)`` (the cards of a hand, as a seat view shows
   them) picked 13 cards at a time by the same kind of cached ``itemgetter``.
-- ``slot_builder``: the generic form of ``build_match`` and its kind, made for a
-  class and its field names; the seat view uses it for ``DealView`` and ``SeatView``.
+- ``slot_builder``: a class's values built by setting its slots, not through attrs'
+  ``__init__``; ``build_state`` (a ``MatchState``, which ``apply`` makes on every
+  action) is one, and the seat view, made at every decision, uses it for
+  ``DealView`` and ``SeatView``.
 - ``match.turn`` (kept beside ``legal_actions``, whose helpers it shares): the
   seat to move and its legal actions in one call, what a match driver asks
   before every decision, from the same tables and the same ``allowed_plays``.
@@ -39,20 +36,15 @@ from collections.abc import Callable
 from operator import itemgetter
 from typing import Any, Final, TypeVar
 
-from ..core.actions import PLAYS, Bid, Play, shared_bid
-from ..core.cards import CARDS, SEATS, Card, Seat
-from ..core.dealing import DealSetup
-from ..core.flow import bid_position, seat_to_move
+from ..core.actions import PLAYS, Play, shared_bid
+from ..core.cards import CARDS, SEATS, Card
+from ..core.flow import seat_to_move
 from ..core.rules import MAX_HAND_SIZE
-from ..core.tricks import Trick
-from .state import DealCore, DealState, MatchCore, MatchState
+from .state import MatchState
 
 __all__ = [
-    "BID_POSITION",
     "LEGAL_BIDS",
-    "build_core",
-    "build_deal",
-    "build_match",
+    "build_state",
     "cards_in",
     "plays_of",
     "slot_builder",
@@ -65,50 +57,6 @@ _Item = TypeVar("_Item")
 
 def _setters(cls: type, *names: str) -> tuple[Any, ...]:
     return tuple(cls.__dict__[name].__set__ for name in names)
-
-
-_SET_MATCH: Final = _setters(MatchState, "core", "deal")
-_SET_DEAL: Final = _setters(DealState, "core", "hands", "trick")
-_SET_CORE: Final = _setters(DealCore, "setup", "bids", "leader", "tricks", "broken")
-
-
-def build_match(core: MatchCore, deal: DealState | None) -> MatchState:
-    """``MatchState(core, deal)``, built without attrs' ``__init__``."""
-    state = _new(MatchState)
-    set_core, set_deal = _SET_MATCH
-    set_core(state, core)
-    set_deal(state, deal)
-    return state
-
-
-def build_deal(
-    core: DealCore, hands: tuple[int, int, int, int], trick: tuple[Card, ...]
-) -> DealState:
-    """``DealState(core, hands, trick)``, built without attrs' ``__init__``."""
-    state = _new(DealState)
-    set_core, set_hands, set_trick = _SET_DEAL
-    set_core(state, core)
-    set_hands(state, hands)
-    set_trick(state, trick)
-    return state
-
-
-def build_core(
-    setup: DealSetup,
-    bids: tuple[Bid, ...],
-    leader: Seat | None,
-    tricks: tuple[Trick, ...],
-    broken: bool,
-) -> DealCore:
-    """``DealCore(setup, bids, leader, tricks, broken)``, built without attrs' ``__init__``."""
-    core = _new(DealCore)
-    set_setup, set_bids, set_leader, set_tricks, set_broken = _SET_CORE
-    set_setup(core, setup)
-    set_bids(core, bids)
-    set_leader(core, leader)
-    set_tricks(core, tricks)
-    set_broken(core, broken)
-    return core
 
 
 # The plays of a mask are picked 13 cards at a time (a suit, or the two jokers) by an
@@ -168,10 +116,6 @@ LEGAL_BIDS: Final = tuple(
 Pass, 1 .. hand_size - 1, Board, in that order; the bidder from ``flow.seat_to_move``.
 """
 
-BID_POSITION: Final = tuple(tuple(bid_position(dealer, seat) for seat in SEATS) for dealer in SEATS)
-"""``BID_POSITION[dealer][seat]``: where the seat bids in the circuit (``flow.bid_position``)."""
-
-
 _CARDS_BY_CHUNK: Final = tuple(CARDS[base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
 
 
@@ -183,10 +127,11 @@ def cards_in(mask: int) -> tuple[Card, ...]:
 def slot_builder(cls: type[_T], *names: str) -> Callable[..., _T]:
     """A function ``build(*values)`` equal to ``cls(*values)`` for ``names`` in that order.
 
-    Like ``build_match``: it sets each slot through its descriptor, skipping attrs'
-    ``__init__``, so only for classes without converters or validators and for
-    values known to be right. The function is written out field by field (as
-    attrs writes its own ``__init__``) so that it has no loop.
+    It sets each slot through its descriptor, skipping attrs' ``__init__`` (which goes
+    through ``object.__setattr__`` for each field, about twice the cost), so only for
+    classes without converters or validators and for values known to be right. The
+    function is written out field by field (as attrs writes its own ``__init__``) so
+    that it has no loop.
     """
     setters = _setters(cls, *names)
     scope: dict[str, Any] = {"_new": _new, "_cls": cls}
@@ -198,3 +143,7 @@ def slot_builder(cls: type[_T], *names: str) -> Callable[..., _T]:
     exec("\n".join(lines), scope)
     build: Callable[..., _T] = scope["build"]
     return build
+
+
+build_state: Final = slot_builder(MatchState, "position", "seed", "history", "setup")
+"""``MatchState(position, seed, history, setup)``, built through its slots."""

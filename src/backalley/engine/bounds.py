@@ -51,9 +51,9 @@ def playing(state: MatchState) -> bool:
     The bounds are looked at between deals only, so the call costs little in a loop
     that asks it before every action.
     """
-    if state.outcome is not None:
+    if state.is_over:
         return False
-    if state.deal is None:
+    if state.setup is None:
         check_bounds(state)
     return True
 

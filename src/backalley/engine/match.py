@@ -42,38 +42,30 @@ from typing import Final, cast, overload
 
 from ..core import position
 from ..core.actions import Bid, Deal, Play, deal_of_permutation
-from ..core.bidding import bid_in_range, bid_of_code, opening_leader
-from ..core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat
+from ..core.bidding import bid_code, bid_in_range
+from ..core.cards import CARDS, SEATS, Seat
 from ..core.dealing import MAX_SEED, check_whole, deal_hands, seeded_deck
 from ..core.errors import IllegalAction, Reason
-from ..core.flow import (
-    dealer_of_deal,
-    hand_size_of_deal,
-    in_tiebreak,
-    seat_to_move,
-    thrown_in,
+from ..core.flow import seat_to_move
+from ..core.position import (
+    BID,
+    BIDS,
+    DEAL,
+    DEALER,
+    HANDS,
+    LEADER,
+    NUMBER,
+    OVER,
+    PHASE,
+    PLAY,
+    SIZE,
+    TOTAL_EW,
+    TOTAL_NS,
+    TRICK,
 )
-from ..core.position import BID, BROKEN, HANDS, LEADER, NUMBER, PHASE, TRICK
-from ..core.rules import Rules, TiePolicy
-from ..core.tricks import Trick, allowed_plays, trick_winner
-from ._fast import (
-    BID_POSITION,
-    LEGAL_BIDS,
-    build_core,
-    build_deal,
-    build_match,
-    plays_of,
-)
-from .state import (
-    DealResult,
-    DealState,
-    MatchCore,
-    MatchState,
-    Outcome,
-    Phase,
-    Termination,
-    position_of,
-)
+from ..core.rules import Rules
+from ._fast import LEGAL_BIDS, build_state, plays_of
+from .state import DealResult, MatchState, Phase
 
 __all__ = ["apply", "legal_actions", "new_match", "replay_deal", "seeded_deal", "turn"]
 
@@ -102,9 +94,9 @@ def new_match(rules: object = None, *, seed: object = None) -> MatchState:
     elif not isinstance(rules, Rules):
         raise TypeError(f"rules must be a backalley.Rules, not {type(rules).__name__}")
     if seed is None:
-        return MatchState(MatchCore(rules, secrets.randbits(64)))
+        return MatchState(position.start(rules), secrets.randbits(64))
     check_whole(seed, MAX_SEED, "a seed")
-    return MatchState(MatchCore(rules, cast(int, seed)))  # a whole number: checked above
+    return MatchState(position.start(rules), cast(int, seed))  # a whole number: checked above
 
 
 def seeded_deal(state: MatchState) -> Deal:
@@ -119,19 +111,18 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     step the one listed action is the seeded deal; after the match, nothing.
     """
     try:
-        current = state.deal
+        pos = state.position
     except AttributeError:
         raise TypeError(f"legal_actions needs a MatchState, not {type(state).__name__}") from None
-    if current is None:
-        return () if state.core.outcome is not None else (seeded_deal(state),)
-    core = current.core
-    leader = core.leader
-    if leader is None:
-        setup = core.setup
-        return LEGAL_BIDS[setup.dealer][len(core.bids)][setup.hand_size]
-    # In play the dealer and the bids no longer decide whose turn it is.
-    seat = seat_to_move(0, 4, leader, len(current.trick))
-    return plays_of(seat, _allowed(current, seat)[0])
+    phase = pos[PHASE]
+    if phase == PLAY:
+        trick = pos[TRICK]
+        # In play the dealer and the bids no longer decide whose turn it is.
+        seat = seat_to_move(0, 4, pos[LEADER], len(trick))
+        return plays_of(seat, position.allowed_of(pos, seat, trick)[0])
+    if phase == BID:
+        return LEGAL_BIDS[pos[DEALER]][len(pos[BIDS])][pos[SIZE]]
+    return () if phase == OVER else (seeded_deal(state),)
 
 
 def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
@@ -140,19 +131,17 @@ def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
     ``(state.to_move, legal_actions(state))`` in one call, for a match driver that
     asks both before every decision (``tests/test_fast.py`` checks they agree).
     """
-    current = state.deal
-    if current is None:
-        return None
-    core = current.core
-    leader = core.leader
-    if leader is None:
-        setup = core.setup
-        said = len(core.bids)
-        return seat_to_move(setup.dealer, said, -1, 0), LEGAL_BIDS[setup.dealer][said][
-            setup.hand_size
-        ]
-    seat = seat_to_move(0, 4, leader, len(current.trick))  # in play the dealer does not matter
-    return seat, plays_of(seat, _allowed(current, seat)[0])
+    pos = state.position
+    phase = pos[PHASE]
+    if phase == PLAY:
+        trick = pos[TRICK]
+        seat = seat_to_move(0, 4, pos[LEADER], len(trick))  # in play the dealer does not matter
+        return SEATS[seat], plays_of(seat, position.allowed_of(pos, seat, trick)[0])
+    if phase == BID:
+        dealer = pos[DEALER]
+        said = len(pos[BIDS])
+        return seat_to_move(dealer, said, -1, 0), LEGAL_BIDS[dealer][said][pos[SIZE]]
+    return None
 
 
 def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
@@ -169,20 +158,21 @@ def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
         raise TypeError(f"not a Back Alley action: {action!r} (expected a Bid, Play or Deal)")
     if not isinstance(state, MatchState):
         raise TypeError(f"apply needs a MatchState, not {type(state).__name__}")
-    current = state.deal
-    if current is None:  # DEAL (or OVER)
-        if kind is Deal and state.core.outcome is None:
-            return _deal(state, action)  # type: ignore[arg-type]
-    elif current.core.leader is not None:  # PLAY
+    pos = state.position
+    phase = pos[PHASE]
+    if phase == PLAY:
         if kind is Play:
-            return _play(state, current, action)  # type: ignore[arg-type]
-    elif kind is Bid:  # BID
-        return _bid(state, current, action)  # type: ignore[arg-type]
+            return _play(state, pos, action)  # type: ignore[arg-type]
+    elif phase == BID:
+        if kind is Bid:
+            return _bid(state, pos, action)  # type: ignore[arg-type]
+    elif phase == DEAL and kind is Deal:
+        return _deal(state, pos, action)  # type: ignore[arg-type]
     raise _wrong_phase(state, action)
 
 
 def _wrong_phase(state: MatchState, action: Bid | Play | Deal) -> IllegalAction:
-    if state.core.outcome is not None:
+    if state.is_over:
         return IllegalAction(Reason.MATCH_OVER, action, "The match is over: no more actions.")
     doing = {
         Phase.DEAL: "the next deal has to be dealt first",
@@ -203,50 +193,31 @@ def _not_your_turn(action: Bid | Play, seat: int) -> IllegalAction:
 # --- dealing -------------------------------------------------------------------
 
 
-def _deal(state: MatchState, action: Deal) -> MatchState:
-    core = state.core
-    rules = core.rules
-    number = len(core.history)
+def _deal(state: MatchState, pos: position.Position, action: Deal) -> MatchState:
+    number, dealer, size, tiebreak = position.next_deal(pos)
     setup = deal_hands(
-        action.deck,
-        dealer=dealer_of_deal(rules, number),
-        hand_size=hand_size_of_deal(rules, core.counted),
-        number=number,
-        tiebreak=(tiebreak := in_tiebreak(rules, core.counted)),
+        action.deck, dealer=SEATS[dealer], hand_size=size, number=number, tiebreak=tiebreak
     )
-    # A tiebreak deal has no bidding: the player left of the dealer leads at once.
-    leader = setup.first_bidder if tiebreak else None
-    return build_match(core, build_deal(build_core(setup, (), leader, (), False), setup.hands, ()))
+    following = position.deal(pos, setup.hands, setup.trumps)
+    return build_state(following, state.seed, state.history, setup)
 
 
 # --- bidding -------------------------------------------------------------------
 
 
-def _bid(state: MatchState, current: DealState, action: Bid) -> MatchState:
-    core = current.core
-    setup = core.setup
+def _bid(state: MatchState, pos: position.Position, action: Bid) -> MatchState:
     # Check: the bidder's turn (BID-1) and the bid's range (BID-2).
-    seat = seat_to_move(setup.dealer, len(core.bids), -1, 0)
+    seat = seat_to_move(pos[DEALER], len(pos[BIDS]), -1, 0)
     if action.seat != seat:
         raise _not_your_turn(action, seat)
-    if not bid_in_range(action, setup.hand_size):
-        raise IllegalAction(
-            Reason.BID_OUT_OF_RANGE, action, _out_of_range(setup.hand_size, action.amount)
-        )
+    size = pos[SIZE]
+    if not bid_in_range(action, size):
+        raise IllegalAction(Reason.BID_OUT_OF_RANGE, action, _out_of_range(size, action.amount))
     # Build: the circuit goes on, is thrown in (MATCH-3), or the first trick is led (BID-8).
-    bids = (*core.bids, action)
-    if len(bids) < 4:
-        return build_match(
-            state.core, build_deal(build_core(setup, bids, None, (), False), current.hands, ())
-        )
-    if thrown_in(bids):
-        return _throw_in(
-            state.core, build_deal(build_core(setup, bids, None, (), False), current.hands, ())
-        )
-    leader = opening_leader(bids)
-    return build_match(
-        state.core, build_deal(build_core(setup, bids, leader, (), False), current.hands, ())
-    )
+    following = position.bid(pos, bid_code(action))
+    if following[PHASE] == BID or following[PHASE] == PLAY:
+        return build_state(following, state.seed, state.history, state.setup)
+    return _deal_over(state, following)
 
 
 def _out_of_range(hand_size: int, amount: int) -> str:
@@ -257,21 +228,6 @@ def _out_of_range(hand_size: int, amount: int) -> str:
 
 
 # --- play ----------------------------------------------------------------------
-
-
-def _allowed(current: DealState, seat: int) -> tuple[int, Reason | None]:
-    """The cards ``seat`` may play now and the reason for refusing any other."""
-    core = current.core
-    trick = current.trick
-    broken = core.broken
-    # Only a lead before trumps are broken asks whether this player bid Board.
-    bid_board = (
-        not trick
-        and not broken
-        and bool(core.bids)
-        and core.bids[BID_POSITION[core.setup.dealer][seat]].board
-    )
-    return allowed_plays(current.hands[seat], trick, core.setup.trumps, broken, bid_board)
 
 
 _REFUSALS: Final = {
@@ -290,94 +246,52 @@ _REFUSALS: Final = {
 }
 
 
-def _refusal(current: DealState, action: Play, allowed: int, reason: Reason) -> IllegalAction:
-    led = current.trick[0] if current.trick else None
-    suit = CARDS[led].suit if led is not None else None
+def _refusal(trick: tuple[int, ...], action: Play, allowed: int, reason: Reason) -> IllegalAction:
+    suit = CARDS[trick[0]].suit if trick else None
     card = CARDS[allowed.bit_length() - 1]
     message = _REFUSALS[reason].format(suit=suit.word if suit is not None else "", card=card.words)
     return IllegalAction(reason, action, message)
 
 
-def _play(state: MatchState, current: DealState, action: Play) -> MatchState:
-    core = current.core
-    leader = core.leader
-    assert leader is not None  # apply calls this only in the PLAY phase
+def _play(state: MatchState, pos: position.Position, action: Play) -> MatchState:
     # Check: the player's turn (PLAY-1), the card in hand, the card allowed (PLAY-2..6).
-    played = current.trick
-    seat = seat_to_move(0, 4, leader, len(played))  # in play the dealer's seat does not matter
+    trick = pos[TRICK]
+    seat = seat_to_move(0, 4, pos[LEADER], len(trick))  # in play the dealer does not matter
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     card = action.card
-    bit = 1 << card
-    hands = current.hands
-    if not hands[seat] & bit:
+    if not pos[HANDS][seat] >> card & 1:
         raise IllegalAction(
             Reason.CARD_NOT_IN_HAND, action, f"You do not hold {card.words} ({card})."
         )
-    allowed, reason = _allowed(current, seat)
-    if not allowed & bit:
-        raise _refusal(current, action, allowed, reason or Reason.CARD_NOT_IN_HAND)
-    # Build: the card leaves the hand; inside a trick that is all (the deal's core is
-    # shared), the fourth card completes the trick (PLAY-7, PLAY-8), the last trick the deal.
-    if seat == 0:
-        hands = (hands[0] ^ bit, hands[1], hands[2], hands[3])
-    elif seat == 1:
-        hands = (hands[0], hands[1] ^ bit, hands[2], hands[3])
-    elif seat == 2:
-        hands = (hands[0], hands[1], hands[2] ^ bit, hands[3])
-    else:
-        hands = (hands[0], hands[1], hands[2], hands[3] ^ bit)
-    trick = (*played, card)
-    if len(trick) < 4:
-        return build_match(state.core, build_deal(core, hands, trick))
-    setup = core.setup
-    winner = trick_winner(leader, trick, setup.trump)
-    tricks = (*core.tricks, Trick(leader, trick, winner))
-    a, b, c, d = trick
-    broken = core.broken or bool(((1 << a) | (1 << b) | (1 << c) | (1 << d)) & setup.trumps)
-    following = build_deal(build_core(setup, core.bids, winner, tricks, broken), hands, ())
-    if len(tricks) < setup.hand_size:
-        return build_match(state.core, following)
-    return _finish_deal(state.core, following)
+    allowed, reason = position.allowed_of(pos, seat, trick)
+    if not allowed >> card & 1:
+        raise _refusal(trick, action, allowed, reason or Reason.CARD_NOT_IN_HAND)
+    # Build: the card leaves the hand and joins the trick; the fourth card completes
+    # the trick (PLAY-7, PLAY-8), the last trick the deal.
+    following = position.play_by(pos, seat, card)
+    if following[PHASE] == PLAY:
+        return build_state(following, state.seed, state.history, state.setup)
+    return _deal_over(state, following)
 
 
-# --- the end of a deal and of the match ------------------------------------------
+# --- the end of a deal -------------------------------------------------------------
 
 
-def _throw_in(match: MatchCore, thrown: DealState) -> MatchState:
-    """The match after four passes: the deal scores nothing and does not count (MATCH-3)."""
-    history = (*match.history, DealResult(thrown, (0, 0)))
-    return MatchState(MatchCore(match.rules, match.seed, history, None, match.counted))
+def _deal_over(state: MatchState, pos: position.Position) -> MatchState:
+    """The match after the last card of a deal, or its fourth pass: the deal joins the history.
 
-
-def _finish_deal(match: MatchCore, finished: DealState) -> MatchState:
-    """The match after the last trick of a deal: score it, then go on or end."""
-    rules, seed = match.rules, match.seed
-    history = (*match.history, DealResult(finished, finished.settle()))
-    tiebreak = finished.setup.tiebreak
-    counted = match.counted if tiebreak else match.counted + 1
-    following = MatchState(MatchCore(rules, seed, history, None, counted))
-    if tiebreak:
-        ns, ew = finished.tricks_won
-        if ns == ew:
-            # Equal tricks decide nothing: another tiebreak deal follows (END-4).
-            return following
-        winner = PAIRS[0] if ns > ew else PAIRS[1]
-        return _ended(following, Termination.TIEBREAK_DEAL, winner)
-    if counted < rules.deals:
-        return following
-    ns, ew = following.totals
-    if ns != ew:
-        return _ended(following, Termination.SCORE, PAIRS[0] if ns > ew else PAIRS[1])
-    if rules.tie is TiePolicy.DRAW:
-        return _ended(following, Termination.DRAW, None)
-    return following
-
-
-def _ended(state: MatchState, termination: Termination, winner: Pair | None) -> MatchState:
-    core = state.core
-    outcome = Outcome(termination, winner, state.totals)
-    return MatchState(MatchCore(core.rules, core.seed, core.history, outcome, core.counted))
+    The position has scored it and decided whether the match goes on
+    (``position.play``, ``position.bid``): a thrown-in deal (MATCH-3) and a
+    tiebreak deal score nothing.
+    """
+    setup = state.setup
+    assert setup is not None  # a deal was in progress
+    # What the deal scored is what it added to the totals.
+    before = state.position
+    scores = (pos[TOTAL_NS] - before[TOTAL_NS], pos[TOTAL_EW] - before[TOTAL_EW])
+    finished = DealResult(pos, setup, scores)
+    return build_state(pos, state.seed, (*state.history, finished), None)
 
 
 # --- a recorded deal replayed on the compact position -----------------------------
@@ -394,58 +308,30 @@ def replay_deal(
     ``apply`` action by action would reach, for a checker of records that needs
     only the end (``formats.checking.replay``): each action is judged and made on
     the compact position (``core.position``: ``legal_bids``, ``bid``,
-    ``play_if_allowed``, the same rules ``apply`` asks), and the public state is built once,
-    at the end, by the same helpers as ``apply``'s (``tests/test_match.py`` checks
-    the two agree at every stopping point of random matches of every variant).
+    ``play_if_allowed``, the same rules ``apply`` asks), and the public state is
+    made once, at the end (``tests/test_match.py`` checks the two agree at every
+    stopping point of random matches of every variant).
     """
-    current = state.deal
-    if current is None:
+    pos = state.position
+    if pos[PHASE] != BID and pos[PHASE] != PLAY:
         return state, 0
-    pos = position_of(state)
-    bids = list(current.bids)
-    tricks = list(current.tricks)
+    number = pos[NUMBER]
     done = 0
     for code in calls:
         if pos[PHASE] != BID or code not in position.legal_bids(pos):
-            return _made(state, pos, bids, tricks), done
-        seat = SEATS[position.to_move(pos)]
-        bids.append(bid_of_code(seat, code))
+            break
         pos = position.bid(pos, code)
         done += 1
-    play_if_allowed = position.play_if_allowed  # most of a record is its cards
-    for card in cards:
-        following = play_if_allowed(pos, card)
-        if following is None:
-            break
-        played = pos[TRICK]
-        leader = pos[LEADER]
-        pos = following
-        done += 1
-        if len(played) == 3:
-            trick = (CARDS[played[0]], CARDS[played[1]], CARDS[played[2]], CARDS[card])
-            tricks.append(Trick(SEATS[leader], trick, SEATS[pos[LEADER]]))
-    return _made(state, pos, bids, tricks), done
-
-
-def _made(
-    state: MatchState, pos: position.Position, bids: list[Bid], tricks: list[Trick]
-) -> MatchState:
-    """The public state of ``pos``, reached from ``state`` within its deal (``replay_deal``)."""
-    current = state.deal
-    assert current is not None  # replay_deal returns at once between deals
-    setup = current.setup
-    leader = pos[LEADER]
-    core = build_core(
-        setup,
-        tuple(bids),
-        None if leader < 0 else SEATS[leader],
-        tuple(tricks),
-        pos[BROKEN],
-    )
-    trick: tuple[Card, ...] = tuple(CARDS[card] for card in pos[TRICK])
-    deal = build_deal(core, pos[HANDS], trick)
-    if pos[NUMBER] == setup.number:
-        return build_match(state.core, deal)
-    if len(tricks) < setup.hand_size:
-        return _throw_in(state.core, deal)
-    return _finish_deal(state.core, deal)
+    else:
+        play_if_allowed = position.play_if_allowed  # most of a record is its cards
+        for card in cards:
+            following = play_if_allowed(pos, card)
+            if following is None:
+                break
+            pos = following
+            done += 1
+    if done == 0:
+        return state, 0
+    if pos[NUMBER] == number:
+        return build_state(pos, state.seed, state.history, state.setup), done
+    return _deal_over(state, pos), done

@@ -15,16 +15,17 @@ earlier tricks and finished deals included.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
-from typing import TYPE_CHECKING, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Final, Generic, TypeVar, cast, overload
 
 import attrs
 
 from ..core import position as _position
 from ..core.actions import Bid
-from ..core.bidding import Contract, Overbid, bid_code, contracts, overbids
-from ..core.cards import CARDS, PAIRS, Card, Pair, Seat, Suit, cards_of
+from ..core.bidding import Contract, Overbid, bid_of_code, contracts, opening_leader, overbids
+from ..core.cards import CARDS, PAIRS, SEATS, Card, Pair, Seat, Suit, cards_of
 from ..core.dealing import DealSetup
 from ..core.flow import (
     bid_position,
@@ -34,6 +35,7 @@ from ..core.flow import (
     in_tiebreak,
     seat_to_move,
     thrown_in,
+    thrown_in_codes,
 )
 from ..core.rules import Rules
 from ..core.scoring import score
@@ -47,14 +49,13 @@ __all__ = [
     "DealFacts",
     "DealResult",
     "DealState",
-    "MatchCore",
     "MatchFacts",
     "MatchState",
     "Outcome",
     "Phase",
     "Read",
     "Termination",
-    "position_of",
+    "deal_of_position",
     "totals_of",
 ]
 
@@ -315,36 +316,38 @@ class DealState(DealFacts):
         return svg_of(self)
 
 
-@attrs.frozen
+@attrs.frozen(repr=False)
 class DealResult:
-    """A finished deal and what each pair scored on it (North-South, East-West)."""
+    """A finished deal and what each pair scored on it (North-South, East-West).
 
-    deal: DealState
-    scores: tuple[int, int]
-
-    thrown_in = Read[bool]("deal.thrown_in")
-    """True when all four passed: no score, and the deal does not count."""
-    counts = Read[bool]("deal.counts")
-    """True for a deal of the schedule (not thrown in, not a tiebreak deal)."""
-
-
-@attrs.frozen
-class MatchCore:
-    """The part of a match that changes at most once a deal.
-
-    ``rules`` and ``seed`` are fixed for the match; ``history`` holds the finished
-    deals in order (thrown-in and tiebreak deals included); ``outcome`` is the
-    result once the match has ended; ``counted`` is how many of the finished deals
-    belong to the schedule (kept beside the history because every deal asks it,
-    and counting the history each time would make a deal's cost grow with the
-    match).
+    ``position`` is the match's compact position just after the deal's last card
+    (or its fourth pass), which keeps the deal's bids, cards and tricks won;
+    ``setup`` what was dealt; ``scores`` the points of each pair. The deal itself
+    (``deal``, a :class:`DealState`) is made from them when first read and kept:
+    a match's finished deals are many and few of them are ever read.
     """
 
-    rules: Rules
-    seed: int
-    history: tuple[DealResult, ...] = ()
-    outcome: Outcome | None = None
-    counted: int = 0
+    position: _position.Position
+    setup: DealSetup
+    scores: tuple[int, int]
+
+    @functools.cached_property
+    def deal(self) -> DealState:
+        """The finished deal, as it stood after its last card (or its fourth pass)."""
+        return deal_of_position(self.position, self.setup)
+
+    @property
+    def thrown_in(self) -> bool:
+        """True when all four passed: no score, and the deal does not count (MATCH-3)."""
+        return thrown_in_codes(self.position[8])  # BIDS
+
+    @property
+    def counts(self) -> bool:
+        """True for a deal of the schedule (not thrown in, not a tiebreak deal; MATCH-4)."""
+        return not self.position[4] and not thrown_in_codes(self.position[8])  # TIEBREAK, BIDS
+
+    def __repr__(self) -> str:
+        return f"DealResult(deal={self.deal!r}, scores={self.scores!r})"
 
 
 class MatchFacts:
@@ -360,9 +363,15 @@ class MatchFacts:
 
     # The parts a subclass provides, as fields or as properties.
     if TYPE_CHECKING:
-        rules: Rules
-        outcome: Outcome | None
-        deal: DealFacts | None
+
+        @property
+        def rules(self) -> Rules: ...  # noqa: D102 -- a declaration for type checkers
+
+        @property
+        def outcome(self) -> Outcome | None: ...  # noqa: D102 -- a declaration for type checkers
+
+        @property
+        def deal(self) -> DealFacts | None: ...  # noqa: D102 -- a declaration for type checkers
 
         @property
         def history(self) -> Sequence[object]: ...  # noqa: D102 -- a declaration for type checkers
@@ -452,51 +461,102 @@ class MatchFacts:
 class MatchState(MatchFacts):
     """A whole match at one moment.
 
-    ``core`` holds what changes at most once a deal (the rules, the seed, the
-    finished deals, the outcome) and ``deal`` the deal in progress (None before a
-    deal and after the match). Read the parts through the properties (``rules``,
-    ``seed``, ``history``, ``outcome``, and the many questions below).
+    ``position`` is the match in progress as the engine's compact position
+    (``core.position``: the phase, the hands as masks, the trick, the bids as
+    codes, the leader, the deal counts, the totals, the outcome, the rules): all
+    the rules need to go on, and what ``apply`` changes, one tuple an action.
+    ``seed`` is the seed every seeded deal is drawn from, ``history`` the finished
+    deals in order, ``setup`` what was dealt for the deal in progress (None between
+    deals and after the match). Everything else is made from these when read: the
+    deal in progress (``deal``, a :class:`DealState`, made once a state and kept),
+    the outcome, the totals, and the many questions below.
 
     ``new_match`` and ``apply`` make every state a program needs. A state built
     by hand is not checked (``apply`` trusts its input, for speed): pass it to
     :func:`backalley.validate` first, which refuses one that play could not reach.
     """
 
-    core: MatchCore
-    deal: DealState | None = None
-
-    rules = Read[Rules]("core.rules")
-    """The match's settings: schedule, tie policy, first dealer."""
-
-    seed = Read[int]("core.seed")
-    """The seed every seeded deal of the match is drawn from."""
-
-    history = Read[tuple[DealResult, ...]]("core.history")
+    position: _position.Position
+    seed: int
+    history: tuple[DealResult, ...] = ()
     """The finished deals in order, thrown-in and tiebreak deals included."""
+    setup: DealSetup | None = None
+    """What was dealt for the deal in progress; None between deals and after the match."""
 
-    outcome = Read[Outcome | None]("core.outcome")
-    """How the match ended, or None while it goes on."""
+    @property
+    def rules(self) -> Rules:
+        """The match's settings: schedule, tie policy, first dealer."""
+        return self.position[18]  # RULES
 
-    counted_deals = Read[int]("core.counted")
-    """How many deals of the schedule have been played."""
+    @functools.cached_property
+    def deal(self) -> DealState | None:
+        """The deal in progress (None before a deal and after the match), made from the position.
+
+        Made when first read and kept with the state (a state never changes).
+        """
+        setup = self.setup
+        return None if setup is None else deal_of_position(self.position, setup)
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """How the match ended, or None while it goes on."""
+        pos = self.position
+        code = pos[17]  # OUTCOME
+        return None if code == _position.GOING_ON else _OUTCOMES[code](pos)
+
+    # What every playing loop asks once an action, read off the position at once rather
+    # than through the deal made from it (MatchFacts' derivations, which the seat view
+    # uses; tests/test_view.py checks the two agree at every step).
+
+    @property
+    def phase(self) -> Phase:
+        """DEAL, BID, PLAY or OVER."""
+        return _PHASES[self.position[0]]  # PHASE
+
+    @property
+    def to_move(self) -> Seat | None:
+        """The seat to act, or None at a chance step (dealing) and after the match."""
+        seat = _position.to_move(self.position)
+        return None if seat < 0 else SEATS[seat]
+
+    @property
+    def hand_size(self) -> int:
+        """The hand size of the current or next deal."""
+        if self.setup is not None:
+            return self.position[2]  # SIZE
+        return hand_size_of_deal(self.rules, self.position[14])  # COUNTED
+
+    @property
+    def tricks_won(self) -> tuple[int, int]:
+        """Tricks taken so far in the current deal by North-South and East-West."""
+        if self.setup is None:
+            return (0, 0)
+        pos = self.position
+        return (pos[10], pos[11])  # WON_NS, WON_EW
+
+    @property
+    def counted_deals(self) -> int:
+        """How many deals of the schedule have been played."""
+        return self.position[14]  # COUNTED
 
     @property
     def totals(self) -> tuple[int, int]:
         """Running totals of North-South and East-West over the finished deals."""
-        return totals_of(result.scores for result in self.history)
+        pos = self.position
+        return (pos[15], pos[16])  # TOTAL_NS, TOTAL_EW
 
     @property
     def is_over(self) -> bool:
-        """Whether the match has ended (as ``MatchFacts.is_over``, read from the core).
+        """Whether the match has ended (as ``MatchFacts.is_over``, read from the position).
 
-        Every playing loop asks it once an action, so it reads the core at once
+        Every playing loop asks it once an action, so it reads the position at once
         rather than through ``outcome``; ``tests/test_view.py`` checks the two agree.
         """
-        return self.core.outcome is not None
+        return self.position[17] != _position.GOING_ON  # OUTCOME
 
     def hand(self, seat: Seat) -> tuple[Card, ...]:
         """The cards ``seat`` holds in the current deal (none between deals)."""
-        return () if self.deal is None else self.deal.hand(seat)
+        return () if self.setup is None else cards_of(self.position[5][seat])  # HANDS
 
     @property
     def stock(self) -> int:
@@ -504,9 +564,9 @@ class MatchState(MatchFacts):
 
         Between deals every card is in the stock.
         """
-        if self.deal is None:
+        if self.setup is None:
             return (1 << len(CARDS)) - 1
-        return self.deal.setup.stock
+        return self.setup.stock
 
     def __repr__(self) -> str:
         totals = self.totals
@@ -522,64 +582,112 @@ class MatchState(MatchFacts):
         return svg_of(self)
 
 
-_PHASE_CODES = {
-    Phase.DEAL: _position.DEAL,
-    Phase.BID: _position.BID,
-    Phase.PLAY: _position.PLAY,
-    Phase.OVER: _position.OVER,
+def _ended(
+    termination: Termination, winner: Pair | None
+) -> Callable[[_position.Position], Outcome]:
+    def outcome(pos: _position.Position) -> Outcome:
+        return Outcome(termination, winner, (pos[15], pos[16]))  # TOTAL_NS, TOTAL_EW
+
+    return outcome
+
+
+_PHASES: Final = (Phase.DEAL, Phase.BID, Phase.PLAY, Phase.OVER)
+"""The phase of each ``core.position`` phase code."""
+
+_OUTCOMES: Final[dict[int, Callable[[_position.Position], Outcome]]] = {
+    _position.SCORE_NS: _ended(Termination.SCORE, Pair.NORTH_SOUTH),
+    _position.SCORE_EW: _ended(Termination.SCORE, Pair.EAST_WEST),
+    _position.DRAW: _ended(Termination.DRAW, None),
+    _position.TIEBREAK_NS: _ended(Termination.TIEBREAK_DEAL, Pair.NORTH_SOUTH),
+    _position.TIEBREAK_EW: _ended(Termination.TIEBREAK_DEAL, Pair.EAST_WEST),
 }
-_OUTCOME_CODES = {
-    (Termination.SCORE, Pair.NORTH_SOUTH): _position.SCORE_NS,
-    (Termination.SCORE, Pair.EAST_WEST): _position.SCORE_EW,
-    (Termination.DRAW, None): _position.DRAW,
-    (Termination.TIEBREAK_DEAL, Pair.NORTH_SOUTH): _position.TIEBREAK_NS,
-    (Termination.TIEBREAK_DEAL, Pair.EAST_WEST): _position.TIEBREAK_EW,
-}
+"""The outcome of each ``core.position`` outcome code, with the position's totals."""
 
 
-def position_of(state: MatchState) -> _position.Position:
-    """The compact position (``core.position``) of a state, read from its public parts.
+def deal_of_position(pos: _position.Position, setup: DealSetup) -> DealState:
+    """The :class:`DealState` of the deal of ``pos``, dealt as ``setup``.
 
-    For programs that search on positions (a solver playing a sampled deal out, say)
-    starting from a state or a seat's sampled state. Between deals the deal's fields
-    are those of the last finished deal, as the position keeps them after its last
-    card; ``tests/test_position.py`` checks this equals the position that the
-    position's own functions reach, at every step of random matches.
+    Made from the position's bid codes (as ``Bid`` values, ``bidding.bid_of_code``),
+    leader, hands and cards: the completed tricks are the cards of ``PLAYED`` four at
+    a time, the first led by the opening leader (BID-8; in a tiebreak deal the
+    dealer's left, END-3) and each next one by the last one's winner (PLAY-7, PLAY-8).
+    Also the deal of a position just after its last card, or its fourth pass, whose
+    deal's fields the position keeps until the next deal.
     """
-    outcome = state.outcome
-    code = (
-        _position.GOING_ON
-        if outcome is None
-        else _OUTCOME_CODES[outcome.termination, outcome.winner]
+    return DealState(_core_of(pos, setup), pos[5], tuple(map(CARDS.__getitem__, pos[6])))
+
+
+_made_core: tuple[DealSetup | None, tuple[int, ...], int, tuple[int, ...], bool, DealCore | None]
+_made_core = (None, (), -1, (), False, None)
+"""The deal's core last made: its setup, bid codes, leader, cards played and trumps broken."""
+
+
+def _core_of(pos: _position.Position, setup: DealSetup) -> DealCore:
+    """The :class:`DealCore` of the deal of ``pos`` (:func:`deal_of_position`).
+
+    A match is read state after state, and the states of one trick share their core:
+    so the core last made is kept (one entry, compared by value, so never a wrong
+    answer) and reused rather than made again on every read. ``tests/test_fast.py``
+    checks the deals made this way equal the plain construction at every step.
+    """
+    global _made_core  # noqa: PLW0603 - the one-entry memo described above
+    known, codes, leader, played, broken, core = _made_core
+    if (
+        core is not None
+        and pos[8] == codes  # BIDS
+        and pos[7] == leader  # LEADER
+        and pos[12] == played  # PLAYED
+        and pos[9] == broken  # BROKEN
+        and (setup is known or setup == known)
+    ):
+        return core
+    dealer = pos[1]  # DEALER
+    codes = pos[8]  # BIDS
+    bids = tuple(
+        bid_of_code(SEATS[(dealer + 1 + index) % 4], code) for index, code in enumerate(codes)
     )
-    ns, ew = state.totals
-    deal = state.deal
-    if deal is None and state.history:
-        deal = state.history[-1].deal
-    if deal is None:
-        start = _position.start(state.rules)
-        return (_PHASE_CODES[state.phase], *start[1:13], len(state.history),
-                state.counted_deals, ns, ew, code, state.rules)  # fmt: skip
-    won_ns, won_ew = deal.tricks_won
-    h0, h1, h2, h3 = deal.hands
-    return (
-        _PHASE_CODES[state.phase],
-        int(deal.dealer),
-        deal.hand_size,
-        deal.setup.trumps,
-        deal.tiebreak,
-        (h0, h1, h2, h3),
-        tuple(int(card) for card in deal.trick),
-        -1 if deal.leader is None else int(deal.leader),
-        tuple(bid_code(bid) for bid in deal.bids),
-        deal.broken,
-        won_ns,
-        won_ew,
-        tuple(int(card) for trick in deal.tricks for card in trick.cards),
-        len(state.history),
-        state.counted_deals,
-        ns,
-        ew,
-        code,
-        state.rules,
-    )
+    leader = pos[7]  # LEADER
+    played = pos[12]  # PLAYED
+    tricks: tuple[Trick, ...] = ()
+    if played:
+        # TIEBREAK; a played deal that is no tiebreak has an opening leader.
+        lead = int(setup.first_bidder if pos[4] else cast(Seat, opening_leader(bids)))
+        tricks = _tricks_of(played, lead, pos[3])  # TRUMPS
+    core = DealCore(setup, bids, None if leader < 0 else SEATS[leader], tricks, pos[9])
+    _made_core = (setup, codes, leader, played, pos[9], core)
+    return core
+
+
+_made_tricks: tuple[tuple[int, ...], int, int, tuple[Trick, ...]] = ((), -1, 0, ())
+"""The completed tricks last made: their cards, first leader, trump mask and ``Trick`` values."""
+
+
+def _tricks_of(played: tuple[int, ...], lead: int, trumps: int) -> tuple[Trick, ...]:
+    """The completed tricks of the cards ``played``, four a trick, the first led by ``lead``.
+
+    Each trick is won as ``position.trick_winner`` says (PLAY-7) and its winner leads
+    the next (PLAY-8). A match is read state after state, and the states of one deal
+    share their completed tricks: so the tricks last made are kept (one entry, compared
+    by value, so never a wrong answer) and reused, with the new trick added if there is
+    one, rather than made again on every read. ``tests/test_fast.py`` checks the deals
+    made this way equal the plain construction at every step.
+    """
+    global _made_tricks  # noqa: PLW0603 - the one-entry memo described above
+    known, first, known_trumps, tricks = _made_tricks
+    count = len(known)
+    if lead != first or trumps != known_trumps or played[:count] != known:
+        tricks, count = (), 0
+    elif len(played) == count:
+        return tricks
+    first = lead
+    if count:
+        lead = int(tricks[-1].winner)  # type: ignore[arg-type]  # a completed trick has one
+    made = list(tricks)
+    for start in range(count, len(played), 4):
+        cards = played[start : start + 4]
+        winner = _position.trick_winner(lead, cards, trumps)
+        made.append(Trick(SEATS[lead], tuple(map(CARDS.__getitem__, cards)), SEATS[winner]))
+        lead = winner
+    tricks = tuple(made)
+    _made_tricks = (played, first, trumps, tricks)
+    return tricks

@@ -11,8 +11,9 @@ exactly it. :func:`validate` first checks the invariants one by one, so that a
 refusal names the one that is broken (an :class:`Invariant` code and a
 sentence):
 
-- ``wrong_type``: every field holds a value of its type (rules are ``Rules``,
-  hands are card masks, tricks are ``Trick`` values, ...);
+- ``wrong_type``: every field holds a value of its type (the position is the
+  tuple ``core.position`` describes, rules are ``Rules``, hands are card masks,
+  tricks are ``Trick`` values, ...);
 - ``out_of_range``: the seed is 0 to 2**64 - 1, a hand size 1 to 13, a count
   not negative;
 - ``cards``: each deal's deck is the 54 cards once each and deals the hands
@@ -23,6 +24,7 @@ sentence):
   one phase (fewer than four bids while bidding, no bids in a tiebreak deal,
   fewer than four cards in the current trick, ...);
 - ``counted``: the count of deals of the schedule matches the finished deals;
+  the position's deal number and totals are those of the finished deals;
 - ``outcome``: the outcome is set only after the last deal, and then it is the
   one the totals give;
 - ``history``: the finished deals, replayed from their decks, give the same
@@ -34,11 +36,14 @@ named checks.
 
 >>> import attrs
 >>> from backalley import Rules, apply, legal_actions, new_match
+>>> from backalley.core.position import COUNTED
 >>> state = new_match(Rules(schedule="short"), seed=3)
 >>> state = apply(state, legal_actions(state)[0])
 >>> validate(state) is state
 True
->>> broken = attrs.evolve(state, core=attrs.evolve(state.core, counted=99))
+>>> position = list(state.position)
+>>> position[COUNTED] = 99
+>>> broken = attrs.evolve(state, position=tuple(position))
 >>> try:
 ...     validate(broken)
 ... except InvalidState as error:
@@ -49,26 +54,19 @@ out_of_range - the count of deals of the schedule runs from 0 to 0, not 99
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, Final
 
+from ..core import position as _position
 from ..core.actions import Bid, Deal, Play
-from ..core.bidding import opening_leader
-from ..core.cards import CARDS, PACK_SIZE, Card, Pair, Seat, Suit
+from ..core.bidding import BOARD, opening_leader
+from ..core.cards import CARDS, PACK_SIZE, Card, Seat, Suit
 from ..core.dealing import MAX_SEED, DealSetup, Swap, deal_hands
 from ..core.errors import IllegalAction
 from ..core.flow import thrown_in
 from ..core.rules import MAX_HAND_SIZE, MIN_HAND_SIZE, Rules, TiePolicy
 from ..core.tricks import Trick
 from .match import apply, new_match
-from .state import (
-    DealCore,
-    DealResult,
-    DealState,
-    MatchCore,
-    MatchState,
-    Outcome,
-    Termination,
-)
+from .state import DealCore, DealResult, DealState, MatchState, Outcome, totals_of
 
 __all__ = ["InvalidState", "Invariant", "validate"]
 
@@ -108,8 +106,7 @@ def validate(state: MatchState) -> MatchState:
     See the module's description for the invariants checked, in order.
     """
     _types(state)
-    core = state.core
-    for index, result in enumerate(core.history):
+    for index, result in enumerate(state.history):
         _deal_invariants(result.deal, f"finished deal {index + 1}", finished=True)
     if state.deal is not None:
         _deal_invariants(state.deal, "the deal in progress", finished=False)
@@ -171,9 +168,9 @@ def _two_ints(value: Any, where: str) -> None:
 def _types(state: Any) -> None:
     """Every field of the state has its type, down to the cards: nothing below may crash."""
     _type(state, MatchState, "the state")
-    core = state.core
-    _type(core, MatchCore, "the state's core")
-    rules = core.rules
+    _position_types(state.position)
+    pos = state.position
+    rules = pos[_position.RULES]
     _type(rules, Rules, "the rules")
     _tuple_of(rules.schedule, int, "the rules' schedule")
     if not rules.schedule:
@@ -182,27 +179,93 @@ def _types(state: Any) -> None:
         _whole(size, MIN_HAND_SIZE, MAX_HAND_SIZE, f"the rules' schedule[{index}]")
     _type(rules.tie, TiePolicy, "the rules' tie policy")
     _type(rules.first_dealer, Seat, "the rules' first dealer")
-    _whole(core.seed, 0, MAX_SEED, "the seed")
-    _tuple_of(core.history, DealResult, "the history")
-    for index, result in enumerate(core.history):
+    _whole(state.seed, 0, MAX_SEED, "the seed")
+    _tuple_of(state.history, DealResult, "the history")
+    for index, result in enumerate(state.history):
         _deal_types(result.deal, f"finished deal {index + 1}")
         _two_ints(result.scores, f"the scores of finished deal {index + 1}")
-    if core.outcome is not None:
-        outcome = core.outcome
-        _type(outcome, Outcome, "the outcome")
-        _type(outcome.termination, Termination, "the outcome's termination")
-        if outcome.winner is not None:
-            _type(outcome.winner, Pair, "the outcome's winner")
-        _two_ints(outcome.totals, "the outcome's totals")
-    _whole(core.counted, 0, len(core.history), "the count of deals of the schedule")
-    if state.deal is not None:
-        _deal_types(state.deal, "the deal in progress")
+    _whole(pos[_position.COUNTED], 0, len(state.history), "the count of deals of the schedule")
+    in_deal = pos[_position.PHASE] in (_position.BID, _position.PLAY)
+    if state.setup is None:
+        if in_deal:
+            raise InvalidState(Invariant.PHASE, "a deal is in progress, yet nothing was dealt")
+        return
+    if not in_deal:
+        raise InvalidState(Invariant.PHASE, "no deal is in progress, yet the state holds a deal")
+    _setup_types(state.setup, "the deal in progress")
+    _position_deal(pos)
+    _deal_types(state.deal, "the deal in progress")
 
 
-def _deal_types(value: Any, where: str) -> None:
-    _type(value, DealState, where)
-    _type(value.core, DealCore, f"the core of {where}")
-    setup = value.core.setup
+_POSITION_FIELDS: Final = {
+    _position.PHASE: ("the phase", 0, _position.OVER),
+    _position.DEALER: ("the dealer", 0, 3),
+    _position.SIZE: ("the hand size", 0, MAX_HAND_SIZE),
+    _position.TRUMPS: ("the trump mask", 0, _ALL_CARDS),
+    _position.LEADER: ("the leader", -1, 3),
+    _position.WON_NS: ("North-South's tricks", 0, MAX_HAND_SIZE),
+    _position.WON_EW: ("East-West's tricks", 0, MAX_HAND_SIZE),
+    _position.NUMBER: ("the deal number", 0, 2**32),
+    _position.COUNTED: ("the count of deals of the schedule", 0, 2**32),
+    _position.TOTAL_NS: ("North-South's total", -(2**32), 2**32),
+    _position.TOTAL_EW: ("East-West's total", -(2**32), 2**32),
+    _position.OUTCOME: ("the outcome code", _position.GOING_ON, _position.TIEBREAK_EW),
+}
+"""The position's whole-number fields: what each is and its range (``core.position``)."""
+
+
+def _position_types(pos: Any) -> None:
+    """The position is the tuple ``core.position`` describes, each field of its type."""
+    _type(pos, tuple, "the position")
+    if len(pos) != _position.RULES + 1:
+        raise InvalidState(
+            Invariant.WRONG_TYPE,
+            f"the position must hold {_position.RULES + 1} fields, not {len(pos)}",
+        )
+    for index, (where, low, high) in _POSITION_FIELDS.items():
+        if index != _position.COUNTED:  # checked against the history, with its own sentence
+            _whole(pos[index], low, high, f"the position's {where}")
+    _type(pos[_position.TIEBREAK], bool, "the position's tiebreak mark")
+    _type(pos[_position.BROKEN], bool, "the position's trumps-broken mark")
+    _masks(pos[_position.HANDS], "the position's hands")
+    for field, where, longest in (
+        (_position.TRICK, "current trick", 3),
+        (_position.PLAYED, "completed tricks", 4 * MAX_HAND_SIZE),
+    ):
+        cards = pos[field]
+        _tuple_of(cards, int, f"the position's {where}")
+        if len(cards) > longest or any(not 0 <= card < PACK_SIZE for card in cards):
+            raise InvalidState(
+                Invariant.OUT_OF_RANGE,
+                f"the position's {where} must be at most {longest} card numbers 0 to "
+                f"{PACK_SIZE - 1}",
+            )
+    bids = pos[_position.BIDS]
+    _tuple_of(bids, int, "the position's bids")
+    if len(bids) > 4 or any(not 0 <= code <= BOARD for code in bids):
+        raise InvalidState(
+            Invariant.OUT_OF_RANGE,
+            f"the position's bids must be at most four bid codes 0 to {BOARD}",
+        )
+
+
+def _position_deal(pos: _position.Position) -> None:
+    """The position's deal can be read as one: its completed tricks have their leaders."""
+    played = pos[_position.PLAYED]
+    if len(played) % 4:
+        raise InvalidState(
+            Invariant.PHASE, f"{len(played)} cards in completed tricks, not a multiple of four"
+        )
+    bids = pos[_position.BIDS]
+    leads = played or pos[_position.PHASE] == _position.PLAY
+    if leads and not pos[_position.TIEBREAK] and (len(bids) != 4 or not any(bids)):
+        raise InvalidState(
+            Invariant.PHASE,
+            "cards are played, but the bids do not name a player to lead",
+        )
+
+
+def _setup_types(setup: Any, where: str) -> None:
     _type(setup, DealSetup, f"the setup of {where}")
     _whole(setup.number, 0, 2**32 - 1, f"the number of {where}")
     _type(setup.dealer, Seat, f"the dealer of {where}")
@@ -215,6 +278,12 @@ def _deal_types(value: Any, where: str) -> None:
     if setup.swap is not None:
         _type(setup.swap, Swap, f"the joker swap of {where}")
     _type(setup.tiebreak, bool, f"the tiebreak mark of {where}")
+
+
+def _deal_types(value: Any, where: str) -> None:
+    _type(value, DealState, where)
+    _type(value.core, DealCore, f"the core of {where}")
+    _setup_types(value.core.setup, where)
     _tuple_of(value.core.bids, Bid, f"the bids of {where}")
     if value.core.leader is not None:
         _type(value.core.leader, Seat, f"the leader of {where}")
@@ -342,46 +411,58 @@ def _phase_invariants(state: DealState, where: str, *, finished: bool) -> None:
 
 
 def _match_invariants(state: MatchState) -> None:
-    """Counted deals, deal numbers and the outcome agree with the history and the rules."""
-    core = state.core
-    rules = core.rules
-    counts = sum(result.counts for result in core.history)
-    if core.counted != counts:
+    """Counted deals, deal numbers, totals and the outcome agree with the history and the rules."""
+    history = state.history
+    rules = state.rules
+    counted = state.counted_deals
+    counts = sum(result.counts for result in history)
+    if counted != counts:
         raise InvalidState(
             Invariant.COUNTED,
-            f"{core.counted} deals of the schedule are counted, but {counts} of the finished "
+            f"{counted} deals of the schedule are counted, but {counts} of the finished "
             "deals count",
         )
-    if core.counted > rules.deals:
+    if counted > rules.deals:
         raise InvalidState(
             Invariant.COUNTED,
-            f"{core.counted} deals of the schedule played; the schedule has {rules.deals}",
+            f"{counted} deals of the schedule played; the schedule has {rules.deals}",
         )
-    if core.outcome is not None:
-        if state.deal is not None:
-            raise InvalidState(
-                Invariant.OUTCOME,
-                f"the match has an outcome while deal {len(core.history) + 1} is in progress",
-            )
-        if core.counted < rules.deals:
-            raise InvalidState(
-                Invariant.OUTCOME,
-                f"the match has an outcome after {core.counted} of the schedule's "
-                f"{rules.deals} deals",
-            )
-    if state.deal is not None and state.deal.setup.number != len(core.history):
+    number = state.position[_position.NUMBER]
+    if number != len(history):
+        raise InvalidState(
+            Invariant.COUNTED,
+            f"the position is at deal number {number}, but {len(history)} deals are finished",
+        )
+    scored = totals_of(result.scores for result in history)
+    if state.totals != scored:
+        raise InvalidState(
+            Invariant.COUNTED,
+            f"the totals are {state.totals[0]}-{state.totals[1]}, but the finished deals "
+            f"score {scored[0]}-{scored[1]}",
+        )
+    over = state.position[_position.PHASE] == _position.OVER
+    if over != (state.position[_position.OUTCOME] != _position.GOING_ON):
+        raise InvalidState(
+            Invariant.OUTCOME, "the phase and the outcome disagree on whether the match is over"
+        )
+    if state.outcome is not None and counted < rules.deals:
+        raise InvalidState(
+            Invariant.OUTCOME,
+            f"the match has an outcome after {counted} of the schedule's {rules.deals} deals",
+        )
+    if state.deal is not None and state.deal.setup.number != len(history):
         raise InvalidState(
             Invariant.HISTORY,
             f"the deal in progress is numbered {state.deal.setup.number}, but "
-            f"{len(core.history)} deals are finished",
+            f"{len(history)} deals are finished",
         )
 
 
 def _replay_and_compare(state: MatchState) -> None:
     """Play the match again from its decks; it must give this very state."""
-    core = state.core
-    replayed = new_match(core.rules, seed=core.seed)
-    deals = [result.deal for result in core.history]
+    history = state.history
+    replayed = new_match(state.rules, seed=state.seed)
+    deals = [result.deal for result in history]
     if state.deal is not None:
         deals.append(state.deal)
     for index, given in enumerate(deals):
@@ -407,25 +488,25 @@ def _replay_and_compare(state: MatchState) -> None:
                     Invariant.HISTORY, f"card {number + 1} of {where} follows the end"
                 )
             replayed = _step(replayed, Play(seat, card), f"card {number + 1} of {where}")
-        finished = index < len(core.history)
+        finished = index < len(history)
         if finished and (
-            len(replayed.history) != index + 1 or replayed.history[index] != core.history[index]
+            len(replayed.history) != index + 1 or replayed.history[index] != history[index]
         ):
             raise InvalidState(
                 Invariant.HISTORY,
                 f"{where} replayed from its deck gives other tricks, winners or scores",
             )
-    if replayed.outcome != core.outcome:
+    if replayed.outcome != state.outcome:
         raise InvalidState(
             Invariant.OUTCOME,
-            f"the match's outcome is {_outcome_text(core.outcome)}, but its deals give "
+            f"the match's outcome is {_outcome_text(state.outcome)}, but its deals give "
             f"{_outcome_text(replayed.outcome)}",
         )
     if replayed != state:
         raise InvalidState(
             Invariant.UNREACHABLE,
-            "play from the same decks reaches another state (trick winners, trumps broken "
-            "or the deal's leader differ)",
+            "play from the same decks reaches another state (its position differs: trumps "
+            "broken, tricks won, the leader or the phase)",
         )
 
 

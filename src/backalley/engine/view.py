@@ -257,8 +257,7 @@ def view(state: MatchState, seat: Seat) -> SeatView:
         raise TypeError(f"view needs a MatchState, not {type(state).__name__}")
     if type(seat) is not Seat:
         seat = Seat(seat)
-    core = state.core
-    return _build_seat_view(seat, core.rules, core.outcome, state)
+    return _build_seat_view(seat, state.rules, state.outcome, state)
 
 
 def _hand_of(state: MatchState, seat: Seat) -> tuple[Card, ...]:
@@ -272,7 +271,7 @@ def _current_view(state: MatchState, seat: Seat) -> DealView | None:
 
 
 def _history_of(state: MatchState, seat: Seat) -> FinishedDeals:
-    return FinishedDeals(state.core.history, seat)
+    return FinishedDeals(state.history, seat)
 
 
 _LAZY: Final[dict[str, Callable[[MatchState, Seat], Any]]] = {

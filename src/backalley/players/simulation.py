@@ -30,6 +30,7 @@ from typing import Final
 
 import attrs
 
+from ..core import position
 from ..core.cards import PAIRS, Pair
 from ..core.rules import Rules
 from ..engine.state import MatchState
@@ -131,17 +132,19 @@ def match_stats(state: MatchState) -> MatchStats:
     for pair in PAIRS:
         boards = made = numeric = targets = tricks = 0
         for result in state.history:
-            contracts = result.deal.contracts
-            if not result.counts or contracts is None:
+            if not result.counts:
                 continue
-            contract = contracts[pair]
-            taken = result.deal.tricks_won[pair]
-            if contract.is_board:
+            # Read off the deal's final position: making each finished deal's tricks
+            # would cost more than the rest of the figures together.
+            pos = result.position
+            target, multiplier = position.contracts_of(pos)[pair]
+            taken = position.tricks_won(pos)[pair]
+            if multiplier:
                 boards += 1
-                made += taken == result.deal.hand_size
+                made += taken == pos[position.SIZE]
             else:
                 numeric += 1
-                targets += contract.target
+                targets += target
                 tricks += taken
         figures.append(PairStats(state.totals[pair], boards, made, numeric, targets, tricks))
     return MatchStats(

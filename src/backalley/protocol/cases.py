@@ -311,11 +311,11 @@ def walk_deal(
     if deck is None:
         return walk.done(hand_size, "open")
     walk.deal(deck)
-    tiebreak = walk.state().deal.setup.tiebreak  # type: ignore[union-attr]
+    tiebreak = walk.state().setup.tiebreak  # type: ignore[union-attr]
     steps = walk.steps
     # The hot loop of the fuzzer: the appends are written out rather than calls of add.
     state = walk.state()
-    while state.deal is not None:
+    while state.setup is not None:  # the deal goes on
         legal = legal_actions(state)
         if with_legal:
             lines.append(_LEGAL_LINE)
@@ -338,7 +338,7 @@ def walk_deal(
         expected.append(OK_LINE)
         if items is not None:
             items.append(Item("apply", line, OK_LINE, move, state, len(steps)))
-        if after.deal is None:
+        if after.setup is None:  # the deal is over
             walk.observe()
         state = after
     if tiebreak:

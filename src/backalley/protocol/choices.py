@@ -19,6 +19,7 @@ import attrs
 from ..core.actions import Bid, Deal, Play, shared_bid
 from ..core.bidding import Contract
 from ..core.cards import CARDS, SEATS, Card, Pair, Seat
+from ..core.position import TRICK, tricks_won
 from ..core.rules import SCHEDULES, Rules, TiePolicy
 from ..core.scoring import score
 from ..engine.match import apply, legal_actions
@@ -105,12 +106,12 @@ class RandomSource:
                     bids.append(_bid(first.after(index), lone if index == leader_at else 0))
                     playing = apply(playing, bids[-1])
             moves: list[Bid | Play] = list(bids)
-            while playing.deal is not None:
+            while playing.setup is not None:
                 move = self._choose(playing, legal_actions(playing))
                 moves.append(move)
                 playing = apply(playing, move)
             if steer:
-                won = playing.history[-1].deal.tricks_won
+                won = tricks_won(playing.history[-1].position)
                 first = bids[0].seat
                 pairs = [first.after(index).pair for index in range(4)]
                 chosen = _level_bids(state.totals, size, won, (leader_at, pairs), self.rng)
@@ -231,10 +232,10 @@ class RandomSource:
             if legal[-2].card >= _LITTLE and random_() < 0.5:  # type: ignore[union-attr]
                 return legal[-2]  # type: ignore[return-value]
             return last  # type: ignore[return-value]
-        current = state.deal
-        assert current is not None
-        if not current.trick and random_() < 0.3:
-            trumps = current.setup.trumps
+        setup = state.setup
+        assert setup is not None
+        if not state.position[TRICK] and random_() < 0.3:
+            trumps = setup.trumps
             leads = [a for a in legal if trumps >> a.card & 1]  # type: ignore[union-attr]
             if leads:
                 return leads[int(random_() * len(leads))]  # type: ignore[return-value]
@@ -297,7 +298,7 @@ def _level_boards(
 
 
 def _tiebreak_deals(state: MatchState) -> int:
-    return sum(1 for result in state.history if result.deal.setup.tiebreak)
+    return sum(1 for result in state.history if result.setup.tiebreak)
 
 
 def _within_reach(state: MatchState) -> bool:

@@ -16,6 +16,7 @@ from typing import Any, Final
 from ..core.actions import Bid, Deal, Play
 from ..core.cards import SEATS, Card
 from ..core.errors import Reason
+from ..core.position import tricks_won
 from ..core.rules import TiePolicy
 from ..engine.match import apply
 from ..engine.state import MatchState
@@ -92,7 +93,7 @@ def _finished_deal(state: MatchState) -> str:
     kind = ""
     if last.thrown_in:
         kind = ", thrown in"
-    elif last.deal.setup.tiebreak:
+    elif last.setup.tiebreak:
         kind = ", a tiebreak deal"
     return f"deal {len(state.history)} of the record{kind}"
 
@@ -161,7 +162,7 @@ def _allowing_rule(state: MatchState, action: object) -> str:
     if not trick:
         if not trumps >> action.card & 1:
             return "PLAY-1"
-        if current.core.broken:
+        if current.broken:
             return "PLAY-4"
         seat = action.seat
         bid = current.bid_of(seat)
@@ -308,8 +309,8 @@ def _at(value: Any, index: int) -> Any:
 
 def _outcome_rule(state: MatchState, last: Any) -> str:
     table = FACT_DIFFERENCE_RULES
-    if last is not None and last.deal.setup.tiebreak:
-        ns, ew = last.deal.tricks_won
+    if last is not None and last.setup.tiebreak:
+        ns, ew = tricks_won(last.position)
         if ns == ew:
             return table["outcome, after a level tiebreak deal"]
         return table["outcome, tiebreak deal decided"]

@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Any, Final
 
 from .. import __version__
+from ..core import position
 from ..core.action_index import (
     FIRST_CARD_INDEX,
     MAX_BID_INDEX,
@@ -27,6 +28,7 @@ from ..core.action_index import (
     index_action,
 )
 from ..core.actions import PLAYS, Bid, Deal, Play, shared_bid
+from ..core.bidding import BOARD, bid_of_code
 from ..core.cards import CARDS, SEATS, Card, Suit
 from ..core.errors import Reason
 from ..core.flow import dealer_of_deal
@@ -368,6 +370,8 @@ def lenient_action(data: Any) -> Bid | Play | Deal | None:
 _SEAT: Final = tuple(seat.letter for seat in SEATS)
 _SUIT: Final = {suit: suit.letter for suit in Suit}
 _CODE: Final = tuple(card.code for card in CARDS)
+_CALLS: Final = tuple(bid_of_code(SEATS[0], code).call for code in range(BOARD + 1))
+"""The call of each bid code (``bidding.bid_code``): ``pass``, ``1`` ... ``board``."""
 _PHASE: Final = {phase: phase.value for phase in Phase}
 
 
@@ -377,28 +381,28 @@ def facts(state: MatchState) -> dict[str, Any]:
     Nothing private: no hands and no swap (DEAL-5). ``deal_scores`` is the score
     of the last finished deal (``[0, 0]`` for a thrown-in or tiebreak deal).
     """
-    current = state.deal
-    core = state.core
-    history = core.history
-    outcome = core.outcome
-    if current is None:
+    # Read off the state's position and setup: the fuzzer asks this after every action.
+    setup = state.setup
+    history = state.history
+    outcome = state.outcome
+    if setup is None:
         to_move = trump = turned = None
         bids: list[str] = []
         trick: list[str] = []
         tricks_won = [0, 0]
     else:
-        setup = current.setup
-        to_move = _SEAT[current.to_move]
+        pos = state.position
+        to_move = _SEAT[position.to_move(pos)]
         trump = None if setup.trump is None else _SUIT[setup.trump]
         turned = _CODE[setup.turned]
-        bids = [bid.call for bid in current.bids]
-        trick = [_CODE[card] for card in current.trick]
-        tricks_won = list(current.tricks_won)
+        bids = [_CALLS[code] for code in pos[position.BIDS]]
+        trick = [_CODE[card] for card in pos[position.TRICK]]
+        tricks_won = list(position.tricks_won(pos))
     return {
         "phase": _PHASE[state.phase],
         "deal_number": len(history),
-        "counted_deals": core.counted,
-        "dealer": _SEAT[dealer_of_deal(core.rules, len(history))],
+        "counted_deals": state.counted_deals,
+        "dealer": _SEAT[dealer_of_deal(state.rules, len(history))],
         "hand_size": None if outcome is not None else state.hand_size,
         "to_move": to_move,
         "trump": trump,

@@ -238,7 +238,7 @@ class Session:
 
     def _legal(self) -> bytes:
         state = self._state()
-        if state.deal is None:
+        if state.setup is None:  # no deal in progress
             return NO_LEGAL_LINE
         return legal_line(legal_actions(state))
 

@@ -28,7 +28,7 @@ from ..core.actions import Play, shared_play
 from ..core.cards import CARDS, SEATS, Card, Seat
 from ..core.position import to_move
 from ..engine.match import apply
-from ..engine.state import MatchState, position_of
+from ..engine.state import MatchState
 from .search import Search
 from .solution import position_in_play, solve_position
 
@@ -98,7 +98,7 @@ def analyze_deal(start: MatchState, cards: Sequence[Card]) -> DealAnalysis:
     finished = len(start.history)
     taken = deal.tricks_won
     for index, card in enumerate(cards):
-        pos = position_of(state)  # still in the play phase of the deal: checked above
+        pos = state.position  # still in the play phase of the deal: checked above
         mover = to_move(pos)
         if index:
             counts = solve_position(pos, searches[mover % 2])

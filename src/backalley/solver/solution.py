@@ -1,8 +1,8 @@
 """``solve(state)``: the double-dummy value of every legal card, as a :class:`Solution`.
 
 The public side of the solver: it reads a match state in the play phase (every
-hand known) as the engine's compact position (``core.position``, read by
-``engine.state.position_of``; :func:`position_in_play` refuses anything else)
+hand known) as the engine's compact position (``core.position``, the
+state's ``position``; :func:`position_in_play` refuses anything else)
 and asks the search (:mod:`backalley.solver.search`) for each legal card. The
 count is the number of tricks the mover's pair will have taken in the whole
 deal, the tricks already taken included, when both pairs play their best from
@@ -30,7 +30,7 @@ import attrs
 from ..core.actions import Play, shared_play
 from ..core.cards import CARDS, SEATS, Seat
 from ..core.position import BROKEN, HANDS, LEADER, TRICK, Position, to_move, tricks_won
-from ..engine.state import MatchState, Phase, position_of
+from ..engine.state import MatchState, Phase
 from .search import Search
 
 __all__ = ["Solution", "SolveError", "position_in_play", "solve", "solve_position"]
@@ -52,7 +52,7 @@ class SolveError(ValueError):
 def position_in_play(state: MatchState) -> Position:
     """The compact position (``core.position``) of ``state``, a match in the play phase.
 
-    Read by ``engine.state.position_of``; raises :class:`SolveError` for anything
+    The state's own ``position``; raises :class:`SolveError` for anything
     but a match state in the play phase of a deal.
     """
     if not isinstance(state, MatchState):
@@ -66,7 +66,7 @@ def position_in_play(state: MatchState) -> Position:
             "solve needs a deal in its play phase; "
             f"this match is in its {state.phase.value} phase.",
         )
-    return position_of(state)
+    return state.position
 
 
 @attrs.frozen

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core import position
 from ...core.actions import Bid, Deal, Play
 from ...core.cards import SEATS, Seat
 from ...core.dealing import deal_hands
 from ...core.rules import Rules
 from ...engine.match import apply
-from ...engine.state import DealCore, DealResult, DealState, MatchCore, MatchState
+from ...engine.state import DealResult, MatchState
 from ..checking import check
 from ..records import record_from_state
 from ._base import RecordError, at, integer, obj, two_ints, whole
@@ -88,8 +89,10 @@ def deal_result_from_json(data: Any, path: str) -> DealResult:
         raise RecordError(path, str(error)) from None
     # The one place that builds a deal state by hand: the deal stands alone, outside
     # any match, so there is no history to replay it from.
-    leader = setup.first_bidder if tiebreak else None
-    state = MatchState(MatchCore(rules, 0), DealState(DealCore(setup, leader=leader), setup.hands))
+    dealt = position.dealt(
+        position.start(rules), number, int(dealer), hand_size, tiebreak, setup.hands, setup.trumps
+    )
+    state = MatchState(dealt, 0, (), setup)
     bids = fields["bids"]
     plays = fields["plays"]
     if not isinstance(bids, list) or not isinstance(plays, list):
