@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import operator
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
 from typing import TYPE_CHECKING, Final, Generic, TypeVar, cast, overload
@@ -327,7 +328,9 @@ class DealResult:
     a match's finished deals are many and few of them are ever read.
     """
 
-    position: _position.Position
+    position: _position.Position = attrs.field(eq=operator.itemgetter(slice(1, 13)))
+    """Compared (and hashed) by the deal's own fields only, ``DEALER`` to ``PLAYED``: the
+    match's counts and totals around it are no part of the finished deal."""
     setup: DealSetup
     scores: tuple[int, int]
 
