@@ -118,7 +118,7 @@ def play_out(  # noqa: PLR0913, PLR0915, PLR0917 - one loop on plain ints, for s
         any_trump = any_trump or bool(bit & trumps)
         at += 1
     plain = ~trumps
-    left = sum(hand.bit_count() for hand in hands)
+    left = (hands[0] | hands[1] | hands[2] | hands[3]).bit_count()  # the hands are disjoint
     if needed is not None:
         # One trick beats a Board: until then, a trump is worth spending.
         thrifty0 = won0 >= target0 and not (board1 and won0 == 0)

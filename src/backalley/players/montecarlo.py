@@ -486,6 +486,8 @@ class _Table:
         self.boards = tuple(said.get(SEATS[s], False) for s in range(4))
         pair_contracts = contracts(bids) if len(bids) == 4 else None
         self.contracts = pair_contracts
+        # Each result's margin by the tricks each pair took, worked out on first sight.
+        self._margins: dict[tuple[int, int], int] = {}
         # Tricks each pair needs to make its contract, and whether it bid Board
         # (None: no contract, or every seat fights for every trick).
         self.needed: tuple[tuple[int, int], tuple[bool, bool]] | None = (
@@ -540,10 +542,15 @@ class _Table:
         pair = self.pair
         if self.contracts is None:
             return won[pair] - won[1 - pair]
-        size = self.size
-        return score(self.contracts[pair], hand_size=size, tricks=won[pair]) - score(
-            self.contracts[1 - pair], hand_size=size, tricks=won[1 - pair]
-        )
+        key = (won[0], won[1])
+        margin = self._margins.get(key)
+        if margin is None:
+            size = self.size
+            margin = score(self.contracts[pair], hand_size=size, tricks=won[pair]) - score(
+                self.contracts[1 - pair], hand_size=size, tricks=won[1 - pair]
+            )
+            self._margins[key] = margin
+        return margin
 
     def play_out(
         self,
