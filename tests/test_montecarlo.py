@@ -29,7 +29,7 @@ from backalley.players.montecarlo import (
     SEARCH_EXACT_BIDS,
     SEARCH_EXACT_TRICKS,
     SEARCH_SAMPLES,
-    _beating,
+    _evidence,
     _solve,
     _Table,
     _WinChance,
@@ -38,6 +38,7 @@ from backalley.players.montecarlo import (
 from backalley.strategies import states
 from decks import position
 from helpers import minimax
+from montecarlo_reference import beating
 
 FAST = MonteCarloPlayer(samples=4)
 
@@ -202,11 +203,11 @@ def test_the_policys_trick_reading_matches_trick_winner(state: MatchState) -> No
     best, at = winning_card(trick, trumps)
     assert trick_winner(leader, deal.trick, deal.trump) == (leader + at) % 4
     allowed = deal.hands[seat]
-    beating = _beating(allowed, trick, best, trumps)
+    beating_cards = beating(allowed, trick, best, trumps)
     for action in legal_actions(state):
         assert isinstance(action, Play)
         wins = trick_winner(leader, (*deal.trick, action.card), deal.trump) == seat
-        assert bool(beating >> action.card & 1) == wins
+        assert bool(beating_cards >> action.card & 1) == wins
 
 
 def _minimax(state: MatchState, pair: int) -> int:
@@ -259,10 +260,11 @@ def test_bid_inference_weighs_deals_by_how_well_they_explain_the_bids() -> None:
     sampler = DealSampler(seen.deal, Seat.NORTH, seen.hand)
     player = MonteCarloPlayer(bid_inference=1.0)
     true_hands = list(state.deal.hands)
-    assert player._likelihood(seen, sampler, true_hands) == 1.0
+    table, evidence = _Table.of(seen), _evidence(seen)
+    assert player._likelihood(table, evidence, sampler, true_hands) == 1.0
     # Give East's strong hand to West and West's to East: both bids are now unexplained.
     swapped = [true_hands[0], true_hands[3], true_hands[2], true_hands[1]]
-    assert player._likelihood(seen, sampler, swapped) < 0.1
+    assert player._likelihood(table, evidence, sampler, swapped) < 0.1
     with pytest.raises(ValueError, match="bid inference"):
         MonteCarloPlayer(bid_inference=-1)
 

@@ -31,6 +31,7 @@ from backalley import (
 from backalley.core.cards import CARDS
 from backalley.core.dealing import deal_hands as deal_deck
 from backalley.core.tricks import allowed_plays
+from backalley.engine._shuffle import shuffle
 from backalley.engine.sampling import InformationSet
 from backalley.engine.view import view
 from backalley.strategies import states
@@ -336,3 +337,14 @@ def test_a_biased_sampler_would_fail_the_chi_square_test() -> None:
         (picked[o] - draws * exact[o] / total) ** 2 / (draws * exact[o] / total) for o in outcomes
     )
     assert statistic > _chi_square_limit(len(outcomes) - 1)
+
+
+@given(length=st.integers(0, 60), seed=st.integers(0, 2**64))
+def test_the_samplers_shuffle_draws_what_random_shuffle_draws(length: int, seed: int) -> None:
+    """The same permutation and the generator left in the same state as ``Random.shuffle``."""
+    items, expected = list(range(length)), list(range(length))
+    rng, reference = random.Random(seed), random.Random(seed)
+    shuffle(items, rng)
+    reference.shuffle(expected)
+    assert items == expected
+    assert rng.getstate() == reference.getstate()

@@ -87,6 +87,7 @@ from ..core.cards import (
     trump_mask,
 )
 from ..core.errors import IllegalAction
+from ._shuffle import shuffle
 from .match import apply, new_match
 from .state import MatchState
 from .view import DealView, SeatView, view
@@ -265,7 +266,7 @@ class DealSampler:
         for j, (_, cards) in enumerate(self.classes):
             split = caps if j == last else self._pick_split(j, caps, rng)
             shuffled = list(cards)
-            rng.shuffle(shuffled)
+            shuffle(shuffled, rng)  # rng.shuffle's draws, without its interpreted calls
             at = 0
             for s in range(4):
                 for card in shuffled[at : at + split[s]]:

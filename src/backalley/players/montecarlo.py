@@ -15,8 +15,10 @@ trick-taking games.
   of seed ``001`` (lead a side ace, let a winning partner have the trick, else
   win as cheaply as can be, and once the side has made its target spend no
   trump), or random legal cards (``policy="random"``, ``rollouts`` of them per
-  sample and action). Legality is the rules core's own ``allowed_plays`` and the
-  trick's winner its ``trick_winner``. When at most ``exact_tricks`` tricks
+  sample and action). Legality is the rules core's ``allowed_plays`` and the
+  trick's winner its ``trick_winner``, written out in one loop on plain ints
+  (:mod:`backalley.players._playout`, compiled in the compiled build; a test
+  plays it against the rules core). When at most ``exact_tricks`` tricks
   remain, each sampled deal is solved double dummy instead (every seat seeing
   every card, :mod:`backalley.solver`): the tricks each card gives under best
   play, turned into the score difference (which grows with the tricks, so best
@@ -66,14 +68,14 @@ from typing import Any, Final, Literal
 
 from ..core.actions import Bid, Play
 from ..core.bidding import Contract, contracts, opening_leader
-from ..core.cards import SEATS, SUIT_MASKS, Card, Seat, Suit, cards_of, trump_mask
+from ..core.cards import CARDS, SEATS, Card, Seat, Suit, trump_mask
 from ..core.flow import thrown_in
 from ..core.scoring import score
-from ..core.tricks import allowed_plays, trick_winner, winning_card
 from ..engine.sampling import DealSampler
 from ..engine.view import SeatView
 from ..solver.search import Search
-from .heuristic import heuristic_bid
+from ._playout import BOARD_CODE, heuristic_bid_code, play_out
+from .heuristic import hand_tricks
 
 __all__ = ["MonteCarloPlayer", "search_player"]
 
@@ -96,9 +98,8 @@ _MARGIN_WEIGHT: Final = 1e-4
 _BOARD_MISS: Final = 3
 """A Board where the heuristic bids a number, or the other way round, counts as three tricks."""
 
-_ACES: Final = sum(1 << (13 * suit + 12) for suit in range(4))
-# RANK_MASKS[r]: the four plain cards of rank r + 2, for "the lowest-ranked plain card".
-_RANK_MASKS: Final = tuple(sum(1 << (13 * suit + r) for suit in range(4)) for r in range(13))
+_WORTH: Final = {trump: [hand_tricks((card,), trump) for card in CARDS] for trump in (None, *Suit)}
+"""What each card counts for in the heuristic's bid, by trump: ``hand_tricks`` card by card."""
 _MOVE_SEED_DOMAIN: Final = b"backalley-montecarlo-v1"
 
 Policy = Literal["heuristic", "random"]
@@ -186,6 +187,8 @@ class MonteCarloPlayer:
         start = time.perf_counter()
         totals = [0.0] * len(legal)
         chance = _WinChance.of(view, table) if self.match_aware else None
+        evidence = _evidence(view) if self.bid_inference else None
+        bidding = _BidOutcomes(view, table, legal) if isinstance(legal[0], Bid) else None
         for done in range(self.samples):
             budget = self.time_budget
             if done and budget is not None and time.perf_counter() - start > budget:
@@ -193,9 +196,9 @@ class MonteCarloPlayer:
             extra = sampler.draw_hands(rng)
             hands = [extra[s] for s in range(4)]
             hands[view.seat] |= table.mine
-            weight = self._likelihood(view, sampler, hands) if self.bid_inference else 1.0
-            if isinstance(legal[0], Bid):
-                values = self._bid_values(view, table, hands, legal, rng)
+            weight = 1.0 if evidence is None else self._likelihood(table, evidence, sampler, hands)
+            if bidding is not None:
+                values = self._bid_values(table, bidding, hands, rng)
             else:
                 values = self._play_values(table, hands, legal, rng)
             if chance is not None:
@@ -225,30 +228,33 @@ class MonteCarloPlayer:
         digest = hashlib.sha256(_MOVE_SEED_DOMAIN + key.encode()).digest()
         return int.from_bytes(digest[:8], "big")
 
-    def _likelihood(self, view: SeatView, sampler: DealSampler, hands: list[int]) -> float:
+    def _likelihood(
+        self,
+        table: _Table,
+        evidence: list[tuple[int, int, bool, int]],
+        sampler: DealSampler,
+        hands: list[int],
+    ) -> float:
         """How well a sampled deal explains the others' bids, if they bid like the heuristic.
 
         Each other seat's bid is compared with the heuristic's bid on its sampled
         hand (as dealt: what it holds and what it played); every trick of
         difference (three for Board against a number) divides the weight by
         ``exp(bid_inference)``. The sampler stays uniform: this only weighs the
-        samples' results.
+        samples' results. ``evidence`` is :func:`_evidence` of the view.
         """
-        deal = view.deal
-        assert deal is not None
+        worth = _WORTH[table.trump]
+        size = table.size
+        known = sampler.known
         miss = 0
-        said: list[Bid] = []
-        for bid in deal.bids:
-            seat = bid.seat
-            if seat != view.seat:
-                partner = next((b for b in said if b.seat == seat.partner), None)
-                hand = cards_of(hands[seat] | sampler.known[seat])
-                guess = heuristic_bid(seat, hand, deal.trump, deal.hand_size, partner)
-                if guess.board != bid.board:
-                    miss += _BOARD_MISS
-                else:
-                    miss += abs(guess.amount - bid.amount)
-            said.append(bid)
+        for seat, said, partner_board, partner_amount in evidence:
+            guess = heuristic_bid_code(
+                hands[seat] | known[seat], worth, size, partner_board, partner_amount
+            )
+            if (guess == BOARD_CODE) != (said == BOARD_CODE):
+                miss += _BOARD_MISS
+            elif said != BOARD_CODE:
+                miss += abs(guess - said)
         return math.exp(-self.bid_inference * miss)
 
     # --- play ---------------------------------------------------------------------
@@ -275,49 +281,130 @@ class MonteCarloPlayer:
 
     def _bid_values(
         self,
-        view: SeatView,
         table: _Table,
+        bidding: _BidOutcomes,
         hands: list[int],
-        legal: Sequence[Bid | Play],
         rng: random.Random,
     ) -> list[float]:
         """Each candidate bid's result on one sampled deal, the later bids predicted."""
         size = table.size
-        known = view.bids
+        worth = _WORTH[table.trump]
         # Play-outs depend on the bids only through who leads and who bid Board
         # (a Board bidder may lead trumps at once): one play-out per distinct pair.
         taken: dict[tuple[Seat | None, tuple[bool, ...]], list[int]] = {}
         values = []
-        for action in legal:
-            assert isinstance(action, Bid)
-            bids = [*known, action]
-            while len(bids) < 4:
-                seat = SEATS[(table.dealer + 1 + len(bids)) % 4]
-                partner = next((bid for bid in bids if bid.seat == seat.partner), None)
-                hand = cards_of(hands[seat])
-                bids.append(heuristic_bid(seat, hand, table.trump, size, partner))
-            if thrown_in(bids):
+        for index, said in enumerate(bidding.said):
+            codes = list(said)
+            predicted = []
+            for seat in bidding.to_come:
+                partner = codes[seat ^ 2]
+                code = heuristic_bid_code(
+                    hands[seat],
+                    worth,
+                    size,
+                    partner == BOARD_CODE,
+                    0 if partner is None or partner == BOARD_CODE else partner,
+                )
+                codes[seat] = code
+                predicted.append(code)
+            outcome = bidding.outcome(index, tuple(predicted))
+            if outcome is None:
                 values.append(0.0)
                 continue
-            leader = opening_leader(bids)
-            boards = tuple(bids[(s - table.dealer - 1) % 4].board for s in range(4))
+            leader, boards, deal, margins = outcome
             key = (leader, boards)
             if key not in taken:
-                assert leader is not None
                 if size <= self.exact_bids:
                     # Every seat at its best, every card seen: the tricks of best play.
                     search = Search(table.trumps, (*boards,), table.pair)  # type: ignore[arg-type]
                     taken[key] = [search.value(list(hands), (), int(leader), False)]
                 else:
-                    deal = table.with_bids(bids, leader, boards)
                     taken[key] = [
                         deal.tricks_after(hands, rng, self.policy) for _ in range(self.rollouts)
                     ]
+            results = [margins[tricks] for tricks in taken[key]]
+            values.append(sum(results) / len(results))
+        return values
+
+
+def _bid_code(bid: Bid) -> int:
+    """A bid as :func:`~backalley.players._playout.heuristic_bid_code` codes it."""
+    return BOARD_CODE if bid.board else bid.amount
+
+
+def _evidence(view: SeatView) -> list[tuple[int, int, bool, int]]:
+    """The others' bids to explain: seat, bid code, and the partner's bid before it."""
+    deal = view.deal
+    assert deal is not None
+    evidence = []
+    said: list[Bid] = []
+    for bid in deal.bids:
+        seat = bid.seat
+        if seat != view.seat:
+            partner = next((b for b in said if b.seat == seat.partner), None)
+            partner_board = partner is not None and partner.board
+            partner_amount = 0 if partner is None else partner.amount
+            evidence.append((int(seat), _bid_code(bid), partner_board, partner_amount))
+        said.append(bid)
+    return evidence
+
+
+_Outcome = tuple[Seat, tuple[bool, ...], "_Table", tuple[int, ...]]
+"""A circuit of bids as the play-out needs it: the opening leader, who bid Board,
+the deal before its first card, and the margin for each number of our pair's tricks."""
+
+
+class _BidOutcomes:
+    """One bidding decision's candidate bids, and what each full circuit of bids gives.
+
+    The bids still to come after a candidate are predicted on each sampled deal;
+    few circuits recur over the samples, so each one's throw-in, opening leader,
+    contracts and margins are worked out once, on first sight.
+    """
+
+    def __init__(self, view: SeatView, table: _Table, legal: Sequence[Bid | Play]) -> None:
+        self.table = table
+        self.known = view.bids
+        self.legal = legal
+        before: list[int | None] = [None] * 4
+        for bid in self.known:
+            before[bid.seat] = _bid_code(bid)
+        self.said: list[tuple[int | None, ...]] = []
+        """For each candidate, every seat's bid code once it is said (None: to come)."""
+        for action in legal:
+            assert isinstance(action, Bid)
+            codes = list(before)
+            codes[action.seat] = _bid_code(action)
+            self.said.append(tuple(codes))
+        count = len(self.known) + 1
+        self.to_come = tuple((table.dealer + 1 + n) % 4 for n in range(count, 4))
+        """The seats still to bid after the candidate, in order."""
+        self._seen: dict[tuple[int, tuple[int, ...]], _Outcome | None] = {}
+
+    def outcome(self, index: int, predicted: tuple[int, ...]) -> _Outcome | None:
+        """What candidate ``index`` followed by the ``predicted`` codes gives (None: thrown in)."""
+        key = (index, predicted)
+        if key in self._seen:
+            return self._seen[key]
+        table = self.table
+        action = self.legal[index]
+        assert isinstance(action, Bid)
+        bids = [*self.known, action]
+        for seat, code in zip(self.to_come, predicted, strict=True):
+            who = SEATS[seat]
+            bids.append(Bid(who, board=True) if code == BOARD_CODE else Bid(who, code))
+        found: _Outcome | None = None
+        if not thrown_in(bids):
+            leader = opening_leader(bids)
+            assert leader is not None
+            boards = tuple(bids[(s - table.dealer - 1) % 4].board for s in range(4))
             pair_contracts = contracts(bids)
             ours, theirs = pair_contracts[table.pair], pair_contracts[1 - table.pair]
-            margins = [_margin(ours, theirs, size, tricks) for tricks in taken[key]]
-            values.append(sum(margins) / len(margins))
-        return values
+            size = table.size
+            margins = tuple(_margin(ours, theirs, size, tricks) for tricks in range(size + 1))
+            found = (leader, boards, table.with_bids(bids, leader, boards), margins)
+        self._seen[key] = found
+        return found
 
 
 class _WinChance:
@@ -389,6 +476,7 @@ class _Table:
         self.bids = tuple(bids)
         self.leader = leader
         self.trick = trick
+        self.trick_cards = tuple(int(card) for card in trick)
         self.won = won
         self.broken = broken
         self.mine = mine
@@ -398,6 +486,8 @@ class _Table:
         self.boards = tuple(said.get(SEATS[s], False) for s in range(4))
         pair_contracts = contracts(bids) if len(bids) == 4 else None
         self.contracts = pair_contracts
+        # Each result's margin by the tricks each pair took, worked out on first sight.
+        self._margins: dict[tuple[int, int], int] = {}
         # Tricks each pair needs to make its contract, and whether it bid Board
         # (None: no contract, or every seat fights for every trick).
         self.needed: tuple[tuple[int, int], tuple[bool, bool]] | None = (
@@ -452,10 +542,15 @@ class _Table:
         pair = self.pair
         if self.contracts is None:
             return won[pair] - won[1 - pair]
-        size = self.size
-        return score(self.contracts[pair], hand_size=size, tricks=won[pair]) - score(
-            self.contracts[1 - pair], hand_size=size, tricks=won[1 - pair]
-        )
+        key = (won[0], won[1])
+        margin = self._margins.get(key)
+        if margin is None:
+            size = self.size
+            margin = score(self.contracts[pair], hand_size=size, tricks=won[pair]) - score(
+                self.contracts[1 - pair], hand_size=size, tricks=won[1 - pair]
+            )
+            self._margins[key] = margin
+        return margin
 
     def play_out(
         self,
@@ -485,85 +580,19 @@ class _Table:
         record: list[int] | None = None,
     ) -> list[int]:
         """Play the deal out from here (``first``: the card the seat to move plays)."""
-        trumps, trump = self.trumps, self.trump
-        leader = int(self.leader)
-        trick = tuple(int(card) for card in self.trick)
-        won = list(self.won)
-        broken = self.broken
-        needed = self.needed
-        boards = self.boards
-        while hands[0] | hands[1] | hands[2] | hands[3]:
-            seat = (leader + len(trick)) % 4
-            if first is not None:
-                card, first = first, None
-            else:
-                allowed = allowed_plays(hands[seat], trick, trumps, broken, boards[seat])[0]
-                if policy == "random":
-                    choices = cards_of(allowed)
-                    card = choices[rng.randrange(len(choices))]
-                else:
-                    card = _choose(seat, allowed, trick, leader, trumps, won, needed)
-            hands[seat] ^= 1 << card
-            if record is not None:
-                record.append(card)
-            trick = (*trick, card)
-            if len(trick) == 4:
-                winner = trick_winner(SEATS[leader], trick, trump)  # type: ignore[arg-type]
-                won[winner % 2] += 1
-                broken = broken or any((1 << c) & trumps for c in trick)
-                leader = int(winner)
-                trick = ()
-        return won
-
-
-def _cheapest(mask: int, trumps: int) -> int:
-    """The heuristic's cheapest card: the lowest-ranked plain card, else the lowest trump."""
-    plain = mask & ~trumps
-    if plain:
-        for rank in _RANK_MASKS:
-            low = plain & rank
-            if low:
-                return (low & -low).bit_length() - 1
-    return (mask & -mask).bit_length() - 1
-
-
-def _beating(allowed: int, trick: tuple[int, ...], best: int, trumps: int) -> int:
-    """The cards of ``allowed`` that would beat ``best``, the card winning the trick."""
-    above = ~((1 << (best + 1)) - 1)
-    if (1 << best) & trumps:
-        return allowed & trumps & above
-    led = trick[0]
-    suit = SUIT_MASKS[led // 13] if led < Card.LITTLE else 0
-    return allowed & (trumps | (suit & above))
-
-
-def _choose(  # noqa: PLR0913, PLR0917 - the position as plain ints, for speed
-    seat: int,
-    allowed: int,
-    trick: tuple[int, ...],
-    leader: int,
-    trumps: int,
-    won: list[int],
-    needed: tuple[tuple[int, int], tuple[bool, bool]] | None,
-) -> int:
-    """The seed ``001`` heuristic's card, on masks."""
-    if not allowed & (allowed - 1):
-        return allowed.bit_length() - 1
-    if not trick:
-        aces = allowed & _ACES & ~trumps
-        return _cheapest(aces or allowed, trumps)
-    best, at = winning_card(trick, trumps)
-    if (leader + at) % 4 == (seat + 2) % 4:
-        return _cheapest(allowed, trumps)  # the partner is winning
-    winning = _beating(allowed, trick, best, trumps)
-    if needed is not None:
-        pair = seat % 2
-        targets, boards = needed
-        # One trick beats a Board: until then, a trump is worth spending.
-        their_board_unbeaten = boards[1 - pair] and won[pair] == 0
-        if won[pair] >= targets[pair] and not their_board_unbeaten:
-            winning &= ~trumps
-    return _cheapest(winning or allowed, trumps)
+        return play_out(
+            hands,
+            -1 if first is None else first,
+            int(self.leader),
+            self.trick_cards,
+            list(self.won),
+            self.broken,
+            self.trumps,
+            self.boards,
+            self.needed,
+            rng if policy == "random" else None,
+            record,
+        )
 
 
 def _solve(table: _Table, hands: list[int], legal: Sequence[Bid | Play]) -> list[int]:
