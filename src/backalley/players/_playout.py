@@ -10,9 +10,9 @@ ordinary Python class; interpreted, they are the same code.
 Each function gives exactly what the rules core and the heuristic give, only
 faster: the cards a seat may play are the rules core's ``allowed_plays``
 (PLAY-1 to PLAY-6, JOKER-1 to JOKER-3) written out in the loop, the card
-winning the trick is kept up to date card by card instead of asked of
-``winning_card`` (the same left-to-right rule: the highest trump, else the
-highest card of the suit led), and a predicted bid is ``heuristic_bid`` on a
+winning the trick is asked of ``winning_card`` for the trick a play-out starts
+from and then kept up to date card by card (the same left-to-right rule: the
+highest trump, else the highest card of the suit led), and a predicted bid is ``heuristic_bid`` on a
 mask with the hand's count summed from a table of each card's worth, in the same
 order. ``tests/test_montecarlo_playout.py`` checks each against its reference.
 """
@@ -23,6 +23,7 @@ import math
 import random
 from typing import Final
 
+from ..core.tricks import winning_card
 from .heuristic import BOARD_SHARE, PARTNER_BELIEF, ROUND_UP_FROM
 
 __all__ = ["BOARD_CODE", "cheapest", "heuristic_bid_code", "play_out"]
@@ -98,25 +99,20 @@ def play_out(  # noqa: PLR0913, PLR0915, PLR0917 - one loop on plain ints, for s
         board0, board1 = needed[1]
     won0 = won[0]
     won1 = won[1]
-    # The trick so far: its lead, the card winning it and where, any trump in it.
-    at = 0
+    # The trick so far: its lead, the card winning it and where (PLAY-7, the rule's
+    # home, asked once a play-out), any trump in it.
+    at = len(trick)
     led = best = best_at = 0
     led_suit = 0
     best_trump = False
     any_trump = False
-    for card in trick:
-        bit = 1 << card
-        if at == 0:
-            led, best, best_at = card, card, 0
-            led_suit = _SUIT_MASK_OF[card]
-            best_trump = bool(bit & trumps)
-        elif bit & trumps:
-            if not best_trump or card > best:
-                best, best_at, best_trump = card, at, True
-        elif not best_trump and bit & led_suit and card > best:
-            best, best_at = card, at
-        any_trump = any_trump or bool(bit & trumps)
-        at += 1
+    if trick:
+        led = trick[0]
+        led_suit = _SUIT_MASK_OF[led]
+        best, best_at = winning_card(trick, trumps)
+        best_trump = bool(1 << best & trumps)
+        for card in trick:
+            any_trump = any_trump or bool(1 << card & trumps)
     plain = ~trumps
     left = (hands[0] | hands[1] | hands[2] | hands[3]).bit_count()  # the hands are disjoint
     if needed is not None:
