@@ -84,22 +84,15 @@ def theirs(games: int, passes: int) -> int:
     return len(positions)
 
 
-def counted(python: str, which: str, size: int, passes: int, env: dict[str, str]) -> int:
-    """Instructions executed by one worker run under callgrind."""
+def callgrind_count(command: list[str], env: dict[str, str]) -> int:
+    """Instructions executed by ``command`` (an interpreter and its arguments) under callgrind.
+
+    Run from the benchmarks folder; ``montecarlo_speed.py`` counts its decisions with it too.
+    """
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / "callgrind.out"
         subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                f"--callgrind-out-file={out}",
-                python,
-                __file__,
-                "--worker",
-                which,
-                str(size),
-                str(passes),
-            ],
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
             capture_output=True,
             env=env,
             cwd=HERE,
@@ -108,6 +101,11 @@ def counted(python: str, which: str, size: int, passes: int, env: dict[str, str]
         summary = re.search(r"^summary: (\d+)", out.read_text(), re.MULTILINE)
         assert summary is not None, "no summary line in the callgrind output"
         return int(summary.group(1))
+
+
+def counted(python: str, which: str, size: int, passes: int, env: dict[str, str]) -> int:
+    """Instructions executed by one worker run under callgrind."""
+    return callgrind_count([python, __file__, "--worker", which, str(size), str(passes)], env)
 
 
 def main() -> None:

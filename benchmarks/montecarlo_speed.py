@@ -21,14 +21,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from instructions import callgrind_count
 
 HERE = Path(__file__).resolve().parent
 
@@ -65,30 +65,8 @@ def replay(kept: list[tuple[Any, Any, Any]], passes: int) -> None:
 
 def counted(python: str, env: dict[str, str], matches: int, schedule: str, passes: int) -> int:
     """Instructions executed by one worker run under callgrind."""
-    with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / "callgrind.out"
-        subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                f"--callgrind-out-file={out}",
-                python,
-                __file__,
-                "--worker",
-                str(passes),
-                "--matches",
-                str(matches),
-                "--schedule",
-                schedule,
-            ],
-            capture_output=True,
-            env=env,
-            cwd=HERE,
-            check=True,
-        )
-        summary = re.search(r"^summary: (\d+)", out.read_text(), re.MULTILINE)
-        assert summary is not None, "no summary line in the callgrind output"
-        return int(summary.group(1))
+    worker = ["--worker", str(passes), "--matches", str(matches), "--schedule", schedule]
+    return callgrind_count([python, __file__, *worker], env)
 
 
 def main() -> None:

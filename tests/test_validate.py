@@ -121,6 +121,19 @@ def test_a_deal_without_its_setup_is_refused() -> None:
     assert _refused(attrs.evolve(state, setup=dealt)) is Invariant.PHASE
 
 
+def test_a_finished_deal_of_another_shape_is_refused() -> None:
+    """A finished deal's deal is made from its position: a broken one is refused, not read."""
+    state = _short_after_deal()
+    while playing(state) and not state.history:
+        state = apply(state, legal_actions(state)[-1])
+    for broken in (None, state.history[0].position[:-1], (9,) * 19):
+        history = (attrs.evolve(state.history[0], position=broken), *state.history[1:])
+        assert _refused(attrs.evolve(state, history=history)) in (
+            Invariant.WRONG_TYPE,
+            Invariant.OUT_OF_RANGE,
+        )
+
+
 def test_totals_that_the_deals_do_not_score_are_refused() -> None:
     state = _short_after_deal()
     while playing(state) and state.counted_deals < 1:
@@ -189,12 +202,14 @@ def _drop_history(state: MatchState, rng: random.Random) -> MatchState | None:
 
 
 def _history_scores(state: MatchState, rng: random.Random) -> MatchState | None:
+    """A finished deal that took a trick more or fewer, and so scored otherwise."""
     if not state.history:
         return None
     index = rng.randrange(len(state.history))
     history = list(state.history)
-    ns, ew = history[index].scores
-    history[index] = attrs.evolve(history[index], scores=(ns + rng.choice([-10, 1]), ew))
+    finished = list(history[index].position)
+    finished[P.WON_NS] += rng.choice([-1, 1])
+    history[index] = attrs.evolve(history[index], position=tuple(finished))
     return attrs.evolve(state, history=tuple(history))
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "CLOCKWISE",
     "bid_position",
     "counts",
+    "counts_codes",
     "dealer_of_deal",
     "first_bidder",
     "hand_size_of_deal",
@@ -107,6 +108,11 @@ def thrown_in_codes(codes: Sequence[int]) -> bool:
 def counts(tiebreak: bool, bids: Sequence[Bid]) -> bool:
     """Whether a finished deal counts towards the schedule: not a tiebreak, not thrown in."""
     return not tiebreak and not thrown_in(bids)
+
+
+def counts_codes(tiebreak: bool, codes: Sequence[int]) -> bool:
+    """:func:`counts` of bids as codes (``bidding.BOARD`` for Board, else the amount)."""
+    return not tiebreak and not thrown_in_codes(codes)
 
 
 def dealer_of_deal(rules: Rules, number: int) -> Seat:

@@ -59,8 +59,6 @@ from ..core.position import (
     PHASE,
     PLAY,
     SIZE,
-    TOTAL_EW,
-    TOTAL_NS,
     TRICK,
 )
 from ..core.rules import Rules
@@ -136,7 +134,7 @@ def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
     if phase == PLAY:
         trick = pos[TRICK]
         seat = seat_to_move(0, 4, pos[LEADER], len(trick))  # in play the dealer does not matter
-        return SEATS[seat], plays_of(seat, position.allowed_of(pos, seat, trick)[0])
+        return seat, plays_of(seat, position.allowed_of(pos, seat, trick)[0])
     if phase == BID:
         dealer = pos[DEALER]
         said = len(pos[BIDS])
@@ -287,11 +285,7 @@ def _deal_over(state: MatchState, pos: position.Position) -> MatchState:
     """
     setup = state.setup
     assert setup is not None  # a deal was in progress
-    # What the deal scored is what it added to the totals.
-    before = state.position
-    scores = (pos[TOTAL_NS] - before[TOTAL_NS], pos[TOTAL_EW] - before[TOTAL_EW])
-    finished = DealResult(pos, setup, scores)
-    return build_state(pos, state.seed, (*state.history, finished), None)
+    return build_state(pos, state.seed, (*state.history, DealResult(pos, setup)), None)
 
 
 # --- a recorded deal replayed on the compact position -----------------------------

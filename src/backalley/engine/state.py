@@ -31,6 +31,7 @@ from ..core.dealing import DealSetup
 from ..core.flow import (
     bid_position,
     counts,
+    counts_codes,
     dealer_of_deal,
     hand_size_of_deal,
     in_tiebreak,
@@ -323,8 +324,8 @@ class DealResult:
 
     ``position`` is the match's compact position just after the deal's last card
     (or its fourth pass), which keeps the deal's bids, cards and tricks won;
-    ``setup`` what was dealt; ``scores`` the points of each pair. The deal itself
-    (``deal``, a :class:`DealState`) is made from them when first read and kept:
+    ``setup`` what was dealt. The deal itself (``deal``, a :class:`DealState`) and
+    what each pair scored (``scores``) are made from them when first read and kept:
     a match's finished deals are many and few of them are ever read.
     """
 
@@ -332,7 +333,15 @@ class DealResult:
     """Compared (and hashed) by the deal's own fields only, ``DEALER`` to ``PLAYED``: the
     match's counts and totals around it are no part of the finished deal."""
     setup: DealSetup
-    scores: tuple[int, int]
+
+    @functools.cached_property
+    def scores(self) -> tuple[int, int]:
+        """What each pair scored on the deal, North-South and East-West (SCORE-1).
+
+        ``position.deal_scores`` of the deal's last position: nothing for a thrown-in
+        deal (MATCH-3) or a tiebreak deal (END-3).
+        """
+        return _position.deal_scores(self.position)
 
     @functools.cached_property
     def deal(self) -> DealState:
@@ -347,7 +356,7 @@ class DealResult:
     @property
     def counts(self) -> bool:
         """True for a deal of the schedule (not thrown in, not a tiebreak deal; MATCH-4)."""
-        return not self.position[4] and not thrown_in_codes(self.position[8])  # TIEBREAK, BIDS
+        return counts_codes(self.position[4], self.position[8])  # TIEBREAK, BIDS
 
     def __repr__(self) -> str:
         return f"DealResult(deal={self.deal!r}, scores={self.scores!r})"

@@ -168,7 +168,7 @@ def _two_ints(value: Any, where: str) -> None:
 def _types(state: Any) -> None:
     """Every field of the state has its type, down to the cards: nothing below may crash."""
     _type(state, MatchState, "the state")
-    _position_types(state.position)
+    _position_types(state.position, "the position")
     pos = state.position
     rules = pos[_position.RULES]
     _type(rules, Rules, "the rules")
@@ -182,8 +182,12 @@ def _types(state: Any) -> None:
     _whole(state.seed, 0, MAX_SEED, "the seed")
     _tuple_of(state.history, DealResult, "the history")
     for index, result in enumerate(state.history):
-        _deal_types(result.deal, f"finished deal {index + 1}")
-        _two_ints(result.scores, f"the scores of finished deal {index + 1}")
+        where = f"finished deal {index + 1}"
+        # Its deal is made from its position and setup: both are checked first.
+        _position_types(result.position, f"the position of {where}")
+        _setup_types(result.setup, where)
+        _position_deal(result.position)
+        _deal_types(result.deal, where)
     _whole(pos[_position.COUNTED], 0, len(state.history), "the count of deals of the schedule")
     in_deal = pos[_position.PHASE] in (_position.BID, _position.PLAY)
     if state.setup is None:
@@ -214,38 +218,37 @@ _POSITION_FIELDS: Final = {
 """The position's whole-number fields: what each is and its range (``core.position``)."""
 
 
-def _position_types(pos: Any) -> None:
+def _position_types(pos: Any, what: str) -> None:
     """The position is the tuple ``core.position`` describes, each field of its type."""
-    _type(pos, tuple, "the position")
+    _type(pos, tuple, what)
     if len(pos) != _position.RULES + 1:
         raise InvalidState(
             Invariant.WRONG_TYPE,
-            f"the position must hold {_position.RULES + 1} fields, not {len(pos)}",
+            f"{what} must hold {_position.RULES + 1} fields, not {len(pos)}",
         )
     for index, (where, low, high) in _POSITION_FIELDS.items():
         if index != _position.COUNTED:  # checked against the history, with its own sentence
-            _whole(pos[index], low, high, f"the position's {where}")
-    _type(pos[_position.TIEBREAK], bool, "the position's tiebreak mark")
-    _type(pos[_position.BROKEN], bool, "the position's trumps-broken mark")
-    _masks(pos[_position.HANDS], "the position's hands")
+            _whole(pos[index], low, high, f"{what}'s {where}")
+    _type(pos[_position.TIEBREAK], bool, f"{what}'s tiebreak mark")
+    _type(pos[_position.BROKEN], bool, f"{what}'s trumps-broken mark")
+    _masks(pos[_position.HANDS], f"{what}'s hands")
     for field, where, longest in (
         (_position.TRICK, "current trick", 3),
         (_position.PLAYED, "completed tricks", 4 * MAX_HAND_SIZE),
     ):
         cards = pos[field]
-        _tuple_of(cards, int, f"the position's {where}")
+        _tuple_of(cards, int, f"{what}'s {where}")
         if len(cards) > longest or any(not 0 <= card < PACK_SIZE for card in cards):
             raise InvalidState(
                 Invariant.OUT_OF_RANGE,
-                f"the position's {where} must be at most {longest} card numbers 0 to "
-                f"{PACK_SIZE - 1}",
+                f"{what}'s {where} must be at most {longest} card numbers 0 to {PACK_SIZE - 1}",
             )
     bids = pos[_position.BIDS]
-    _tuple_of(bids, int, "the position's bids")
+    _tuple_of(bids, int, f"{what}'s bids")
     if len(bids) > 4 or any(not 0 <= code <= BOARD for code in bids):
         raise InvalidState(
             Invariant.OUT_OF_RANGE,
-            f"the position's bids must be at most four bid codes 0 to {BOARD}",
+            f"{what}'s bids must be at most four bid codes 0 to {BOARD}",
         )
 
 
