@@ -18,11 +18,16 @@ pytestmark = pytest.mark.server
 class Seat:
     """One seat's socket, read frame by frame (a timeout, never a hang)."""
 
-    def __init__(self, base: str, token: str) -> None:
+    def __init__(self, base: str, token: str, secret: str | None = None) -> None:
         self.token = token
         self._connection = websockets_sync.connect(base.replace("http", "ws", 1) + f"/ws/{token}")
         self.socket = self._connection.__enter__()
         self.last: dict | None = None
+        # The first browser to say hello claims the seat; it shows the secret from then on.
+        self.socket.send(json.dumps({"type": "hello", "secret": secret}))
+        answer = json.loads(self.socket.recv(timeout=20))
+        assert answer["type"] == "seat", answer
+        self.secret = answer["secret"] or secret
 
     def receive(self) -> dict:
         message = json.loads(self.socket.recv(timeout=20))
@@ -95,6 +100,7 @@ def test_sigkill_mid_match_and_a_restart_resume_every_room(tmp_path):
             assert ack["type"] == "ack"
             acked = ack["version"]
         friends_views = {seat.token: seat.catch_up(acked)["view"] for seat in seats}
+        held = {seat.token: seat.secret for seat in seats}
 
         server.kill()
         for seat in [computer, *seats]:
@@ -102,14 +108,14 @@ def test_sigkill_mid_match_and_a_restart_resume_every_room(tmp_path):
 
         again = Server(db)
         try:
-            back = Seat(again.base, computer.token)
+            back = Seat(again.base, computer.token, computer.secret)
             frame = back.state()
             assert frame["version"] == computer_frame["version"]
             assert frame["view"] == computer_frame["view"] and frame["your_turn"]
             assert back.act(frame)["type"] == "ack"  # and play goes on
             back.close()
             for token, seen in friends_views.items():
-                seat = Seat(again.base, token)
+                seat = Seat(again.base, token, held[token])
                 frame = seat.state()
                 assert frame["version"] == acked and frame["view"] == seen
                 seat.close()
