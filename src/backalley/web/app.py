@@ -66,6 +66,7 @@ from ..core.cards import Seat  # noqa: E402
 from ..core.rules import SCHEDULES, Rules, TiePolicy  # noqa: E402
 from ..formats.records import dumps, record_from_state  # noqa: E402
 from .limits import (  # noqa: E402
+    CLOSE_IDLE,
     CLOSE_LIMIT,
     CLOSE_NO_HELLO,
     CLOSE_REINVITED,
@@ -195,6 +196,7 @@ class Connection:
         self.closing: tuple[int, str] | None = None
         self._reader: asyncio.Task[Any] | None = asyncio.current_task()
         self.sender = asyncio.get_running_loop().create_task(self.outbox.run())
+        self.closer: asyncio.Task[None] | None = None
 
     def allow_message(self) -> bool:
         """Take one message from the socket's budget (a token bucket); whether it had one."""
@@ -222,7 +224,7 @@ class Connection:
         )
         if message is not None:
             self.send(message)
-        asyncio.get_running_loop().create_task(self._close(code))
+        self.closer = asyncio.get_running_loop().create_task(self._close(code))
 
     def _too_slow(self, reason: str) -> None:
         if self.closing is None:
@@ -234,7 +236,8 @@ class Connection:
                 CLOSE_TOO_SLOW,
                 reason,
             )
-        asyncio.get_running_loop().create_task(self._close(CLOSE_TOO_SLOW))
+        if self.closer is None:
+            self.closer = asyncio.get_running_loop().create_task(self._close(CLOSE_TOO_SLOW))
 
     async def _close(self, code: int) -> None:
         await self.outbox.finish()
@@ -320,10 +323,11 @@ class TableServer:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    def _spawn(self, coroutine: Any) -> None:
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+        return task
 
     async def _sweep(self) -> None:
         # Runs as long as the server: one pass every few seconds, each pass bounded.
@@ -339,7 +343,7 @@ class TableServer:
                 for connection in list(group):
                     if now - connection.last_heard > self.limits.idle:
                         connection.cut(
-                            CLOSE_TOO_SLOW,
+                            CLOSE_IDLE,
                             f"idle for over {self.limits.idle:g} s",
                             _refusal_of("idle", "This page was idle too long: reconnecting."),
                         )
@@ -486,6 +490,10 @@ class TableServer:
                 current.uncancel()
         finally:
             group.discard(connection)
+            if connection.closer is not None and not connection.closer.done():
+                # Let the refusal and the close code go out (the closer is bounded by the
+                # send deadline, after which it drops the connection).
+                await asyncio.wait([connection.closer])
             connection.outbox.stop()
             await connection.outbox.join(connection.sender, 0)
             self.broadcast(room)
@@ -524,7 +532,10 @@ class TableServer:
                     ),
                 )
                 continue
-            await self._answer(connection, received)
+            # The answer is the room's work, not the socket's: it runs as its own task, so
+            # that a page gone meanwhile (its task cancelled) skips nothing of it.
+            answer = self._spawn(self._answer(connection, received))
+            await asyncio.shield(answer)
 
     async def _answer(self, connection: Connection, received: Mapping[str, Any]) -> None:
         room, seat = connection.room, connection.seat

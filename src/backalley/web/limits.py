@@ -17,6 +17,7 @@ from typing import Final
 import attrs
 
 __all__ = [
+    "CLOSE_IDLE",
     "CLOSE_LIMIT",
     "CLOSE_NO_HELLO",
     "CLOSE_REINVITED",
@@ -37,10 +38,12 @@ CLOSE_TOO_SLOW: Final = 4408
 """The socket fell behind: its outgoing queue was full, or a send passed its deadline."""
 CLOSE_LIMIT: Final = 4429
 """Over a limit: sockets per seat or per address, or messages per second."""
+CLOSE_IDLE: Final = 4411
+"""The socket sent nothing for longer than the idle limit."""
 CLOSE_NO_HELLO: Final = 4401
 """No ``hello`` (the seat's secret, or a claim) within the deadline after opening."""
 
-RECONNECT: Final = frozenset({CLOSE_TOO_SLOW, CLOSE_LIMIT, CLOSE_NO_HELLO})
+RECONNECT: Final = frozenset({CLOSE_TOO_SLOW, CLOSE_LIMIT, CLOSE_NO_HELLO, CLOSE_IDLE})
 """The close codes after which a page opens its seat's socket again (with a pause)."""
 
 
