@@ -32,6 +32,7 @@ __all__ = [
     "RoomRun",
     "create_room",
     "hello",
+    "host_links",
     "play_friends_room",
     "play_seat",
 ]
@@ -43,12 +44,14 @@ MAX_FRAMES: Final = 200_000
 class RoomRun:
     """What one scripted room saw: its host token, the latencies, the frames per seat.
 
-    ``secrets`` holds each seat's secret by its token, once claimed.
+    ``secrets`` holds each seat's secret by its token, once claimed; ``acked`` the
+    newest version each seat's actions were acknowledged at (stored, so on disk).
     """
 
     def __init__(self) -> None:
         self.host_token = ""
         self.secrets: dict[str, str] = {}
+        self.acked: dict[str, int] = {}
         self.latencies: list[float] = []
         self.frames: dict[str, list[dict[str, Any]]] = {}
         self.refusals: list[dict[str, Any]] = []
@@ -103,6 +106,7 @@ async def play_seat(
             kind = message["type"]
             if kind == "ack":
                 run.latencies.append(time.perf_counter() - sent_at)
+                run.acked[token] = max(run.acked.get(token, 0), message["version"])
                 continue
             if kind == "refused":
                 # Choose again, from the newest frame seen.
@@ -127,7 +131,8 @@ async def play_seat(
     raise RuntimeError(f"seat {token[:6]}…: no end after {MAX_FRAMES} frames")
 
 
-async def _links(base: str, host: str, run: RoomRun) -> dict[str, str]:
+async def host_links(base: str, host: str, run: RoomRun) -> dict[str, str]:
+    """Claim the host's seat (its secret kept in ``run``); the guests' links it is sent."""
     url = base.replace("http://", "ws://", 1) + f"/ws/{host}"
     async with websockets.connect(url) as socket:
         await hello(socket, host, run)
@@ -140,13 +145,21 @@ async def _links(base: str, host: str, run: RoomRun) -> dict[str, str]:
 
 
 async def play_friends_room(
-    base: str, seed: int, *, schedule: str = "short", keep: bool = False
+    base: str,
+    seed: int,
+    *,
+    schedule: str = "short",
+    keep: bool = False,
+    run: RoomRun | None = None,
 ) -> RoomRun:
-    """Make a room of four scripted friends and play it to the end; what they saw."""
-    run = RoomRun()
+    """Make a room of four scripted friends and play it to the end; what they saw.
+
+    ``run``: where to keep it (read it even if the match is cut short).
+    """
+    run = RoomRun() if run is None else run
     loop = asyncio.get_running_loop()
     run.host_token = await loop.run_in_executor(None, create_room, base, "friends", schedule)
-    links = await _links(base, run.host_token, run)
+    links = await host_links(base, run.host_token, run)
     tokens = [run.host_token, *(path.rsplit("/", 1)[-1] for path in links.values())]
     rng = random.Random(seed)
     await asyncio.gather(
