@@ -48,12 +48,14 @@ from ..core.tricks import Trick
 from ..engine.match import apply, legal_actions
 from ..engine.state import Phase
 from ..engine.view import DealView, SeatView, view
+from ..formats.codec.view import deal_to_json, view_to_json
 from ..pictures.prose import PAIR_NAMES, result_sentence, score_rows
 from ..pictures.svg import trick_svg
 from .rooms import HOST, ROLES, Refused, Room
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
+    "FrameCache",
     "Message",
     "card_json",
     "encode",
@@ -321,6 +323,59 @@ def seat_frame(
     own, for the address of the record once the match is over.
     """
     seen = view(room.state, seat)
+    return _frame(room, seat, seen, seen.to_dict(), connected, token)
+
+
+class FrameCache:
+    """One room's frames as text, made for many versions: each seat's finished deals kept.
+
+    A seat's finished deals (its view's ``history``) are most of its frame and change
+    only when a deal ends: their JSON is made once per deal and seat, and spliced into
+    each frame's text. :meth:`text` gives the same JSON as :func:`encode` of
+    :func:`seat_frame` (a differential test reads both at every step of matches).
+    """
+
+    def __init__(self) -> None:
+        self._history: dict[Seat, tuple[int, str]] = {}
+
+    def text(
+        self,
+        room: Room,
+        seat: Seat,
+        *,
+        connected: frozenset[Seat] = frozenset(),
+        token: str | None = None,
+    ) -> str:
+        """The frame for ``seat`` as the text of one message."""
+        seen = view(room.state, seat)
+        data = view_to_json(seen, history=False)
+        data["history"] = _HISTORY_MARK
+        text = encode(_frame(room, seat, seen, data, connected, token))
+        return text.replace(_HISTORY_TEXT, self._history_text(seen), 1)
+
+    def _history_text(self, seen: SeatView) -> str:
+        # A room's history only grows: its length names it.
+        count = len(seen.history)
+        kept = self._history.get(seen.seat)
+        if kept is None or kept[0] != count:
+            kept = (count, encode([deal_to_json(deal) for deal in seen.history]))
+            self._history[seen.seat] = kept
+        return kept[1]
+
+
+_HISTORY_MARK: Final = "\x00history\x00"
+"""Stands for the history in a frame until its kept text is spliced in (no frame has NUL)."""
+_HISTORY_TEXT: Final = json.dumps(_HISTORY_MARK)
+
+
+def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two writers
+    room: Room,
+    seat: Seat,
+    seen: SeatView,
+    view_data: dict[str, Any],
+    connected: frozenset[Seat],
+    token: str | None,
+) -> dict[str, Any]:
     deal = seen.deal
     trump = None if deal is None else deal.trump
     my_turn = room.started and seen.to_move is seat and not room.is_over
@@ -339,7 +394,7 @@ def seat_frame(
         "status": _status(room, seen, seat),
         "your_turn": my_turn,
         "phase": seen.phase.value,
-        "view": seen.to_dict(),
+        "view": view_data,
         "deal_number": None if deal is None else deal.number + 1,
         "counted_deals": seen.counted_deals,
         "deals": room.rules.deals,
@@ -380,7 +435,7 @@ def seat_frame(
     return frame
 
 
-def encode(message: dict[str, Any]) -> str:
+def encode(message: object) -> str:
     """A message as the text of one frame (compact JSON)."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
