@@ -57,13 +57,14 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_once(rooms: int, schedule: str, clients: int) -> dict[str, object]:
+def run_once(rooms: int, schedule: str, clients: int, flags: list[str]) -> dict[str, object]:
     """One run: a fresh server and database; the figures."""
     with tempfile.TemporaryDirectory() as folder:
-        server = Server(Path(folder) / "rooms.db", flags=list(SERVER_FLAGS))
+        server = Server(Path(folder) / "rooms.db", flags=[*SERVER_FLAGS, *flags])
         try:
             load_before = os.getloadavg()[0]
             cpu_before = _cpu_seconds(server.process.pid)
+            client_before = time.process_time()
             started = time.perf_counter()
             shares = [range(i, rooms, clients) for i in range(clients)]
             if clients == 1:
@@ -75,6 +76,8 @@ def run_once(rooms: int, schedule: str, clients: int) -> dict[str, object]:
                     )
             elapsed = time.perf_counter() - started
             cpu = _cpu_seconds(server.process.pid) - cpu_before
+            # The clients' CPU (this process's, when they run here; else not measured).
+            client_cpu = time.process_time() - client_before if clients == 1 else 0.0
             load_after = os.getloadavg()[0]
             runs = [run for result in results for run in result]
             valid = 0
@@ -89,6 +92,7 @@ def run_once(rooms: int, schedule: str, clients: int) -> dict[str, object]:
     return {
         "rooms": rooms,
         "schedule": schedule,
+        "server_flags": " ".join(flags),
         "clients": clients,
         "actions_acknowledged": len(latencies),
         "records_valid": valid,
@@ -98,6 +102,10 @@ def run_once(rooms: int, schedule: str, clients: int) -> dict[str, object]:
         "ack_ms_p95": round(p95 * 1000, 1),
         "ack_ms_max": round(latencies[-1] * 1000, 1),
         "server_cpu_share": round(cpu / elapsed, 2),
+        # Less noisy than the rate on a shared machine: the server's CPU an action, and
+        # so the rate one core to itself would allow.
+        "server_cpu_ms_per_action": round(1000 * cpu / len(latencies), 2),
+        "client_cpu_share": round(client_cpu / elapsed, 2),
         "load_before": round(load_before, 1),
         "load_after": round(load_after, 1),
     }
@@ -109,16 +117,24 @@ def main() -> int:
     parser.add_argument("--schedule", default="short")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--clients", type=int, default=1, help="client processes")
+    parser.add_argument("--no-compression", action="store_true", help="serve with --no-compression")
     args = parser.parse_args()
+    flags = ["--no-compression"] if args.no_compression else []
     results = []
     for _ in range(args.repeats):
-        result = run_once(args.rooms, args.schedule, args.clients)
+        result = run_once(args.rooms, args.schedule, args.clients, flags)
         print(json.dumps(result), flush=True)
         results.append(result)
     if args.repeats > 1:
         summary = {
             key: statistics.median(float(r[key]) for r in results)  # type: ignore[arg-type]
-            for key in ("acks_per_second", "ack_ms_median", "ack_ms_p95", "load_before")
+            for key in (
+                "acks_per_second",
+                "ack_ms_median",
+                "ack_ms_p95",
+                "server_cpu_ms_per_action",
+                "load_before",
+            )
         }
         print(json.dumps({"median_of": args.repeats, **summary}))
     return 0 if all(r["records_valid"] == args.rooms for r in results) else 1

@@ -37,7 +37,7 @@ unknown_field - A message of type 'act' has no field 'seat'.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Final
 
 import attrs
@@ -156,6 +156,12 @@ def _name(seat: Seat) -> str:
 
 def card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
     """A card as the page draws it: code, symbol, words, suit letter and whether a trump."""
+    return dict(_card_json(card, trump))
+
+
+@cache
+def _card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
+    # 54 cards and 5 trumps: each made once; shared, so only ever copied ({**...}).
     is_trump = card.is_joker or (trump is not None and card.suit is trump)
     return {
         "code": card.code,
@@ -169,7 +175,7 @@ def card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
 
 def _trick_cards(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> list[dict[str, Any]]:
     return [
-        {**card_json(card, trump), "seat": leader.after(index).letter}
+        {**_card_json(card, trump), "seat": leader.after(index).letter}
         for index, card in enumerate(cards)
     ]
 
@@ -235,15 +241,23 @@ def _last_trick(seen: SeatView) -> dict[str, Any] | None:
             return None
     if source is None:
         return None
-    trick = source.tricks[-1]
+    return _trick_json(source.number + 1, len(source.tricks), source.tricks[-1], source.trump)
+
+
+@lru_cache(maxsize=1024)
+def _trick_json(deal: int, number: int, trick: Trick, trump: Suit | None) -> dict[str, Any]:
+    """A finished trick as the page shows it, made once for every frame that shows it.
+
+    Shared between frames, so never changed.
+    """
     assert trick.winner is not None
     return {
-        "deal": source.number + 1,
-        "number": len(source.tricks),
-        "cards": _trick_cards(trick.leader, trick.cards, source.trump),
+        "deal": deal,
+        "number": number,
+        "cards": _trick_cards(trick.leader, trick.cards, trump),
         "winner": trick.winner.letter,
-        "sentence": f"{_name(trick.winner)} won trick {len(source.tricks)}.",
-        "svg": _trick_picture(trick, source.trump),
+        "sentence": f"{_name(trick.winner)} won trick {number}.",
+        "svg": _trick_picture(trick, trump),
     }
 
 
@@ -337,6 +351,7 @@ class FrameCache:
 
     def __init__(self) -> None:
         self._history: dict[Seat, tuple[int, str]] = {}
+        self._sheet: tuple[int, list[dict[str, Any]]] = (-1, [])
 
     def text(
         self,
@@ -350,7 +365,10 @@ class FrameCache:
         seen = view(room.state, seat)
         data = view_to_json(seen, history=False)
         data["history"] = _HISTORY_MARK
-        text = encode(_frame(room, seat, seen, data, connected, token))
+        # The score sheet is the finished deals', the same for every seat: made once a deal.
+        if self._sheet[0] != len(seen.history):
+            self._sheet = (len(seen.history), _sheet(seen))
+        text = encode(_frame(room, seat, seen, data, connected, token, self._sheet[1]))
         return text.replace(_HISTORY_TEXT, self._history_text(seen), 1)
 
     def _history_text(self, seen: SeatView) -> str:
@@ -375,6 +393,7 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
     view_data: dict[str, Any],
     connected: frozenset[Seat],
     token: str | None,
+    sheet: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     deal = seen.deal
     trump = None if deal is None else deal.trump
@@ -401,9 +420,9 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "hand_size": None if deal is None else deal.hand_size,
         "tiebreak": deal is not None and deal.tiebreak,
         "dealer": None if deal is None else _name(deal.dealer),
-        "turned": None if deal is None else card_json(deal.turned, trump),
+        "turned": None if deal is None else _card_json(deal.turned, trump),
         "trump_words": None if deal is None else deal.trump_words.capitalize(),
-        "hand": [{**card_json(card, trump), "legal": card in legal_cards} for card in hand],
+        "hand": [{**_card_json(card, trump), "legal": card in legal_cards} for card in hand],
         "bids": _bids(room, seen, seat),
         "said": []
         if deal is None
@@ -414,7 +433,7 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "last_trick": _last_trick(seen),
         "sides": _sides(seen, seat),
         "warnings": [] if deal is None else [w.message for w in deal.warnings],
-        "sheet": _sheet(seen),
+        "sheet": _sheet(seen) if sheet is None else sheet,
         "seats": _seats(room, seat, connected),
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None
