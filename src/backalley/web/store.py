@@ -159,10 +159,12 @@ class StoredRoom:
 class Store:
     """The rooms' database at ``path`` (created if absent); ``":memory:"`` for tests.
 
-    Each writing method hands its change to the writer thread and returns a
+    :meth:`submit` hands a change (:func:`room_write`, :func:`seats_write`,
+    :func:`action_write`) to the writer thread and returns a
     :class:`~concurrent.futures.Future` resolved once the change is committed (or
-    failed with its error: ``sqlite3.IntegrityError`` for an action number taken).
-    Call :meth:`close` to stop the thread.
+    failed with its error: ``sqlite3.IntegrityError`` for an action number taken);
+    :meth:`submit_async` the same for an event loop. Call :meth:`close` to stop the
+    thread.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -322,33 +324,6 @@ class Store:
                 self._db.execute("ROLLBACK")
             return [error] * count
         return outcomes
-
-    # --- changes ------------------------------------------------------------------------
-
-    def add_room(  # noqa: PLR0913, PLR0917 -- a room's stored parts
-        self,
-        room: str,
-        mode: str,
-        rules: Rules,
-        seed: int,
-        created: float,
-        seats: Sequence[SeatRow],
-    ) -> Future[None]:
-        """Store a new room and its four seats."""
-        return self.submit(room_write(room, mode, rules, seed, created, seats))
-
-    def set_seats(self, room: str, seats: Sequence[SeatRow], when: float) -> Future[None]:
-        """Change who sits at some seats of a room (and who holds them)."""
-        return self.submit(seats_write(room, seats, when))
-
-    def add_action(
-        self, room: str, seq: int, action: str, when: float, *, finished: bool = False
-    ) -> Future[None]:
-        """Append action number ``seq`` to a room (``finished``: the match ends with it).
-
-        Its future fails with ``sqlite3.IntegrityError`` if that number is already taken.
-        """
-        return self.submit(action_write(room, seq, action, when, finished=finished))
 
     # --- reading --------------------------------------------------------------------------
 
