@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import logging
 import socket
 import sqlite3
@@ -126,6 +127,8 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--pace is a number of seconds from 0 to 60, not {args.pace}")
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port is a port number from 0 to 65535, not {args.port}")
+    if args.websocket == "wsproto" and importlib.util.find_spec("wsproto") is None:
+        raise CommandError("--websocket wsproto needs the wsproto package: pip install wsproto")
     chosen = {
         name: getattr(args, name)
         for name, *_ in _LIMIT_FLAGS
