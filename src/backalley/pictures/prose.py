@@ -32,9 +32,11 @@ __all__ = [
     "SheetRow",
     "counted",
     "deal_heading",
+    "deals_sentence",
     "result_sentence",
     "score_rows",
     "sheet_lines",
+    "throw_in_sentence",
 ]
 
 PAIR_NAMES: Final = {Pair.NORTH_SOUTH: "North-South", Pair.EAST_WEST: "East-West"}
@@ -63,7 +65,10 @@ class SheetRow:
 
     ``kind`` is ``scored``, ``thrown in`` (all four passed: no score, not counted)
     or ``tiebreak`` (no score: only the tricks decide). ``totals`` are the
-    running totals after this deal.
+    running totals after this deal. ``number`` counts every deal dealt, from 1;
+    ``scheduled`` is the deal's place in the schedule (deal N of M, RULINGS.md
+    "Schedule and dealer": a thrown-in deal is dealt again at the same place), and
+    ``redeal`` says it was dealt again after a throw-in.
     """
 
     number: int
@@ -74,6 +79,15 @@ class SheetRow:
     scores: tuple[int, int]
     tricks: tuple[int, int]
     totals: tuple[int, int]
+    scheduled: int = 0
+    redeal: bool = False
+
+    @property
+    def label(self) -> str:
+        """The deal as people number it: ``3``, ``3 (re-deal)``, or ``tiebreak``."""
+        if self.kind == "tiebreak":
+            return "tiebreak"
+        return f"{self.scheduled} (re-deal)" if self.redeal else str(self.scheduled)
 
     @property
     def trump_word(self) -> str:
@@ -123,6 +137,8 @@ def score_rows(match: MatchState | SeatView) -> list[SheetRow]:
             )
             for deal in match.history
         ]
+    played = 0
+    redeal = False
     for number, size, dealer, trump, thrown_in, tiebreak, scores, tricks in deals:
         kind: Literal["scored", "thrown in", "tiebreak"] = "scored"
         if thrown_in:
@@ -132,7 +148,13 @@ def score_rows(match: MatchState | SeatView) -> list[SheetRow]:
         else:
             ns += scores[0]
             ew += scores[1]
-        rows.append(SheetRow(number + 1, size, dealer, trump, kind, scores, tricks, (ns, ew)))
+        row = SheetRow(
+            number + 1, size, dealer, trump, kind, scores, tricks, (ns, ew), played + 1, redeal
+        )
+        rows.append(row)
+        # A thrown-in deal is dealt again at the same place in the schedule.
+        redeal = thrown_in
+        played += kind == "scored"
     return rows
 
 
@@ -143,6 +165,38 @@ def sheet_lines(
     return [
         head(row) + (thrown_in if row.kind == "thrown in" else row.tail(scored)) for row in rows
     ]
+
+
+def deals_sentence(state: MatchState) -> str:
+    """How many deals a match had, numbered as people count them (deal N of M).
+
+    ``14 deals of 14``; with throw-ins, ``14 deals of 14 (3 thrown in and dealt
+    again)``; with a tiebreak, ``... and a tiebreak deal``. Thrown-in deals are
+    not deals of the schedule: the same deal is dealt again (RULINGS.md "Schedule
+    and dealer").
+    """
+    thrown = sum(result.thrown_in for result in state.history)
+    tiebreak = any(result.deal.setup.tiebreak for result in state.history)
+    text = f"{counted(state.counted_deals, 'deal')} of {state.rules.deals}"
+    if thrown:
+        text += f" ({thrown} thrown in and dealt again)"
+    return text + (" and a tiebreak deal" if tiebreak else "")
+
+
+def throw_in_sentence(next_dealer: Seat, hand_size: int) -> str:
+    """What a thrown-in deal means: nobody scores, and who deals the same deal again.
+
+    Seed ``001``: "If all four pass, the cards are thrown in and the next dealer
+    deals the same number again" (RULINGS.md "Schedule and dealer": four passes
+    throw the deal in).
+
+    >>> throw_in_sentence(Seat.EAST, 1)
+    'All four passed: the cards are thrown in, nobody scores, and East deals again, 1 card each.'
+    """
+    return (
+        "All four passed: the cards are thrown in, nobody scores, and "
+        f"{next_dealer.name.title()} deals again, {counted(hand_size, 'card')} each."
+    )
 
 
 def counted(count: int, noun: str) -> str:
