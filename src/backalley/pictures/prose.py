@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 
+from ..core.bidding import Contract
 from ..core.cards import Card, Pair, Seat, Suit, trump_words
 from ..core.dealing import DealSetup
+from ..core.scoring import BOARD_POINTS_PER_TRICK, POINTS_PER_TRICK_BID, score
 from ..engine.state import MatchState, Outcome, Termination
 
 if TYPE_CHECKING:  # the view module names the trump through this one
@@ -35,6 +37,7 @@ __all__ = [
     "deals_sentence",
     "result_sentence",
     "score_rows",
+    "score_working",
     "sheet_lines",
     "throw_in_sentence",
 ]
@@ -197,6 +200,41 @@ def throw_in_sentence(next_dealer: Seat, hand_size: int) -> str:
         "All four passed: the cards are thrown in, nobody scores, and "
         f"{next_dealer.name.title()} deals again, {counted(hand_size, 'card')} each."
     )
+
+
+def score_working(contract: Contract, *, hand_size: int, tricks: int) -> str:
+    """A pair's score worked out in words, ending in :func:`~backalley.core.scoring.score`.
+
+    The rules are RULINGS.md "Scoring" (SCORE-1..4, seed ``001``'s worked deal):
+
+    >>> score_working(Contract(3), hand_size=5, tricks=4)
+    'target 3, took 4: made it, 5 × 3 + 1 extra = 16'
+    >>> score_working(Contract(3), hand_size=5, tricks=2)
+    'target 3, took 2: missed, −5 × 3 = −15'
+    >>> score_working(Contract(0), hand_size=5, tricks=2)
+    'both passed, took 2: 1 point a trick = 2'
+    >>> score_working(Contract(0, multiplier=2), hand_size=5, tricks=5)
+    'double Board, took all 5: 10 × 5 × 2 = 100'
+    """
+    points = score(contract, hand_size=hand_size, tricks=tricks)
+    shown = f"{points}" if points >= 0 else f"−{-points}"
+    if contract.is_board:
+        names = {1: "Board", 2: "double Board", 3: "triple Board", 4: "quadruple Board"}
+        name = names.get(contract.multiplier, f"Board ×{contract.multiplier}")
+        times = "" if contract.multiplier == 1 else f" × {contract.multiplier}"
+        per = f"{BOARD_POINTS_PER_TRICK} × {hand_size}{times}"
+        if tricks == hand_size:
+            return f"{name}, took all {hand_size}: {per} = {shown}"
+        return f"{name}, took {tricks} of {hand_size}: missed, −{per} = {shown}"
+    target = contract.target
+    if target == 0:
+        return f"both passed, took {tricks}: 1 point a trick = {shown}"
+    took = f"target {target}, took {tricks}"
+    if tricks < target:
+        return f"{took}: missed, −{POINTS_PER_TRICK_BID} × {target} = {shown}"
+    extra = tricks - target
+    more = f" + {extra} extra" if extra else ""
+    return f"{took}: made it, {POINTS_PER_TRICK_BID} × {target}{more} = {shown}"
 
 
 def counted(count: int, noun: str) -> str:

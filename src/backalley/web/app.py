@@ -9,6 +9,9 @@ Pages and addresses:
 - ``GET /seat/TOKEN``: the table (``static/table.html``) for the seat of that
   link; the page opens ``/ws/TOKEN``, the seat's WebSocket
   (:mod:`backalley.web.messages`), and opens it again whenever it closes.
+- ``GET /how-to``: the how-to page, the table's own page walking a seven-card
+  deal step by step (next, back, autoplay); ``GET /how-to/steps.json`` its steps
+  (:mod:`backalley.web.howto`).
 - ``GET /record/TOKEN``: the finished match as a game record (``backalley
   check`` validates it); refused while the match is on, since the record names
   the seed, and the seed tells every hand.
@@ -41,6 +44,7 @@ from starlette.requests import Request  # noqa: E402
 from starlette.responses import (  # noqa: E402
     FileResponse,
     HTMLResponse,
+    JSONResponse,
     RedirectResponse,
     Response,
 )
@@ -52,13 +56,18 @@ from starlette.websockets import WebSocket, WebSocketDisconnect  # noqa: E402
 from ..core.cards import Seat  # noqa: E402
 from ..core.rules import SCHEDULES, Rules  # noqa: E402
 from ..formats.records import dumps, record_from_state  # noqa: E402
+from .howto import howto_steps  # noqa: E402
 from .messages import parse_message, seat_frame  # noqa: E402
 from .rooms import MODES, Refused, Room, Tables  # noqa: E402
 
-__all__ = ["DEFAULT_PACE", "MAX_FORM_BYTES", "TableServer", "make_app"]
+__all__ = ["DEFAULT_PACE", "DEFAULT_TIE", "MAX_FORM_BYTES", "TableServer", "make_app"]
 
 DEFAULT_PACE: Final = 0.7
 """Seconds between two actions of computer players, so that people can follow them."""
+
+DEFAULT_TIE: Final = "tiebreak-deal"
+"""The table's tie rule unless the lobby says otherwise: seed ``001``'s "a tie at the end
+plays one more deal with no bidding" (the library's default, a draw, is ``docs/rules.md``'s)."""
 
 MAX_FORM_BYTES: Final = 2048
 """The longest lobby form the server reads."""
@@ -238,7 +247,7 @@ class TableServer:
         try:
             rules = Rules(
                 schedule=schedule,
-                tie=fields.get("tie", "draw"),
+                tie=fields.get("tie", DEFAULT_TIE),
                 first_dealer=Seat.parse(fields.get("first_dealer", "N")),
             )
             _room, token = self.tables.create(mode, rules, fields.get("player", "heuristic"))
@@ -247,6 +256,14 @@ class TableServer:
         except ValueError as error:
             return _page("Not a room", f"{error}.", 400)
         return RedirectResponse(f"/seat/{token}", status_code=303)
+
+    async def howto_page(self, request: Request) -> Response:
+        """The how-to page: the table's page, walking the how-to deal instead of a seat."""
+        return FileResponse(str(STATIC / "table.html"))
+
+    async def howto_json(self, request: Request) -> Response:
+        """The how-to deal's steps (made once: the same deal every time)."""
+        return JSONResponse(howto_steps())
 
     async def seat_page(self, request: Request) -> Response:
         """The table page for a seat's link."""
@@ -306,6 +323,8 @@ def make_app(tables: Tables, *, pace: float = DEFAULT_PACE) -> Starlette:
         routes=[
             Route("/", server.lobby),
             Route("/rooms", server.new_room, methods=["POST"]),
+            Route("/how-to", server.howto_page),
+            Route("/how-to/steps.json", server.howto_json),
             Route("/seat/{token}", server.seat_page),
             Route("/record/{token}", server.record),
             WebSocketRoute("/ws/{token}", server.seat_socket),

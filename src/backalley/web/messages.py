@@ -35,15 +35,30 @@ import attrs
 
 from ..core.actions import Bid, Play
 from ..core.cards import Card, Pair, Seat, Suit
+from ..core.flow import dealer_of_deal
 from ..core.tricks import Trick
 from ..engine.match import apply, legal_actions
 from ..engine.state import Phase
 from ..engine.view import DealView, SeatView, view
-from ..pictures.prose import PAIR_NAMES, result_sentence, score_rows
+from ..pictures.prose import (
+    PAIR_NAMES,
+    SheetRow,
+    counted,
+    result_sentence,
+    score_rows,
+    throw_in_sentence,
+)
 from ..pictures.svg import trick_svg
 from .rooms import HOST, ROLES, Refused, Room
 
-__all__ = ["MAX_MESSAGE_BYTES", "Message", "card_json", "parse_message", "seat_frame"]
+__all__ = [
+    "MAX_MESSAGE_BYTES",
+    "Message",
+    "card_json",
+    "card_words",
+    "parse_message",
+    "seat_frame",
+]
 
 MAX_MESSAGE_BYTES: Final = 1024
 """The longest message a browser may send; a real one is under 80 bytes."""
@@ -115,13 +130,24 @@ def _name(seat: Seat) -> str:
     return seat.name.title()
 
 
+def card_words(card: Card) -> str:
+    """A card in words at the table: the jokers by seed ``001``'s names, the bloopers.
+
+    >>> card_words(Card.BIG), card_words(Card.H10)
+    ('the big blooper (the BIG joker)', 'the ten of hearts')
+    """
+    if card.is_joker:
+        return f"the {card.name.lower()} blooper ({card.words})"
+    return card.words
+
+
 def card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
     """A card as the page draws it: code, symbol, words, suit letter and whether a trump."""
     is_trump = card.is_joker or (trump is not None and card.suit is trump)
     return {
         "code": card.code,
         "symbol": card.symbol,
-        "words": card.words + (", a trump" if is_trump else ""),
+        "words": card_words(card) + (", a trump" if is_trump else ""),
         "suit": None if card.suit is None else card.suit.letter,
         "joker": card.is_joker,
         "trump": is_trump,
@@ -187,19 +213,33 @@ def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
     return buttons
 
 
-def _last_trick(seen: SeatView) -> dict[str, Any] | None:
+def _deal_label(seen: SeatView, rows: list[SheetRow]) -> str:
+    """The deal in progress as people number it: the schedule's deal N of M, re-deals marked."""
+    deal = seen.deal
+    assert deal is not None
+    if deal.tiebreak:
+        return "Tiebreak deal"
+    label = f"Deal {seen.counted_deals + 1} of {seen.rules.deals}"
+    return label + " (re-deal)" if rows and rows[-1].kind == "thrown in" else label
+
+
+def _last_trick(seen: SeatView, rows: list[SheetRow], label: str | None) -> dict[str, Any] | None:
     deal = seen.deal
     source = deal if deal is not None and deal.tricks else None
     if source is None and seen.history:
         source = seen.history[-1]
         if not source.tricks:
             return None
+        row = rows[-1]
+        label = "Tiebreak deal" if row.kind == "tiebreak" else f"Deal {row.label}"
     if source is None:
         return None
     trick = source.tricks[-1]
     assert trick.winner is not None
     return {
         "deal": source.number + 1,
+        "deal_label": label,
+        "current": source is deal,
         "number": len(source.tricks),
         "cards": _trick_cards(trick.leader, trick.cards, source.trump),
         "winner": trick.winner.letter,
@@ -216,25 +256,69 @@ def _trick_picture(trick: Trick, trump: Suit | None) -> str:
 
 def _sides(seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
     deal = seen.deal
+    # Between deals and after the match, each side shows the deal just finished.
+    shown = deal if deal is not None else (seen.history[-1] if seen.history else None)
     sides = []
     for pair in Pair:
+        target = None if shown is None else _target(shown, pair)
         sides.append(
             {
                 "pair": pair.label,
                 "name": PAIR_NAMES[pair],
                 "yours": seat.pair is pair,
-                "target": None if deal is None else _target(deal, pair),
-                "tricks": 0 if deal is None else deal.tricks_won[pair],
+                "target": target,
+                "target_text": _target_text(shown, target, finished=deal is None),
+                "tricks": 0 if shown is None else shown.tricks_won[pair],
+                "score": None
+                if deal is not None or shown is None or shown.scores is None
+                else shown.scores[pair],
                 "total": seen.totals[pair],
             }
         )
     return sides
 
 
-def _sheet(seen: SeatView) -> list[dict[str, Any]]:
+def _target_text(shown: DealView | None, target: str | None, *, finished: bool) -> str:
+    """What a side's box says of its target: bidding, the target, or the last deal's."""
+    if shown is None:
+        return "No deal yet"
+    if shown.tiebreak:
+        return "Tiebreak deal: more tricks wins"
+    if target is None:
+        return "Thrown in: no target" if finished else "Bidding: no target yet"
+    target = target[0].upper() + target[1:]
+    return f"Last deal: {target.lower()}" if finished else target
+
+
+def _held(deal: DealView | None) -> dict[str, int]:
+    """How many cards each seat holds now: the hand size less the cards it has played."""
+    if deal is None:
+        return {}
+    played = {seat: 0 for seat in Seat}
+    for trick in deal.tricks:
+        for seat, _card in trick.plays:
+            played[seat] += 1
+    if deal.leader is not None:
+        for index in range(len(deal.trick)):
+            played[deal.leader.after(index)] += 1
+    return {seat.letter: deal.hand_size - played[seat] for seat in Seat}
+
+
+def _throw_in(seen: SeatView, rows: list[SheetRow]) -> str | None:
+    """The throw-in told while the deal dealt again is bid: all passed, who deals again."""
+    deal = seen.deal
+    if not rows or rows[-1].kind != "thrown in":
+        return None
+    if deal is not None and seen.phase is not Phase.BID:
+        return None
+    again = dealer_of_deal(seen.rules, rows[-1].number)
+    return throw_in_sentence(again, rows[-1].hand_size)
+
+
+def _sheet(rows: list[SheetRow]) -> list[dict[str, Any]]:
     return [
         {
-            "deal": row.number,
+            "deal": row.label,
             "cards": row.hand_size,
             "dealer": _name(row.dealer),
             "trump": row.trump_word,
@@ -243,7 +327,7 @@ def _sheet(seen: SeatView) -> list[dict[str, Any]]:
             "tricks": list(row.tricks),
             "totals": list(row.totals),
         }
-        for row in score_rows(seen)
+        for row in rows
     ]
 
 
@@ -289,6 +373,8 @@ def seat_frame(
     if my_turn and seen.phase is Phase.PLAY:
         legal_cards = {a.card for a in legal_actions(room.state) if isinstance(a, Play)}
     hand = sorted(seen.hand, key=lambda card: _hand_order(card, trump))
+    rows = score_rows(seen)
+    label = None if deal is None else _deal_label(seen, rows)
     frame: dict[str, Any] = {
         "type": "state",
         "version": room.version,
@@ -302,6 +388,10 @@ def seat_frame(
         "phase": seen.phase.value,
         "view": seen.to_dict(),
         "deal_number": None if deal is None else deal.number + 1,
+        "deal_label": label,
+        "cards_each": None if deal is None else f"{counted(deal.hand_size, 'card')} each",
+        "throw_in": _throw_in(seen, rows),
+        "held": _held(deal),
         "counted_deals": seen.counted_deals,
         "deals": room.rules.deals,
         "hand_size": None if deal is None else deal.hand_size,
@@ -317,15 +407,16 @@ def seat_frame(
         "trick": []
         if deal is None or deal.leader is None
         else _trick_cards(deal.leader, deal.trick, trump),
-        "last_trick": _last_trick(seen),
+        "last_trick": _last_trick(seen, rows, label),
         "sides": _sides(seen, seat),
         "warnings": [] if deal is None else [w.message for w in deal.warnings],
-        "sheet": _sheet(seen),
+        "sheet": _sheet(rows),
         "seats": _seats(room, seat, connected),
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None
         if deal is None or deal.swap is None
-        else f"You held {deal.swap.joker.words}: you swapped it for {deal.swap.received.words}.",
+        else f"You held {card_words(deal.swap.joker)}: you swapped it for "
+        f"{card_words(deal.swap.received)}.",
     }
     if seat is HOST and room.mode == "friends" and not room.started:
         frame["links"] = {
