@@ -217,10 +217,15 @@ def _deal_label(seen: SeatView, rows: list[SheetRow]) -> str:
     """The deal in progress as people number it: the schedule's deal N of M, re-deals marked."""
     deal = seen.deal
     assert deal is not None
-    if deal.tiebreak:
+    redeal = bool(rows) and rows[-1].kind == "thrown in"
+    return _label(seen.counted_deals + 1, seen.rules.deals, redeal=redeal, tiebreak=deal.tiebreak)
+
+
+def _label(scheduled: int, deals: int, *, redeal: bool, tiebreak: bool) -> str:
+    """``Deal 3 of 14``, ``Deal 3 of 14 (re-deal)`` or ``Tiebreak deal``."""
+    if tiebreak:
         return "Tiebreak deal"
-    label = f"Deal {seen.counted_deals + 1} of {seen.rules.deals}"
-    return label + " (re-deal)" if rows and rows[-1].kind == "thrown in" else label
+    return f"Deal {scheduled} of {deals}" + (" (re-deal)" if redeal else "")
 
 
 def _last_trick(seen: SeatView, rows: list[SheetRow], label: str | None) -> dict[str, Any] | None:
@@ -231,7 +236,8 @@ def _last_trick(seen: SeatView, rows: list[SheetRow], label: str | None) -> dict
         if not source.tricks:
             return None
         row = rows[-1]
-        label = "Tiebreak deal" if row.kind == "tiebreak" else f"Deal {row.label}"
+        tiebreak = row.kind == "tiebreak"
+        label = _label(row.scheduled, seen.rules.deals, redeal=row.redeal, tiebreak=tiebreak)
     if source is None:
         return None
     trick = source.tricks[-1]
@@ -239,7 +245,8 @@ def _last_trick(seen: SeatView, rows: list[SheetRow], label: str | None) -> dict
     return {
         "deal": source.number + 1,
         "deal_label": label,
-        "current": source is deal,
+        # Still on the table: no card of a newer deal dealt since (kept until the next lead).
+        "current": source is deal or deal is None,
         "number": len(source.tricks),
         "cards": _trick_cards(trick.leader, trick.cards, source.trump),
         "winner": trick.winner.letter,
