@@ -14,9 +14,9 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("selenium.webdriver")
 
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
-from test_table_browser import (  # noqa: E402 -- the browser tests' own fixtures and helpers
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+from test_table_browser import (
     WAIT,
     _my_move,
     _over,
@@ -28,7 +28,7 @@ from test_table_browser import (  # noqa: E402 -- the browser tests' own fixture
     shots,
 )
 
-from backalley.web.howto import MOMENTS, howto_steps  # noqa: E402
+from backalley.web.howto import MOMENTS, howto_steps
 
 pytestmark = [pytest.mark.browser]
 __all__ = ["browsers", "server", "shots"]  # fixtures, used by name
@@ -183,7 +183,7 @@ def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, 
     driver = browsers(1280, 900)
     _viewport(driver, 1280, 900)
     _start_computer_game(driver, server)
-    # The last trick is above the fold at 1280 × 900, as soon as there is one.
+    # The last trick is above the fold at 1280 by 900, as soon as there is one.
     kept = False
     for _ in range(400):
         if _over(driver):
