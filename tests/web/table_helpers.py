@@ -76,7 +76,7 @@ def free_port() -> int:
 class Server:
     """``backalley table`` as a process on 127.0.0.1; ``base`` its address."""
 
-    def __init__(self, db, *, port: int = 0, pace: float = 0.0) -> None:
+    def __init__(self, db, *, port: int = 0, pace: float = 0.0, flags=()) -> None:
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -89,6 +89,7 @@ class Server:
                 str(db),
                 "--pace",
                 str(pace),
+                *flags,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

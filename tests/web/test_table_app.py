@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 import warnings
 
 import pytest
@@ -24,7 +25,8 @@ from table_helpers import leaks, states_by_version
 from backalley import Seat
 from backalley.formats.checking import check
 from backalley.formats.records import loads
-from backalley.web.app import CLOSE_UNKNOWN_TOKEN, make_app
+from backalley.web.app import make_app
+from backalley.web.limits import CLOSE_UNKNOWN_TOKEN, Limits
 from backalley.web.rooms import Tables
 from backalley.web.store import Store
 
@@ -38,7 +40,9 @@ def tables(tmp_path):
 
 @pytest.fixture
 def client(tables):
-    with TestClient(make_app(tables, pace=0), follow_redirects=False) as test_client:
+    # Scripted seats act far faster than people: the message rate is not what is tested here.
+    limits = Limits(messages_per_second=10_000)
+    with TestClient(make_app(tables, pace=0, limits=limits), follow_redirects=False) as test_client:
         yield test_client
 
 
@@ -46,6 +50,14 @@ def _new_room(client, mode="friends", **form):
     answer = client.post("/rooms", data={"mode": mode, "schedule": "short", **form})
     assert answer.status_code == 303, answer.text
     return answer.headers["location"].rsplit("/", 1)[-1]
+
+
+def _hello(socket, secret=None):
+    """Say hello (claim the seat, or show its secret); the seat's secret."""
+    socket.send_json({"type": "hello", "secret": secret})
+    answer = socket.receive_json()
+    assert answer["type"] == "seat", answer
+    return answer["secret"] or secret
 
 
 def _state(socket):
@@ -127,6 +139,7 @@ class TestSockets:
         token = _new_room(client, "computer")
         room, _ = tables.seat_of(token)
         with client.websocket_connect(f"/ws/{token}") as socket:
+            _hello(socket)
             frame = _state(socket)
             while not frame["your_turn"]:
                 frame = _state(socket)
@@ -142,11 +155,10 @@ class TestSockets:
         """Malformed, oversized, binary, out-of-turn, stale, for another seat: all refused."""
         token = _new_room(client)
         room, _ = tables.seat_of(token)
-        for seat, _row in room.seats.items():
-            if seat is not Seat.SOUTH:
-                tables.join(room, seat)
+        held = {seat: tables.claim(room, seat) for seat in room.seats if seat is not Seat.SOUTH}
         east = room.seats[Seat.EAST].token
         with client.websocket_connect(f"/ws/{east}") as socket:
+            _hello(socket, held[Seat.EAST])
             frame = _state(socket)
             while frame["phase"] != "bid":
                 frame = _state(socket)
@@ -181,6 +193,7 @@ class TestSockets:
         rng = random.Random(26)
         tokens = {Seat.SOUTH: host}
         with client.websocket_connect(f"/ws/{host}") as first:
+            host_secret = _hello(first)
             tokens.update(
                 {
                     Seat.parse(seat): path.rsplit("/", 1)[-1]
@@ -196,6 +209,8 @@ class TestSockets:
             client.websocket_connect(f"/ws/{tokens[Seat.EAST]}") as east,
         ):
             sockets = {Seat.SOUTH: south, Seat.WEST: west, Seat.NORTH: north, Seat.EAST: east}
+            for seat, socket in sockets.items():
+                _hello(socket, host_secret if seat is Seat.SOUTH else None)
             # Wait until the deal is made and everyone has been sent it.
             latest = {}
             for seat, socket in sockets.items():
@@ -206,6 +221,14 @@ class TestSockets:
                     received[seat].append(frame)
                 latest[seat] = frame
             for _ in range(2000):
+                if room.is_over:
+                    break
+                # The server deals on its own task, its commit off the event loop: wait
+                # (bounded) for the deal to be made.
+                for _ in range(1000):
+                    if room.state.to_move is not None or room.is_over:
+                        break
+                    time.sleep(0.005)
                 if room.is_over:
                     break
                 seat = room.state.to_move
@@ -259,6 +282,7 @@ class TestSockets:
         room, _ = tables.seat_of(host)
         north = room.seats[Seat.NORTH].token
         with client.websocket_connect(f"/ws/{host}") as socket:
+            _hello(socket)
             assert set(_state(socket)["links"]) == {"N", "E", "W"}
             socket.send_json({"type": "fill", "player": "heuristic"})
             frame = _state(socket)
@@ -316,6 +340,7 @@ def random_room(client, tables):
     host = _new_room(client)
     room, _ = tables.seat_of(host)
     with client.websocket_connect(f"/ws/{host}") as socket:
+        _hello(socket)
         _state(socket)
         # Computers at the other seats, and play under way: the messages meet a live room.
         socket.send_json({"type": "fill", "player": "heuristic"})

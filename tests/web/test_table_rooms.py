@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+from concurrent.futures import Future
 
 import pytest
 from hypothesis import given
@@ -30,7 +31,7 @@ def _friends(tables, schedule=(2, 1)):
     for seat, row in room.seats.items():
         if seat is not Seat.SOUTH:
             tokens[seat] = row.token
-            tables.join(room, seat)
+            tables.claim(room, seat)
     return room, tokens
 
 
@@ -79,9 +80,9 @@ class TestSeats:
         tokens = {row.token for row in room.seats.values()}
         assert len(tokens) == 4 and all(len(token) >= 32 for token in tokens)
         for seat in (Seat.WEST, Seat.NORTH):
-            tables.join(room, seat)
+            tables.claim(room, seat)
         assert not room.started
-        tables.join(room, Seat.EAST)
+        tables.claim(room, Seat.EAST)
         assert room.started and tables.step(room) is not None  # the deal
 
     def test_the_host_fills_empty_seats_with_computers_and_their_links_stop(self, tmp_path):
@@ -90,7 +91,7 @@ class TestSeats:
         room, _host = tables.create("friends", Rules(schedule="short"))
         west = room.seats[Seat.WEST].token
         east = room.seats[Seat.EAST].token
-        tables.join(room, Seat.WEST)
+        tables.claim(room, Seat.WEST)
         with pytest.raises(Refused) as refused:
             tables.fill(room, Seat.WEST, "heuristic")
         assert refused.value.reason == "not_host"
@@ -221,8 +222,10 @@ class TestStore:
         tables.step(room)
         before = (room.state, room.version)
 
-        def full_disk(*args):
-            raise sqlite3.OperationalError("database or disk is full")
+        def full_disk(*args, **kwargs):
+            failed = Future()
+            failed.set_exception(sqlite3.OperationalError("database or disk is full"))
+            return failed
 
         monkeypatch.setattr(tables.store, "add_action", full_disk)
         with pytest.raises(sqlite3.OperationalError):
@@ -274,7 +277,7 @@ class TestFrames:
         """A guest never sees another seat's token; the host sees the empty seats' links."""
         tables = _tables(tmp_path)
         room, host = tables.create("friends", Rules(schedule="short"))
-        tables.join(room, Seat.WEST)
+        tables.claim(room, Seat.WEST)
         frame = seat_frame(room, Seat.SOUTH, token=host)
         assert set(frame["links"]) == {"N", "E"}
         guest = json.dumps(seat_frame(room, Seat.WEST, token=room.seats[Seat.WEST].token))

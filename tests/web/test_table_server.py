@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
+import contextlib
 import json
+import os
+import random
+import socket
+import sqlite3
+import threading
+import time
 import urllib.request
 
 import pytest
@@ -12,17 +21,26 @@ websockets_sync = pytest.importorskip("websockets.sync.client")
 
 from table_helpers import Server, new_room  # noqa: E402
 
+from backalley.web import scripted  # noqa: E402
+from backalley.web.rooms import Tables  # noqa: E402
+from backalley.web.store import Store  # noqa: E402
+
 pytestmark = pytest.mark.server
 
 
 class Seat:
     """One seat's socket, read frame by frame (a timeout, never a hang)."""
 
-    def __init__(self, base: str, token: str) -> None:
+    def __init__(self, base: str, token: str, secret: str | None = None) -> None:
         self.token = token
         self._connection = websockets_sync.connect(base.replace("http", "ws", 1) + f"/ws/{token}")
         self.socket = self._connection.__enter__()
         self.last: dict | None = None
+        # The first browser to say hello claims the seat; it shows the secret from then on.
+        self.socket.send(json.dumps({"type": "hello", "secret": secret}))
+        answer = json.loads(self.socket.recv(timeout=20))
+        assert answer["type"] == "seat", answer
+        self.secret = answer["secret"] or secret
 
     def receive(self) -> dict:
         message = json.loads(self.socket.recv(timeout=20))
@@ -95,6 +113,7 @@ def test_sigkill_mid_match_and_a_restart_resume_every_room(tmp_path):
             assert ack["type"] == "ack"
             acked = ack["version"]
         friends_views = {seat.token: seat.catch_up(acked)["view"] for seat in seats}
+        held = {seat.token: seat.secret for seat in seats}
 
         server.kill()
         for seat in [computer, *seats]:
@@ -102,14 +121,14 @@ def test_sigkill_mid_match_and_a_restart_resume_every_room(tmp_path):
 
         again = Server(db)
         try:
-            back = Seat(again.base, computer.token)
+            back = Seat(again.base, computer.token, computer.secret)
             frame = back.state()
             assert frame["version"] == computer_frame["version"]
             assert frame["view"] == computer_frame["view"] and frame["your_turn"]
             assert back.act(frame)["type"] == "ack"  # and play goes on
             back.close()
             for token, seen in friends_views.items():
-                seat = Seat(again.base, token)
+                seat = Seat(again.base, token, held[token])
                 frame = seat.state()
                 assert frame["version"] == acked and frame["view"] == seen
                 seat.close()
@@ -126,3 +145,142 @@ def test_the_command_prints_its_address_and_stops_on_ctrl_c(tmp_path):
         assert b"Play the computer" in page.read()
     server.stop()
     assert server.process.returncode == 0
+
+
+# --- the service under attack: a socket that never reads, kills during group commits -----
+
+
+def _raw_socket_that_never_reads(port: int, token: str, secret: str):
+    """A WebSocket opened by hand with a tiny receive buffer, said hello, then never read."""
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+    raw.settimeout(10)
+    raw.connect(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    raw.sendall(
+        (
+            f"GET /ws/{token} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n"
+        ).encode()
+    )
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += raw.recv(1)  # byte by byte: not one byte of the frames after it
+    assert answer.startswith(b"HTTP/1.1 101"), answer
+    payload = json.dumps({"type": "hello", "secret": secret}).encode()
+    mask = os.urandom(4)
+    masked = bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload))
+    assert len(payload) < 126
+    raw.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + masked)
+    return raw
+
+
+def test_a_socket_that_never_reads_delays_no_other_seat_past_the_deadline(tmp_path):
+    """A second page at the host's seat that never reads: the room plays on, every other
+    acknowledgement within the send deadline, and the server cuts the slow socket."""
+    deadline = 2.0
+    server = Server(
+        tmp_path / "rooms.db",
+        flags=["--send-deadline", str(deadline), "--messages-per-second", "1000"],
+    )
+    stuck = None
+    try:
+
+        async def play() -> scripted.RoomRun:
+            nonlocal stuck
+            run = scripted.RoomRun()
+            loop = asyncio.get_running_loop()
+            run.host_token = await loop.run_in_executor(
+                None, scripted.create_room, server.base, "friends", "standard"
+            )
+            links = await scripted.host_links(server.base, run.host_token, run)
+            stuck = _raw_socket_that_never_reads(
+                server.port, run.host_token, run.secrets[run.host_token]
+            )
+            tokens = [run.host_token, *(path.rsplit("/", 1)[-1] for path in links.values())]
+            await asyncio.gather(
+                *(
+                    scripted.play_seat(server.base, token, random.Random(number), run)
+                    for number, token in enumerate(tokens)
+                )
+            )
+            return run
+
+        run = asyncio.run(asyncio.wait_for(play(), 240))
+        assert len(run.latencies) > 300  # a whole standard match was played
+        assert max(run.latencies) < deadline, sorted(run.latencies)[-5:]
+    finally:
+        server.stop()
+        if stuck is not None:
+            stuck.close()
+    log = server.process.stdout.read()
+    assert "too slow" in log and "seat S" in log, log
+    assert "Traceback" not in log, log
+
+
+def _room_counts(db) -> dict[str, int]:
+    with contextlib.closing(sqlite3.connect(db)) as reader:
+        return dict(
+            reader.execute(
+                "SELECT seats.token, COUNT(actions.seq) FROM seats "
+                "LEFT JOIN actions ON actions.room = seats.room GROUP BY seats.token"
+            ).fetchall()
+        )
+
+
+def test_sigkill_during_group_commits_loses_no_acknowledged_action(tmp_path):
+    """Twenty rooms of bots at once (many actions a commit), SIGKILLed three times: every
+    acknowledged action is on disk, and every room replays through apply."""
+    db = tmp_path / "rooms.db"
+    acknowledged = 0
+    for kill in range(3):
+        server = Server(db, flags=["--messages-per-second", "1000"])
+        runs = [scripted.RoomRun() for _ in range(20)]
+
+        async def play(base=server.base, runs=runs):
+            await asyncio.gather(
+                *(scripted.play_friends_room(base, seed, run=run) for seed, run in enumerate(runs)),
+                return_exceptions=True,
+            )
+
+        def in_thread(play=play):
+            with contextlib.suppress(Exception):
+                asyncio.run(play())
+
+        players = threading.Thread(target=in_thread, daemon=True)
+        players.start()
+        time.sleep(2.0 + kill)
+        server.kill()
+        players.join(timeout=60)
+        counts = _room_counts(db)
+        for run in runs:
+            for token, version in run.acked.items():
+                assert counts[token] >= version, (token, version, counts[token])
+                acknowledged += 1
+    assert acknowledged > 20
+    # Every room on disk is a position the rules allow (replayed through apply).
+    tables = Tables(Store(db), resume_within=10**9)
+    assert len(tables.rooms) >= 20
+    tables.store.close()
+
+
+def test_a_cut_off_post_is_one_log_line_and_no_traceback(tmp_path):
+    """A form that stops mid-body, then closes: one line in the server's log."""
+    server = Server(tmp_path / "rooms.db")
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw:
+            raw.sendall(
+                b"POST /rooms HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Type: application/x-www-form-urlencoded\r\n"
+                b"Content-Length: 100\r\n\r\nmode=comp"
+            )
+            time.sleep(0.3)
+        time.sleep(0.5)
+        with urllib.request.urlopen(server.base + "/") as page:  # still serving
+            assert page.status == 200
+    finally:
+        server.stop()
+    log = server.process.stdout.read()
+    lines = [line for line in log.splitlines() if "cut off" in line]
+    assert len(lines) == 1 and "Traceback" not in log, log

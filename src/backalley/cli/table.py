@@ -3,19 +3,23 @@
 It serves the lobby and the rooms on ``--host`` (127.0.0.1 unless told) and
 ``--port``, keeps every room in the SQLite database ``--db``, and prints the
 address to open. Started again on the same database, it goes on with every
-room where it stopped. ``docs/table.md`` describes the table.
+room in play where it stopped. Each limit of
+:class:`~backalley.web.limits.Limits` is a flag (``--sockets-per-seat``, ...).
+``docs/table.md`` describes the table.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import socket
 import sqlite3
 import sys
 from typing import Final
 
 from .._extras import MissingExtra
+from ..web.limits import Limits
 from ._common import EXIT_OK, CommandError, Commands, add_command
 
 __all__ = ["DEFAULT_DB", "add_parser", "run"]
@@ -33,6 +37,23 @@ Serve Back Alley in the browser: a lobby to play the computer or to make a room 
 friends (one link per seat), and the table. Rooms live in the SQLite database --db, each
 action committed before it is acknowledged; started again on the same database, the
 server goes on with every room. Needs the 'web' extra. See docs/table.md."""
+
+
+_LIMIT_FLAGS: Final = (
+    ("sockets_per_seat", int, "N", "open sockets at one seat"),
+    ("sockets_per_address", int, "N", "open sockets from one IP address"),
+    ("messages_per_second", float, "N", "messages a socket may send a second, on average"),
+    ("rooms_per_minute", int, "N", "rooms one IP address may make a minute"),
+    ("send_queue", int, "N", "messages waiting to go out on one socket before it is cut"),
+    ("send_deadline", float, "SECONDS", "time one message may take to go out"),
+    ("hello_deadline", float, "SECONDS", "time from opening a socket to its hello"),
+    ("idle", float, "SECONDS", "time a socket may send nothing before it is closed"),
+    ("form_deadline", float, "SECONDS", "time to send the lobby's form"),
+    ("keep_alive", float, "SECONDS", "time an idle HTTP connection is kept open"),
+    ("finished_keep", float, "SECONDS", "time a finished room stays in memory"),
+    ("abandoned_after", float, "SECONDS", "time without a change before a room leaves memory"),
+)
+"""The limits as flags: field of ``Limits``, type, metavar, help (the default is added)."""
 
 
 def add_parser(commands: Commands) -> None:
@@ -57,6 +78,19 @@ def add_parser(commands: Commands) -> None:
         metavar="SECONDS",
         help="seconds between two computer actions, so that people can follow (default 0.7)",
     )
+    limits = parser.add_argument_group(
+        "limits", "what one visitor, socket and room may take (docs/table.md, 'Limits')"
+    )
+    defaults = Limits()
+    for name, kind, metavar, words in _LIMIT_FLAGS:
+        limits.add_argument(
+            "--" + name.replace("_", "-"),
+            dest=name,
+            type=kind,
+            default=None,
+            metavar=metavar,
+            help=f"{words} (default {getattr(defaults, name):g})",
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -77,8 +111,20 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--pace is a number of seconds from 0 to 60, not {args.pace}")
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port is a port number from 0 to 65535, not {args.port}")
+    chosen = {
+        name: getattr(args, name)
+        for name, *_ in _LIMIT_FLAGS
+        if getattr(args, name, None) is not None
+    }
     try:
-        tables = Tables(Store(args.db))
+        limits = Limits(**chosen)
+    except ValueError as error:
+        # attrs' validators name the field: say it as the flag.
+        name = next((n for n in chosen if f"'{n}'" in str(error)), "")
+        flag = "--" + name.replace("_", "-") if name else "a limit"
+        raise CommandError(f"{flag} is out of range: {error}") from None
+    try:
+        tables = Tables(Store(args.db), resume_within=limits.abandoned_after)
     except (StoreError, sqlite3.Error) as error:
         raise CommandError(f"{args.db}: {error}") from None
     try:
@@ -95,11 +141,14 @@ def run(args: argparse.Namespace) -> int:
         "Ctrl-C stops it.",
         flush=True,
     )
+    # A client-caused condition is one line (backalley.web), with the time.
+    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     config = uvicorn.Config(
-        make_app(tables, pace=pace),
+        make_app(tables, pace=pace, limits=limits),
         log_level="warning",
         ws="websockets-sansio",
         ws_max_size=MAX_WEBSOCKET_BYTES,
+        timeout_keep_alive=max(1, round(limits.keep_alive)),
         lifespan="on",
     )
     # Ctrl-C is how a server is stopped: not a failure. uvicorn has shut down cleanly.

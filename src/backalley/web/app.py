@@ -5,10 +5,12 @@ Pages and addresses:
 - ``GET /``: the lobby (``static/lobby.html``): play the computer, or make a
   room for three friends; the short or the full game and the variants.
 - ``POST /rooms``: make a room (a form: ``mode``, ``schedule``, ``tie``,
-  ``first_dealer``, ``player``); answered by a redirect to the host's seat.
+  ``first_dealer``, ``player``, each one of its choices); answered by a
+  redirect to the host's seat.
 - ``GET /seat/TOKEN``: the table (``static/table.html``) for the seat of that
-  link; the page opens ``/ws/TOKEN``, the seat's WebSocket
-  (:mod:`backalley.web.messages`), and opens it again whenever it closes.
+  invitation; the page opens ``/ws/TOKEN``, the seat's WebSocket
+  (:mod:`backalley.web.messages`), sends its ``hello`` (the seat's secret, or a
+  claim) and opens it again whenever it closes with a code that allows it.
 - ``GET /how-to``: the how-to page, the table's own page walking a seven-card
   deal step by step (next, back, autoplay); ``GET /how-to/steps.json`` its steps
   (:mod:`backalley.web.howto`).
@@ -19,7 +21,15 @@ Pages and addresses:
 The server makes the automatic actions itself (the seeded deal, the computer
 players' bids and cards), one at a time per room, ``pace`` seconds apart so
 that people can follow them. Started on a database that already holds rooms,
-it goes on with each of them where it stopped.
+it goes on with each room in play where it stopped.
+
+No room waits on a socket: each socket has its own :class:`~backalley.web.outbox.Outbox`
+(a bounded queue, a send deadline), and a change is stored by the store's writer
+thread while the event loop goes on; each room's changes are made one at a time
+(a lock per room). What one visitor may take is bounded by
+:class:`~backalley.web.limits.Limits`. A condition a client caused (a cut-off
+request, a socket gone, a limit reached) is one log line naming the room, the
+seat and the reason, never a traceback.
 
 Starlette and uvicorn are the ``web`` extra: importing this module without
 them raises :class:`~backalley._extras.MissingExtra`.
@@ -29,7 +39,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import logging
+import time
+from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from importlib import resources
 from typing import Any, Final
@@ -40,7 +53,7 @@ from .._extras import require_extra
 require_extra("backalley table", "web", ["starlette", "uvicorn", "websockets"])
 
 from starlette.applications import Starlette  # noqa: E402 -- after the extra's check
-from starlette.requests import Request  # noqa: E402
+from starlette.requests import ClientDisconnect, Request  # noqa: E402
 from starlette.responses import (  # noqa: E402
     FileResponse,
     HTMLResponse,
@@ -54,13 +67,32 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
 from starlette.websockets import WebSocket, WebSocketDisconnect  # noqa: E402
 
 from ..core.cards import Seat  # noqa: E402
-from ..core.rules import SCHEDULES, Rules  # noqa: E402
+from ..core.rules import SCHEDULES, Rules, TiePolicy  # noqa: E402
 from ..formats.records import dumps, record_from_state  # noqa: E402
 from .howto import howto_steps  # noqa: E402
-from .messages import parse_message, seat_frame  # noqa: E402
-from .rooms import MODES, Refused, Room, Tables  # noqa: E402
+from .limits import (  # noqa: E402
+    CLOSE_IDLE,
+    CLOSE_LIMIT,
+    CLOSE_NO_HELLO,
+    CLOSE_REINVITED,
+    CLOSE_SEAT_TAKEN,
+    CLOSE_TOO_SLOW,
+    CLOSE_UNKNOWN_TOKEN,
+    Limits,
+)
+from .messages import Message as SeatMessage  # noqa: E402
+from .messages import encode, parse_message, seat_frame  # noqa: E402
+from .outbox import Outbox  # noqa: E402
+from .rooms import COMPUTER_PLAYERS, MODES, Refused, Room, Tables  # noqa: E402
 
-__all__ = ["DEFAULT_PACE", "DEFAULT_TIE", "MAX_FORM_BYTES", "TableServer", "make_app"]
+__all__ = [
+    "CLOSE_UNKNOWN_TOKEN",
+    "DEFAULT_PACE",
+    "DEFAULT_TIE",
+    "MAX_FORM_BYTES",
+    "TableServer",
+    "make_app",
+]
 
 DEFAULT_PACE: Final = 0.7
 """Seconds between two actions of computer players, so that people can follow them."""
@@ -72,10 +104,26 @@ plays one more deal with no bidding" (the library's default, a draw, is ``docs/r
 MAX_FORM_BYTES: Final = 2048
 """The longest lobby form the server reads."""
 
-CLOSE_UNKNOWN_TOKEN: Final = 4404
-"""The WebSocket close code for a link that opens no seat (4000-4999 are the application's)."""
+SWEEP_SECONDS: Final = 5.0
+"""How often idle sockets, finished and abandoned rooms and old counts are looked for."""
 
 STATIC: Final = resources.files("backalley.web") / "static"
+
+_FORM_CHOICES: Final[dict[str, tuple[str, ...]]] = {
+    "mode": MODES,
+    "schedule": tuple(SCHEDULES),
+    "tie": tuple(policy.value for policy in TiePolicy),
+    "first_dealer": tuple(seat.letter for seat in Seat),
+    "player": COMPUTER_PLAYERS,
+}
+"""Each field of the lobby's form and its choices: any other value is refused by name."""
+
+_FORM_DEFAULTS: Final = {
+    "schedule": "short",
+    "tie": DEFAULT_TIE,
+    "first_dealer": "N",
+    "player": "heuristic",
+}
 
 _SECURITY_HEADERS: Final = [
     # Nothing is fetched from other hosts: scripts, styles and sockets are this server's.
@@ -84,17 +132,28 @@ _SECURITY_HEADERS: Final = [
         b"default-src 'self'; img-src 'self' data:; "
         b"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
     ),
-    # A seat's address holds its token: never send it on to another site.
+    # A seat's address holds its invitation: never send it on to another site.
     (b"referrer-policy", b"no-referrer"),
     (b"x-content-type-options", b"nosniff"),
     (b"cache-control", b"no-store"),
 ]
+
+ABORT_KEY: Final = "backalley.abort"
+"""Where the middleware leaves, in a socket's scope, a way to drop its connection at once."""
 
 log = logging.getLogger("backalley.web")
 
 
 def _security_headers(app: ASGIApp) -> ASGIApp:
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            # A socket that never reads blocks every send, the close frame's too: the
+            # only way to let go of it at once is the server's transport. uvicorn's
+            # send is a method of its protocol object, which holds the transport.
+            transport = getattr(getattr(send, "__self__", None), "transport", None)
+            abort = getattr(transport, "abort", None)
+            if callable(abort):
+                scope[ABORT_KEY] = abort
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
@@ -110,6 +169,8 @@ def _security_headers(app: ASGIApp) -> ASGIApp:
 
 
 def _page(title: str, sentence: str, status: int) -> HTMLResponse:
+    # Everything written into the page is escaped: a sentence may quote what was sent.
+    title, sentence = html.escape(title), html.escape(sentence)
     body = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -120,14 +181,116 @@ def _page(title: str, sentence: str, status: int) -> HTMLResponse:
     return HTMLResponse(body, status_code=status)
 
 
+def _address(scope: Mapping[str, Any]) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"
+
+
+class Connection:
+    """One open socket at one seat: its outbox, its message budget, when it last spoke."""
+
+    def __init__(self, socket: WebSocket, room: Room, seat: Seat, limits: Limits) -> None:
+        self.socket = socket
+        self.room = room
+        self.seat = seat
+        self.limits = limits
+        self.outbox = Outbox(
+            socket.send_text,
+            limit=limits.send_queue,
+            deadline=limits.send_deadline,
+            on_cut=self._too_slow,
+        )
+        self.last_heard = time.monotonic()
+        self._budget = 2 * limits.messages_per_second
+        self._budget_at = self.last_heard
+        self.closing: tuple[int, str] | None = None
+        self._reader: asyncio.Task[Any] | None = asyncio.current_task()
+        self.sender = asyncio.get_running_loop().create_task(self.outbox.run())
+        self.closer: asyncio.Task[None] | None = None
+
+    def allow_message(self) -> bool:
+        """Take one message from the socket's budget (a token bucket); whether it had one."""
+        now = time.monotonic()
+        self.last_heard = now
+        rate = self.limits.messages_per_second
+        self._budget = min(2 * rate, self._budget + (now - self._budget_at) * rate)
+        self._budget_at = now
+        if self._budget < 1:
+            return False
+        self._budget -= 1
+        return True
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Queue a message for this socket (never waits)."""
+        self.outbox.put(encode(message))
+
+    def cut(self, code: int, reason: str, message: dict[str, Any] | None = None) -> None:
+        """Close this socket with ``code``: ``message`` first if it can still go out."""
+        if self.closing is not None:
+            return
+        self.closing = (code, reason)
+        log.warning(
+            "room %s seat %s: socket closed (%d): %s", self.room.id, self.seat.letter, code, reason
+        )
+        if message is not None:
+            self.send(message)
+        self.closer = asyncio.get_running_loop().create_task(self._close(code))
+
+    def _too_slow(self, reason: str) -> None:
+        if self.closing is None:
+            self.closing = (CLOSE_TOO_SLOW, reason)
+            log.warning(
+                "room %s seat %s: socket closed (%d): too slow, %s",
+                self.room.id,
+                self.seat.letter,
+                CLOSE_TOO_SLOW,
+                reason,
+            )
+        if self.closer is None:
+            self.closer = asyncio.get_running_loop().create_task(self._close(CLOSE_TOO_SLOW))
+
+    async def _close(self, code: int) -> None:
+        await self.outbox.finish()
+        # The close frame goes after what is queued, within the send deadline; a socket
+        # that does not take it is dropped (its reader then ends).
+        try:
+            async with asyncio.timeout(self.limits.send_deadline):
+                await asyncio.shield(self.sender)
+                await self.socket.close(code)
+        except Exception:  # a socket that will not close is dropped
+            self.drop()
+
+    def drop(self) -> None:
+        """Let go of the connection at once (the transport aborted, the reader stopped)."""
+        abort = self.socket.scope.get(ABORT_KEY)
+        if callable(abort):
+            abort()
+        elif self._reader is not None and not self._reader.done():
+            self._reader.cancel()
+
+
 class TableServer:
     """The rooms, their open sockets, and the tasks that make the automatic actions."""
 
-    def __init__(self, tables: Tables, *, pace: float = DEFAULT_PACE) -> None:
+    def __init__(
+        self, tables: Tables, *, pace: float = DEFAULT_PACE, limits: Limits | None = None
+    ) -> None:
         self.tables = tables
         self.pace = pace
-        self.sockets: dict[str, dict[Seat, set[WebSocket]]] = {}
+        self.limits = Limits() if limits is None else limits
+        self.sockets: dict[str, dict[Seat, set[Connection]]] = {}
+        self.per_address: dict[str, int] = {}
+        self._made: dict[str, deque[float]] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def lock(self, room: Room) -> asyncio.Lock:
+        """The room's lock: its changes are planned, stored and made one at a time."""
+        found = self._locks.get(room.id)
+        if found is None:
+            found = self._locks[room.id] = asyncio.Lock()
+        return found
 
     # --- the automatic actions ---------------------------------------------------------
 
@@ -143,22 +306,78 @@ class TableServer:
         while room.automatic_due:
             if self.pace > 0:
                 await asyncio.sleep(self.pace)
-            try:
-                action = self.tables.step(room)
-            except Exception:
-                log.exception("room %s: the automatic action failed", room.id)
-                return
-            if action is None:
-                return
-            await self.broadcast(room)
+            async with self.lock(room):
+                try:
+                    pending = self.tables.step_later(room)
+                    if pending is None:
+                        return
+                    await pending.done()
+                except Exception:
+                    # The server's own fault (the disk), not a client's: the room waits.
+                    log.exception("room %s: the automatic action failed", room.id)
+                    return
+            self.broadcast(room)
+
+    async def start(self) -> None:
+        """Resume the rooms in play and start the sweeper."""
+        for room in list(self.tables.rooms.values()):
+            self.drive(room)
+        self._spawn(self._sweep())
 
     async def stop(self) -> None:
-        """Cancel the drivers (their actions so far are stored) when the server stops."""
-        for task in self._drivers.values():
+        """Cancel the drivers and the sweeper (the actions so far are stored)."""
+        tasks = [*self._drivers.values(), *self._tasks]
+        for task in tasks:
             task.cancel()
-        for task in self._drivers.values():
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    def _spawn(self, coroutine: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _sweep(self) -> None:
+        # Runs as long as the server: one pass every few seconds, each pass bounded.
+        while True:
+            await asyncio.sleep(min(SWEEP_SECONDS, self.limits.idle))
+            self.sweep()
+
+    def sweep(self) -> None:
+        """Close idle sockets; let finished and abandoned rooms leave memory; forget old counts."""
+        now = time.monotonic()
+        for seats in list(self.sockets.values()):
+            for group in seats.values():
+                for connection in list(group):
+                    if now - connection.last_heard > self.limits.idle:
+                        connection.cut(
+                            CLOSE_IDLE,
+                            f"idle for over {self.limits.idle:g} s",
+                            _refusal_of("idle", "This page was idle too long: reconnecting."),
+                        )
+        gone = self.tables.evict(
+            lambda room: bool(self.connected(room)) or room.id in self._busy(),
+            finished_keep=self.limits.finished_keep,
+            abandoned_after=self.limits.abandoned_after,
+        )
+        for room in gone:
+            self.sockets.pop(room.id, None)
+            self._locks.pop(room.id, None)
+            self._drivers.pop(room.id, None)
+        cutoff = now - 60
+        for address in list(self._made):
+            made = self._made[address]
+            while made and made[0] < cutoff:
+                made.popleft()
+            if not made:
+                del self._made[address]
+
+    def _busy(self) -> set[str]:
+        busy = {room for room, task in self._drivers.items() if not task.done()}
+        busy |= {room for room, lock in self._locks.items() if lock.locked()}
+        return busy
 
     # --- sockets ------------------------------------------------------------------
 
@@ -166,60 +385,207 @@ class TableServer:
         """The seats of a room that have a page open."""
         return frozenset(seat for seat, open_ in self.sockets.get(room.id, {}).items() if open_)
 
-    async def broadcast(self, room: Room) -> None:
-        """Send each open page of the room its own seat's frame."""
+    def broadcast(self, room: Room) -> None:
+        """Queue each open page of the room its own seat's frame; never waits on a socket.
+
+        Each seat's frame is made and encoded once, for all that seat's sockets.
+        """
+        seats = self.sockets.get(room.id)
+        if not seats:
+            return
         connected = self.connected(room)
-        for seat, sockets in list(self.sockets.get(room.id, {}).items()):
-            if not sockets:
+        for seat, group in seats.items():
+            if not group:
                 continue
-            frame = seat_frame(room, seat, connected=connected, token=room.seats[seat].token)
-            for socket in list(sockets):
-                with contextlib.suppress(Exception):
-                    await socket.send_json(frame)
+            text = encode(seat_frame(room, seat, connected=connected, token=room.seats[seat].token))
+            for connection in group:
+                connection.outbox.put_view(text)
+
+    def notice(self, room: Room, reason: str, sentence: str) -> None:
+        """Queue a notice to every open page of the room."""
+        message = {"type": "notice", "reason": reason, "message": sentence}
+        for group in self.sockets.get(room.id, {}).values():
+            for connection in group:
+                connection.send(message)
 
     async def seat_socket(self, socket: WebSocket) -> None:
-        """One page at one seat: its frames out, its bids and cards in."""
+        """One page at one seat: its hello, then its frames out and its bids and cards in."""
         await socket.accept()
+        address = _address(socket.scope)
         try:
             room, seat = self.tables.seat_of(socket.path_params["token"])
         except Refused as refusal:
-            await socket.send_json(_refusal(refusal, None))
-            await socket.close(code=CLOSE_UNKNOWN_TOKEN)
+            await _refuse_and_close(socket, refusal, CLOSE_UNKNOWN_TOKEN)
+            log.info("address %s: socket refused: unknown link", address)
             return
-        self.tables.join(room, seat)
-        self.sockets.setdefault(room.id, {}).setdefault(seat, set()).add(socket)
+        if self.per_address.get(address, 0) >= self.limits.sockets_per_address:
+            log.warning(
+                "room %s seat %s: socket refused: address %s has %d sockets open",
+                room.id,
+                seat.letter,
+                address,
+                self.limits.sockets_per_address,
+            )
+            await _refuse_and_close(
+                socket,
+                Refused(
+                    "too_many_sockets",
+                    f"At most {self.limits.sockets_per_address} pages may be open from one "
+                    "address: close some.",
+                ),
+                CLOSE_LIMIT,
+            )
+            return
+        self.per_address[address] = self.per_address.get(address, 0) + 1
         try:
-            await self.broadcast(room)
-            self.drive(room)
-            while True:
-                received = await socket.receive()
-                if received["type"] == "websocket.disconnect":
-                    return
-                await self._answer(socket, room, seat, received)
-        except WebSocketDisconnect:
-            return
+            await self._seat_session(socket, room, seat)
         finally:
-            self.sockets[room.id][seat].discard(socket)
-            with contextlib.suppress(Exception):
-                await self.broadcast(room)
-
-    async def _answer(
-        self, socket: WebSocket, room: Room, seat: Seat, received: Mapping[str, Any]
-    ) -> None:
-        text = received.get("text")
-        try:
-            message = parse_message(text if text is not None else received.get("bytes") or b"")
-            if message.kind == "act":
-                self.tables.act(room, seat, message.version, message.field, message.value)
-                # Stored: now it may be acknowledged.
-                await socket.send_json({"type": "ack", "version": room.version})
+            left = self.per_address[address] - 1
+            if left:
+                self.per_address[address] = left
             else:
-                self.tables.fill(room, seat, message.value)
-        except Refused as refusal:
-            await socket.send_json(_refusal(refusal, room))
+                del self.per_address[address]
+
+    async def _seat_session(self, socket: WebSocket, room: Room, seat: Seat) -> None:
+        where = f"room {room.id} seat {seat.letter}"
+        try:
+            async with asyncio.timeout(self.limits.hello_deadline):
+                received = await socket.receive()
+        except TimeoutError:
+            log.warning("%s: socket closed (%d): no hello in time", where, CLOSE_NO_HELLO)
+            await _refuse_and_close(
+                socket,
+                Refused("no_hello", "The page did not say which browser it is in time."),
+                CLOSE_NO_HELLO,
+            )
             return
-        await self.broadcast(room)
+        if received["type"] == "websocket.disconnect":
+            return
+        try:
+            hello = _message_of(received)
+            if hello.kind != "hello":
+                raise Refused("hello_first", "A page's first message is its 'hello'.")
+            secret = await self._admit(room, seat, hello)
+        except Refused as refusal:
+            code = CLOSE_SEAT_TAKEN if refusal.reason == "seat_taken" else CLOSE_NO_HELLO
+            log.warning("%s: socket refused (%d): %s", where, code, refusal.reason)
+            await _refuse_and_close(socket, refusal, code)
+            return
+        group = self.sockets.setdefault(room.id, {}).setdefault(seat, set())
+        if len(group) >= self.limits.sockets_per_seat:
+            log.warning("%s: socket refused (%d): too many sockets at the seat", where, CLOSE_LIMIT)
+            await _refuse_and_close(
+                socket,
+                Refused(
+                    "too_many_sockets",
+                    f"At most {self.limits.sockets_per_seat} pages may be open at one seat: "
+                    "close another tab of this seat.",
+                ),
+                CLOSE_LIMIT,
+            )
+            return
+        connection = Connection(socket, room, seat, self.limits)
+        group.add(connection)
+        try:
+            connection.send({"type": "seat", "seat": seat.letter, "secret": secret})
+            self.broadcast(room)
+            self.drive(room)
+            await self._read(connection)
+        except asyncio.CancelledError:
+            # Cancelled by drop() for a socket that would not close: this session is over.
+            if connection.closing is None:
+                raise
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+        finally:
+            group.discard(connection)
+            if connection.closer is not None and not connection.closer.done():
+                # Let the refusal and the close code go out (the closer is bounded by the
+                # send deadline, after which it drops the connection).
+                await asyncio.wait([connection.closer])
+            connection.outbox.stop()
+            await connection.outbox.join(connection.sender, 0)
+            self.broadcast(room)
+
+    async def _admit(self, room: Room, seat: Seat, hello: SeatMessage) -> str | None:
+        """Check a hello's secret, or claim the seat for it; the new secret if claimed."""
+        if hello.value:
+            if not self.tables.holds(room, seat, hello.value):
+                raise Refused(
+                    "seat_taken",
+                    "This browser does not hold this seat: it was claimed by another, or "
+                    "the host gave it a new link.",
+                )
+            return None
+        async with self.lock(room):
+            return await self.tables.claim_later(room, seat).done()
+
+    async def _read(self, connection: Connection) -> None:
+        socket = connection.socket
+        # Bounded by the socket: each turn reads one message; a disconnect ends it.
+        while True:
+            try:
+                received = await socket.receive()
+            except (WebSocketDisconnect, RuntimeError):
+                return
+            if received["type"] == "websocket.disconnect" or connection.closing is not None:
+                return
+            if not connection.allow_message():
+                connection.cut(
+                    CLOSE_LIMIT,
+                    f"over {self.limits.messages_per_second:g} messages a second",
+                    _refusal_of(
+                        "too_many_messages",
+                        f"At most {self.limits.messages_per_second:g} messages a second: "
+                        "reconnecting.",
+                    ),
+                )
+                continue
+            # The answer is the room's work, not the socket's: it runs as its own task, so
+            # that a page gone meanwhile (its task cancelled) skips nothing of it.
+            answer = self._spawn(self._answer(connection, received))
+            await asyncio.shield(answer)
+
+    async def _answer(self, connection: Connection, received: Mapping[str, Any]) -> None:
+        room, seat = connection.room, connection.seat
+        try:
+            message = _message_of(received)
+            if message.kind == "act":
+                async with self.lock(room):
+                    pending = self.tables.act_later(
+                        room, seat, message.version, message.field, message.value
+                    )
+                    await pending.done()
+                    # Stored: now it may be acknowledged.
+                    connection.send({"type": "ack", "version": room.version})
+            elif message.kind == "fill":
+                async with self.lock(room):
+                    await self.tables.fill_later(room, seat, message.value).done()
+            elif message.kind == "reinvite":
+                await self._reinvite(room, seat, Seat.parse(message.value))
+            else:
+                raise Refused("already_said_hello", "This page has already said hello.")
+        except Refused as refusal:
+            connection.send(_refusal(refusal, room))
+            return
+        self.broadcast(room)
         self.drive(room)
+
+    async def _reinvite(self, room: Room, by: Seat, seat: Seat) -> None:
+        async with self.lock(room):
+            await self.tables.reinvite_later(room, by, seat).done()
+        name = seat.name.title()
+        for connection in list(self.sockets.get(room.id, {}).get(seat, ())):
+            connection.cut(
+                CLOSE_REINVITED,
+                "the host re-invited the seat",
+                _refusal_of(
+                    "reinvited",
+                    "The host gave this seat a new link: this browser no longer holds it.",
+                ),
+            )
+        self.notice(room, "reinvited", f"The host gave {name}'s seat a new link.")
 
     # --- pages --------------------------------------------------------------------
 
@@ -229,32 +595,57 @@ class TableServer:
 
     async def new_room(self, request: Request) -> Response:
         """Make a room from the lobby's form; go to the host's seat."""
+        address = _address(request.scope)
+        made = self._made.setdefault(address, deque())
+        now = time.monotonic()
+        while made and made[0] < now - 60:
+            made.popleft()
+        if len(made) >= self.limits.rooms_per_minute:
+            log.warning("address %s: room refused: over %d a minute", address, len(made))
+            return _page(
+                "Not a room",
+                f"At most {self.limits.rooms_per_minute} rooms a minute from one address: "
+                "wait a little.",
+                429,
+            )
         body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_FORM_BYTES:
-                return _page("Not a room", "That form is too long to be the lobby's.", 413)
+        try:
+            async with asyncio.timeout(self.limits.form_deadline):
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > MAX_FORM_BYTES:
+                        return _page("Not a room", "That form is too long to be the lobby's.", 413)
+        except ClientDisconnect:
+            log.warning("address %s: room not made: the form was cut off", address)
+            return Response(status_code=400)
+        except TimeoutError:
+            log.warning("address %s: room not made: the form took too long", address)
+            return _page("Not a room", "The form took too long to arrive.", 408)
         fields = {
             key: values[-1] for key, values in parse_qs(body.decode("utf-8", "replace")).items()
         }
-        mode = fields.get("mode", "")
-        schedule = fields.get("schedule", "short")
-        if mode not in MODES:
-            return _page("Not a room", "Choose to play the computer or with three friends.", 400)
-        if schedule not in SCHEDULES:
-            names = ", ".join(SCHEDULES)
-            return _page("Not a room", f"The game is one of {names}, not {schedule!r}.", 400)
+        chosen = {**_FORM_DEFAULTS, **fields}
+        for name, choices in _FORM_CHOICES.items():
+            if chosen.get(name) not in choices:
+                return _page(
+                    "Not a room",
+                    f"The field {name} is one of {', '.join(choices)}; the form sent "
+                    "something else.",
+                    400,
+                )
         try:
             rules = Rules(
-                schedule=schedule,
-                tie=fields.get("tie", DEFAULT_TIE),
-                first_dealer=Seat.parse(fields.get("first_dealer", "N")),
+                schedule=chosen["schedule"],
+                tie=chosen["tie"],
+                first_dealer=Seat.parse(chosen["first_dealer"]),
             )
-            _room, token = self.tables.create(mode, rules, fields.get("player", "heuristic"))
-        except Refused as refusal:
-            return _page("Not a room", refusal.message, 400)
-        except ValueError as error:
-            return _page("Not a room", f"{error}.", 400)
+            _room, token = await self.tables.create_later(
+                chosen["mode"], rules, chosen["player"]
+            ).done()
+        except (Refused, ValueError) as error:
+            sentence = error.message if isinstance(error, Refused) else f"{error}."
+            return _page("Not a room", sentence, 400)
+        made.append(now)
         return RedirectResponse(f"/seat/{token}", status_code=303)
 
     async def howto_page(self, request: Request) -> Response:
@@ -295,6 +686,15 @@ class TableServer:
         )
 
 
+def _message_of(received: Mapping[str, Any]) -> SeatMessage:
+    text = received.get("text")
+    return parse_message(text if text is not None else received.get("bytes") or b"")
+
+
+def _refusal_of(reason: str, sentence: str) -> dict[str, Any]:
+    return {"type": "refused", "reason": reason, "message": sentence, "version": None}
+
+
 def _refusal(refusal: Refused, room: Room | None) -> dict[str, Any]:
     return {
         "type": "refused",
@@ -304,18 +704,27 @@ def _refusal(refusal: Refused, room: Room | None) -> dict[str, Any]:
     }
 
 
-def make_app(tables: Tables, *, pace: float = DEFAULT_PACE) -> Starlette:
+async def _refuse_and_close(socket: WebSocket, refusal: Refused, code: int) -> None:
+    """Say why, then close with ``code``; a socket gone meanwhile is left alone."""
+    with contextlib.suppress(Exception):
+        async with asyncio.timeout(1.0):
+            await socket.send_text(encode(_refusal(refusal, None)))
+            await socket.close(code=code)
+
+
+def make_app(
+    tables: Tables, *, pace: float = DEFAULT_PACE, limits: Limits | None = None
+) -> Starlette:
     """The table's ASGI application over ``tables``.
 
     ``app.state.server`` is its :class:`TableServer`.
     """
-    server = TableServer(tables, pace=pace)
+    server = TableServer(tables, pace=pace, limits=limits)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         # Rooms stored by an earlier run go on: their computers act again where they stopped.
-        for room in tables.rooms.values():
-            server.drive(room)
+        await server.start()
         yield
         await server.stop()
 

@@ -2,18 +2,27 @@
 
 Every message is one JSON object in a text frame. A browser sends:
 
+- first, ``{"type": "hello", "secret": S}``: the seat's secret, kept by the page
+  since it claimed the seat, or ``null`` to claim a seat whose invitation
+  nobody has claimed yet (then the server answers ``{"type": "seat", "seat":
+  "W", "secret": S}`` once, and the page keeps ``S``); nothing else is read
+  before it;
 - ``{"type": "act", "version": V, "bid": "pass" | "3" | "board"}`` or
   ``{"type": "act", "version": V, "play": "AS"}``: a bid or a card, for the
   seat whose link opened the socket (a message never names a seat), sent after
   seeing the room at version ``V``;
 - ``{"type": "fill", "player": "heuristic" | "montecarlo"}``: the host seats
-  computer players at the empty seats.
+  computer players at the empty seats;
+- ``{"type": "reinvite", "seat": "W"}``: the host gives a guest's seat a new
+  invitation; the old one, and the secret of whoever claimed it, open nothing.
 
 The server sends ``{"type": "state", ...}`` (:func:`seat_frame`: the seat's view
 and what the page shows, built from the view alone) after every change;
 ``{"type": "ack", "version": V}`` to the sender of an action once it is stored;
-and ``{"type": "refused", "reason": code, "message": sentence}`` for a message
-it will not carry out, which changes nothing. Anything else from a browser
+``{"type": "refused", "reason": code, "message": sentence}`` for a message
+it will not carry out, which changes nothing; and ``{"type": "notice",
+"reason": code, "message": sentence}`` for what happened at the table that the
+frame does not show (a seat re-invited). Anything else from a browser
 (not JSON, too long, an unknown type or field) is refused the same way.
 
 >>> parse_message('{"type": "act", "version": 3, "bid": "board"}')
@@ -56,6 +65,7 @@ __all__ = [
     "Message",
     "card_json",
     "card_words",
+    "encode",
     "parse_message",
     "seat_frame",
 ]
@@ -63,7 +73,13 @@ __all__ = [
 MAX_MESSAGE_BYTES: Final = 1024
 """The longest message a browser may send; a real one is under 80 bytes."""
 
-_FIELDS: Final = {"act": ("version",), "fill": ("player",)}
+_FIELDS: Final = {
+    "act": ("version",),
+    "fill": ("player",),
+    "hello": ("secret",),
+    "reinvite": ("seat",),
+}
+_SECRET_CHARACTERS: Final = 64
 _ACT_CHOICES: Final = ("bid", "play")
 
 
@@ -71,8 +87,9 @@ _ACT_CHOICES: Final = ("bid", "play")
 class Message:
     """A browser's message, read.
 
-    ``kind`` is ``act`` (with ``version``, ``field`` bid or play, and ``value``) or
-    ``fill`` (``value`` the computer player).
+    ``kind`` is ``act`` (with ``version``, ``field`` bid or play, and ``value``),
+    ``fill`` (``value`` the computer player), ``hello`` (``value`` the secret, empty
+    to claim the seat) or ``reinvite`` (``value`` the seat's letter).
     """
 
     kind: str
@@ -96,7 +113,9 @@ def parse_message(text: str | bytes) -> Message:
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in _FIELDS:
         raise Refused(
-            "unknown_type", "A message's type is 'act' (a bid or a card) or 'fill' (the host)."
+            "unknown_type",
+            "A message's type is 'hello' (first), 'act' (a bid or a card), or 'fill' or "
+            "'reinvite' (the host).",
         )
     allowed = {"type", *_FIELDS[kind], *(_ACT_CHOICES if kind == "act" else ())}
     for key in data:
@@ -104,6 +123,18 @@ def parse_message(text: str | bytes) -> Message:
             raise Refused(
                 "unknown_field", f"A message of type {kind!r} has no field {str(key)[:40]!r}."
             )
+    if kind == "hello":
+        secret = data.get("secret")
+        if secret is not None and (
+            not isinstance(secret, str) or not 0 < len(secret) <= _SECRET_CHARACTERS
+        ):
+            raise Refused("malformed", "A 'hello' message carries the seat's secret, or null.")
+        return Message("hello", value=secret or "")
+    if kind == "reinvite":
+        seat = data.get("seat")
+        if not isinstance(seat, str) or seat not in {s.letter for s in Seat}:
+            raise Refused("malformed", "A 'reinvite' message names a seat: N, E, S or W.")
+        return Message("reinvite", value=seat)
     if kind == "fill":
         player = data.get("player")
         if not isinstance(player, str):
@@ -351,6 +382,7 @@ def _seats(room: Room, seat: Seat, connected: frozenset[Seat]) -> list[dict[str,
                 "role": ROLES[other] if room.mode == "friends" else None,
                 "occupant": row.occupant,
                 "player": row.player,
+                "claimed": row.secret is not None,
                 "connected": other in connected,
             }
         )
@@ -369,8 +401,9 @@ def seat_frame(
     The view (:func:`backalley.engine.view.view`, its JSON as
     :meth:`~backalley.engine.view.SeatView.to_dict`) holds the seat's own hand and
     what is public; the rest is derived from it, plus the room's seating and, for
-    the host of a room of friends still filling, the guests' links. ``token`` is
-    the seat's own, for the address of the record once the match is over.
+    the host of a room of friends, the invitations nobody has claimed yet (never a
+    claimed seat's: its holder's secret is theirs alone). ``token`` is the seat's
+    own, for the address of the record once the match is over.
     """
     seen = view(room.state, seat)
     deal = seen.deal
@@ -425,13 +458,23 @@ def seat_frame(
         else f"You held {card_words(deal.swap.joker)}: you swapped it for "
         f"{card_words(deal.swap.received)}.",
     }
-    if seat is HOST and room.mode == "friends" and not room.started:
-        frame["links"] = {
+    if seat is HOST and room.mode == "friends":
+        links = {
             other.letter: f"/seat/{row.token}"
             for other, row in room.seats.items()
-            if other is not HOST and row.token is not None and row.occupant == "empty"
+            if other is not HOST
+            and row.token is not None
+            and row.occupant != "computer"
+            and row.secret is None
         }
+        if links or not room.started:
+            frame["links"] = links
     return frame
+
+
+def encode(message: dict[str, Any]) -> str:
+    """A message as the text of one frame (compact JSON)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 
 
 _SUIT_ORDER: Final = {Suit.SPADES: 0, Suit.HEARTS: 1, Suit.CLUBS: 2, Suit.DIAMONDS: 3}

@@ -8,15 +8,24 @@ so the host sits at South, guest 1 at West, guest 2 at North and guest 3 at
 East; play starts when all four seats are filled). Beyond the seed, the host
 may fill the empty seats with computer players.
 
-The server decides everything. A seat is reached only through its link's
-token (:func:`secrets.token_urlsafe`, 192 bits), so an action always acts for
-the seat whose token sent it; an action carries the version (the number of
-actions the room had) that its sender saw, and one for an older version is
-refused as stale and changes nothing, which also refuses a message sent
-twice; every action goes through :func:`backalley.apply`, whose refusal comes
-back with its reason code and sentence. An action is stored
+The server decides everything. A seat is reached through its **invitation**,
+the token in its link (:func:`secrets.token_urlsafe`, 192 bits), and held
+through a **secret**: the first browser to open the invitation claims the seat
+and is given the seat's secret (a second random 192 bits), which the server
+keeps only as a SHA-256 digest. From then on the invitation alone opens
+nothing at that seat: it takes the invitation and the secret. The host may
+re-invite a guest's seat: a new invitation, the old one and its holder's
+secret void. The computers' seats have neither.
+
+An action always acts for the seat whose holder sent it; it carries the
+version (the number of actions the room had) that its sender saw, and one for
+an older version is refused as stale and changes nothing, which also refuses a
+message sent twice; every action goes through :func:`backalley.apply`, whose
+refusal comes back with its reason code and sentence. A change is stored
 (:class:`~backalley.web.store.Store`) before the room moves on, so what has
-been acknowledged is on disk.
+been acknowledged is on disk: each change is planned (checked, its new
+position computed), handed to the store, and made in memory only once its
+commit has returned (:class:`Pending`).
 
 This module uses only the library's public API: ``new_match``, ``apply``,
 ``legal_actions``, ``seeded_deal``, the seat views and the computer players.
@@ -27,6 +36,9 @@ This module uses only the library's public API: ``new_match``, ``apply``,
 >>> room, token = tables.create("computer", Rules(schedule=[2]), "heuristic")
 >>> tables.seat_of(token) == (room, Seat.SOUTH)
 True
+>>> secret = tables.claim(room, Seat.SOUTH)          # the first browser to open the link
+>>> tables.holds(room, Seat.SOUTH, secret), tables.holds(room, Seat.SOUTH, None)
+(True, False)
 >>> while tables.step(room) is not None:   # the deal, then the computers until South
 ...     pass
 >>> room.state.to_move, room.version > 0
@@ -35,11 +47,15 @@ True
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
+import hmac
 import secrets
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import Final
+from concurrent.futures import Future
+from typing import Final, Generic, TypeVar
 
 from ..core.actions import Action, Bid, Deal, Play
 from ..core.cards import Card, Seat
@@ -56,10 +72,12 @@ __all__ = [
     "COMPUTER_PLAYERS",
     "MODES",
     "ROLES",
+    "Pending",
     "Refused",
     "Room",
     "Tables",
     "action_text",
+    "digest",
 ]
 
 MODES: Final = ("computer", "friends")
@@ -80,7 +98,15 @@ HOST: Final = Seat.SOUTH
 """The seat of the person who made the room (at the computer table, the one person)."""
 
 TOKEN_BYTES: Final = 24
-"""Random bytes in a seat's token: 192 bits, written as 32 URL-safe characters."""
+"""Random bytes in an invitation and in a secret: 192 bits, 32 URL-safe characters."""
+
+FINISHED_KEEP: Final = 600.0
+"""Seconds a finished room stays in memory (its result and record on the page)."""
+
+ABANDONED_AFTER: Final = 6 * 3600.0
+"""Seconds without a change after which a room in play leaves memory (and is not resumed)."""
+
+T = TypeVar("T")
 
 
 class Refused(ValueError):
@@ -110,6 +136,59 @@ def _action_from_text(text: str, state: MatchState) -> Action:
     return seeded_deal(state) if text == "deal" else parse_action(text)
 
 
+def digest(secret: str) -> str:
+    """What the store keeps of a seat's secret: its SHA-256, in hex."""
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_STALE: Final = "The table has moved on since you sent that: look again."
+
+
+class Pending(Generic[T]):
+    """A change planned and handed to the store: made in memory once it is committed.
+
+    :meth:`wait` blocks until the commit (for scripts and tests); ``await``
+    :meth:`done` lets the event loop go on meanwhile. Either returns what the change
+    gives (a token, a secret, the action), or raises the store's error; an action
+    number that another writer took is :class:`Refused` as ``stale``. The room must
+    not be planned on again before this one is done (the server holds a lock per room).
+    """
+
+    def __init__(self, future: Future[None], finish: Callable[[], T]) -> None:
+        self._future = future
+        self._finish = finish
+
+    def wait(self) -> T:
+        """Block until committed; made in memory; its result."""
+        try:
+            self._future.result()
+        except sqlite3.IntegrityError:
+            raise Refused("stale", _STALE) from None
+        return self._finish()
+
+    async def done(self) -> T:
+        """Await the commit without blocking the event loop; made in memory; its result.
+
+        Cancelled meanwhile (its socket gone), it still waits for the commit and makes
+        the change in memory before letting the cancellation through: what is on disk
+        and what the room holds never part.
+        """
+        inner = asyncio.wrap_future(self._future)
+        cancelled = False
+        # Bounded by the writer: it resolves every future it is given.
+        while not inner.done():
+            try:
+                # asyncio.wait, unlike a plain await, leaves the commit's future alone
+                # when this task is cancelled.
+                await asyncio.wait([inner])
+            except asyncio.CancelledError:
+                cancelled = True
+        result = self.wait()
+        if cancelled:
+            raise asyncio.CancelledError
+        return result
+
+
 class Room:
     """One match and its four seats; changed only by :class:`Tables`."""
 
@@ -129,6 +208,10 @@ class Room:
         self.seed = seed
         """The match seed, which would tell every hand: never sent while the match is on."""
         self.created = created
+        self.active = created
+        """When the room last changed (an action, a seat claimed or filled)."""
+        self.finished: float | None = None
+        """When its match ended."""
         self.seats = seats
         self.state = new_match(rules, seed=seed)
         self.version = 0
@@ -182,22 +265,31 @@ class Room:
 
 
 class Tables:
-    """Every room of a server, kept in a :class:`~backalley.web.store.Store`.
+    """Every room of a server in play, kept in a :class:`~backalley.web.store.Store`.
 
-    Made from the store, it rebuilds each stored room by replaying its actions
-    through ``apply``, so a server killed and started again resumes every room
-    at the position it had acknowledged.
+    Made from the store, it rebuilds the rooms in play (not over, changed in the
+    last ``resume_within`` seconds) by replaying their actions through ``apply``,
+    so a server killed and started again resumes each of them at the position it
+    had acknowledged; the others stay on disk and are loaded when one of their
+    links is opened (:meth:`seat_of`). :meth:`evict` lets finished and abandoned
+    rooms leave memory.
     """
 
-    def __init__(self, store: Store, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Callable[[], float] = time.time,
+        resume_within: float = ABANDONED_AFTER,
+    ) -> None:
         self.store = store
         self.clock = clock
         self.rooms: dict[str, Room] = {}
         self._tokens: dict[str, tuple[Room, Seat]] = {}
-        for stored in store.rooms():
+        for stored in store.rooms(active_since=clock() - resume_within):
             self._restore(stored)
 
-    def _restore(self, stored: StoredRoom) -> None:
+    def _restore(self, stored: StoredRoom) -> Room:
         room = Room(
             room_id=stored.id,
             mode=stored.mode,
@@ -214,7 +306,10 @@ class Tables:
                     f"room {stored.id}: stored action {number} ({text!r}) is refused: {error}"
                 ) from None
             room.version += 1
+        room.active = max(stored.active, stored.created)
+        room.finished = stored.finished
         self._add(room)
+        return room
 
     def _add(self, room: Room) -> None:
         self.rooms[room.id] = room
@@ -222,17 +317,45 @@ class Tables:
             if row.token is not None:
                 self._tokens[row.token] = (room, seat)
 
-    # --- making rooms and filling seats ---------------------------------------------
+    def evict(
+        self,
+        keep: Callable[[Room], bool] = lambda room: False,
+        *,
+        finished_keep: float = FINISHED_KEEP,
+        abandoned_after: float = ABANDONED_AFTER,
+    ) -> list[Room]:
+        """Let finished and abandoned rooms leave memory (not ``keep`` ones); those gone.
 
-    def create(self, mode: str, rules: Rules, computer: str = "heuristic") -> tuple[Room, str]:
-        """A new room and the host's token. ``computer`` plays the computer table's seats."""
+        A room leaves ``finished_keep`` seconds after its match ended, or
+        ``abandoned_after`` seconds after its last change. It stays on disk; its links
+        load it again.
+        """
+        now = self.clock()
+        gone = [
+            room
+            for room in self.rooms.values()
+            if (
+                (room.finished is not None and now - room.finished >= finished_keep)
+                or now - room.active >= abandoned_after
+            )
+            and not keep(room)
+        ]
+        for room in gone:
+            del self.rooms[room.id]
+            for row in room.seats.values():
+                if row.token is not None:
+                    self._tokens.pop(row.token, None)
+        return gone
+
+    # --- making rooms and holding seats -----------------------------------------------
+
+    def create_later(
+        self, mode: str, rules: Rules, computer: str = "heuristic"
+    ) -> Pending[tuple[Room, str]]:
+        """A new room and the host's invitation, once stored (see :meth:`create`)."""
         if mode not in MODES:
             raise Refused("unknown_mode", f"A room is for {' or '.join(MODES)}, not {mode!r}.")
-        if computer not in COMPUTER_PLAYERS:
-            raise Refused(
-                "unknown_player",
-                f"The computer player is {' or '.join(COMPUTER_PLAYERS)}, not {computer!r}.",
-            )
+        _check_player(computer)
         seats: dict[Seat, SeatRow] = {}
         for seat in Seat:
             if seat is HOST:
@@ -249,15 +372,33 @@ class Tables:
             created=self.clock(),
             seats=seats,
         )
-        self.store.add_room(room.id, mode, rules, room.seed, room.created, list(seats.values()))
-        self._add(room)
         token = seats[HOST].token
         assert token is not None
-        return room, token
+        future = self.store.add_room(
+            room.id, mode, rules, room.seed, room.created, list(seats.values())
+        )
+
+        def finish() -> tuple[Room, str]:
+            self._add(room)
+            return room, token
+
+        return Pending(future, finish)
+
+    def create(self, mode: str, rules: Rules, computer: str = "heuristic") -> tuple[Room, str]:
+        """A new room and the host's invitation. ``computer`` plays the computer table's seats."""
+        return self.create_later(mode, rules, computer).wait()
 
     def seat_of(self, token: object) -> tuple[Room, Seat]:
-        """The room and seat a token opens, or :class:`Refused` (``unknown_token``)."""
+        """The room and seat an invitation opens, or :class:`Refused` (``unknown_token``).
+
+        A room not in memory is loaded from the store.
+        """
         found = self._tokens.get(token) if isinstance(token, str) else None
+        if found is None and isinstance(token, str) and 16 <= len(token) <= 64:
+            stored = self.store.room_of_token(token)
+            if stored is not None and stored.id not in self.rooms:
+                self._restore(stored)
+                found = self._tokens.get(token)
         if found is None:
             raise Refused(
                 "unknown_token",
@@ -266,49 +407,120 @@ class Tables:
             )
         return found
 
-    def join(self, room: Room, seat: Seat) -> bool:
-        """A person opened the link of ``seat``: the seat is theirs. Whether that is new."""
-        row = room.seats[seat]
-        if row.occupant != "empty":
+    def holds(self, room: Room, seat: Seat, secret: object) -> bool:
+        """Whether ``secret`` is the one given to the browser that claimed ``seat``."""
+        kept = room.seats[seat].secret
+        if kept is None or not isinstance(secret, str):
             return False
-        taken = SeatRow(seat, row.token, "person", None)
-        self.store.set_seats(room.id, [taken])
-        room.seats[seat] = taken
-        return True
+        return hmac.compare_digest(kept, digest(secret))
+
+    def claim_later(self, room: Room, seat: Seat) -> Pending[str]:
+        """The first browser opens the seat's invitation: the seat's secret, once stored.
+
+        Refused (``seat_taken``) if the seat is already held, or is a computer's.
+        """
+        row = room.seats[seat]
+        if row.occupant == "computer" or row.token is None:
+            raise Refused("seat_taken", "A computer plays this seat.")
+        if row.secret is not None:
+            raise Refused(
+                "seat_taken",
+                "This seat is already taken by the browser that first opened its link. "
+                "If that was you, open it from that browser; otherwise ask the host for a "
+                "new link.",
+            )
+        secret = secrets.token_urlsafe(TOKEN_BYTES)
+        taken = SeatRow(seat, row.token, "person", None, digest(secret))
+        when = self.clock()
+        future = self.store.set_seats(room.id, [taken], when)
+
+        def finish() -> str:
+            room.seats[seat] = taken
+            room.active = when
+            return secret
+
+        return Pending(future, finish)
+
+    def claim(self, room: Room, seat: Seat) -> str:
+        """The first browser opens the seat's invitation: the seat's secret."""
+        return self.claim_later(room, seat).wait()
+
+    def reinvite_later(self, room: Room, by: Seat, seat: Seat) -> Pending[str]:
+        """The host replaces a guest seat's invitation: the new one, once stored.
+
+        The old invitation and its holder's secret open nothing any more. Before play
+        begins the seat is empty again; during play it waits for its new holder.
+        """
+        if by is not HOST or room.mode != "friends":
+            raise Refused("not_host", "Only the host of a room of friends may re-invite a seat.")
+        row = room.seats[seat]
+        if seat is HOST or row.occupant == "computer":
+            raise Refused(
+                "not_a_guest_seat", f"{seat.name.title()} is not a guest's seat: no link to renew."
+            )
+        token = secrets.token_urlsafe(TOKEN_BYTES)
+        occupant = "person" if room.started else "empty"
+        fresh = SeatRow(seat, token, occupant, None, None)
+        when = self.clock()
+        future = self.store.set_seats(room.id, [fresh], when)
+
+        def finish() -> str:
+            old = room.seats[seat].token
+            if old is not None:
+                self._tokens.pop(old, None)
+            room.seats[seat] = fresh
+            room.active = when
+            self._tokens[token] = (room, seat)
+            return token
+
+        return Pending(future, finish)
+
+    def reinvite(self, room: Room, by: Seat, seat: Seat) -> str:
+        """The host replaces a guest seat's invitation: the new one."""
+        return self.reinvite_later(room, by, seat).wait()
+
+    def fill_later(self, room: Room, seat: Seat, computer: str) -> Pending[list[Seat]]:
+        """The host seats computer players at every empty seat: the seats, once stored."""
+        if seat is not HOST or room.mode != "friends":
+            raise Refused("not_host", "Only the host of a room of friends may seat computers.")
+        if room.started:
+            raise Refused("already_started", "Every seat is filled: play has already begun.")
+        _check_player(computer)
+        empty = [other for other, row in room.seats.items() if row.occupant == "empty"]
+        rows = [SeatRow(other, None, "computer", computer) for other in empty]
+        when = self.clock()
+        future = self.store.set_seats(room.id, rows, when)
+
+        def finish() -> list[Seat]:
+            for row in rows:
+                old = room.seats[row.seat].token
+                if old is not None:
+                    self._tokens.pop(old, None)
+                room.seats[row.seat] = row
+            room.active = when
+            return empty
+
+        return Pending(future, finish)
 
     def fill(self, room: Room, seat: Seat, computer: str) -> list[Seat]:
         """The host seats computer players at every empty seat; the seats filled.
 
         Their links stop opening anything: a computer sits there now.
         """
-        if seat is not HOST or room.mode != "friends":
-            raise Refused("not_host", "Only the host of a room of friends may seat computers.")
-        if room.started:
-            raise Refused("already_started", "Every seat is filled: play has already begun.")
-        if computer not in COMPUTER_PLAYERS:
-            raise Refused(
-                "unknown_player",
-                f"The computer player is {' or '.join(COMPUTER_PLAYERS)}, not {computer!r}.",
-            )
-        empty = [other for other, row in room.seats.items() if row.occupant == "empty"]
-        rows = [SeatRow(other, None, "computer", computer) for other in empty]
-        self.store.set_seats(room.id, rows)
-        for row in rows:
-            old = room.seats[row.seat].token
-            if old is not None:
-                self._tokens.pop(old, None)
-            room.seats[row.seat] = row
-        return empty
+        return self.fill_later(room, seat, computer).wait()
 
     # --- actions ------------------------------------------------------------------
 
-    def act(self, room: Room, seat: Seat, version: int, kind: str, value: str) -> Action:
-        """Carry out the bid or card ``value`` that ``seat`` sent after seeing ``version``.
+    def act_later(
+        self, room: Room, seat: Seat, version: int, kind: str, value: str
+    ) -> Pending[Action]:
+        """Check the bid or card ``value`` that ``seat`` sent after seeing ``version``; store it.
 
         Refused, with a reason and a sentence, when play has not begun, when the
         room has moved on since ``version`` (a stale or repeated message), when
         ``value`` is not a bid or a card, or when ``apply`` refuses it; a refused
-        action changes nothing. Otherwise it is stored, then played; the action.
+        action changes nothing. Otherwise it is handed to the store, and played once
+        stored.
         """
         if not room.started:
             raise Refused(
@@ -329,24 +541,47 @@ class Tables:
             after = apply(room.state, action)
         except IllegalAction as refusal:
             raise Refused(refusal.reason.value, refusal.message) from None
-        self._commit(room, action, after)
-        return action
+        return self._commit(room, action, after)
 
-    def step(self, room: Room) -> Action | None:
-        """Make the next automatic action (a deal, a computer's bid or card), if any; it."""
+    def act(self, room: Room, seat: Seat, version: int, kind: str, value: str) -> Action:
+        """Carry out the bid or card ``value`` that ``seat`` sent after seeing ``version``.
+
+        As :meth:`act_later`, waiting for the store: the action, stored and played.
+        """
+        return self.act_later(room, seat, version, kind, value).wait()
+
+    def step_later(self, room: Room) -> Pending[Action] | None:
+        """The next automatic action (a deal, a computer's bid or card) handed to the store."""
         action = room.next_automatic()
         if action is None:
             return None
-        self._commit(room, action, apply(room.state, action))
-        return action
+        return self._commit(room, action, apply(room.state, action))
 
-    def _commit(self, room: Room, action: Action, after: MatchState) -> None:
-        try:
-            self.store.add_action(room.id, room.version, action_text(action))
-        except sqlite3.IntegrityError:
-            # Another writer took this number: the room on disk is ahead of this one.
-            raise Refused(
-                "stale", "The table has moved on since you sent that: look again."
-            ) from None
-        room.state = after
-        room.version += 1
+    def step(self, room: Room) -> Action | None:
+        """Make the next automatic action (a deal, a computer's bid or card), if any; it."""
+        pending = self.step_later(room)
+        return None if pending is None else pending.wait()
+
+    def _commit(self, room: Room, action: Action, after: MatchState) -> Pending[Action]:
+        when = self.clock()
+        future = self.store.add_action(
+            room.id, room.version, action_text(action), when, finished=after.is_over
+        )
+
+        def finish() -> Action:
+            room.state = after
+            room.version += 1
+            room.active = when
+            if after.is_over:
+                room.finished = when
+            return action
+
+        return Pending(future, finish)
+
+
+def _check_player(computer: str) -> None:
+    if computer not in COMPUTER_PLAYERS:
+        raise Refused(
+            "unknown_player",
+            f"The computer player is {' or '.join(COMPUTER_PLAYERS)}, not {computer!r}.",
+        )

@@ -2,7 +2,8 @@
 
 :func:`play_friends_room` makes a room of friends through the lobby's form, opens
 the four seats' sockets as four browsers would (the host first; the guests from
-the links the host is sent) and plays every seat to the end of the match, each
+the links the host is sent), each claiming its seat with a ``hello`` and keeping
+the secret it is given, and plays every seat to the end of the match, each
 choosing at random among the bids and cards its own frame offers. Every
 acknowledgement is timed from the moment its action was sent. It needs the
 ``web`` extra (the ``websockets`` client).
@@ -26,17 +27,31 @@ require_extra("backalley.web.scripted", "web", ["websockets"])
 
 import websockets  # noqa: E402 -- after the extra's check
 
-__all__ = ["MAX_FRAMES", "RoomRun", "create_room", "play_friends_room", "play_seat"]
+__all__ = [
+    "MAX_FRAMES",
+    "RoomRun",
+    "create_room",
+    "hello",
+    "host_links",
+    "play_friends_room",
+    "play_seat",
+]
 
 MAX_FRAMES: Final = 200_000
 """A seat's client stops after this many frames: a bound on a match that would not end."""
 
 
 class RoomRun:
-    """What one scripted room saw: its host token, the latencies, the frames per seat."""
+    """What one scripted room saw: its host token, the latencies, the frames per seat.
+
+    ``secrets`` holds each seat's secret by its token, once claimed; ``acked`` the
+    newest version each seat's actions were acknowledged at (stored, so on disk).
+    """
 
     def __init__(self) -> None:
         self.host_token = ""
+        self.secrets: dict[str, str] = {}
+        self.acked: dict[str, int] = {}
         self.latencies: list[float] = []
         self.frames: dict[str, list[dict[str, Any]]] = {}
         self.refusals: list[dict[str, Any]] = []
@@ -60,6 +75,16 @@ def create_room(base: str, mode: str = "friends", schedule: str = "short") -> st
     raise RuntimeError("the lobby did not redirect to a seat")
 
 
+async def hello(socket: Any, token: str, run: RoomRun) -> None:
+    """Say hello on a seat's socket: its secret if ``run`` holds it, else claim the seat."""
+    await socket.send(json.dumps({"type": "hello", "secret": run.secrets.get(token)}))
+    answer = json.loads(await socket.recv())
+    if answer["type"] != "seat":
+        raise RuntimeError(f"seat {token[:6]}…: not admitted: {answer}")
+    if answer["secret"]:
+        run.secrets[token] = answer["secret"]
+
+
 async def play_seat(
     base: str, token: str, rng: random.Random, run: RoomRun, *, keep: bool = False
 ) -> dict[str, Any]:
@@ -71,6 +96,7 @@ async def play_seat(
     frames = run.frames.setdefault(token, [])
     last: dict[str, Any] = {}
     async with websockets.connect(url, max_size=2**22) as socket:
+        await hello(socket, token, run)
         sent_for = -1
         sent_at = 0.0
         for _ in range(MAX_FRAMES):
@@ -80,6 +106,7 @@ async def play_seat(
             kind = message["type"]
             if kind == "ack":
                 run.latencies.append(time.perf_counter() - sent_at)
+                run.acked[token] = max(run.acked.get(token, 0), message["version"])
                 continue
             if kind == "refused":
                 # Choose again, from the newest frame seen.
@@ -104,9 +131,11 @@ async def play_seat(
     raise RuntimeError(f"seat {token[:6]}…: no end after {MAX_FRAMES} frames")
 
 
-async def _links(base: str, host: str) -> dict[str, str]:
+async def host_links(base: str, host: str, run: RoomRun) -> dict[str, str]:
+    """Claim the host's seat (its secret kept in ``run``); the guests' links it is sent."""
     url = base.replace("http://", "ws://", 1) + f"/ws/{host}"
     async with websockets.connect(url) as socket:
+        await hello(socket, host, run)
         for _ in range(100):
             message = json.loads(await socket.recv())
             if message["type"] == "state" and "links" in message:
@@ -116,13 +145,21 @@ async def _links(base: str, host: str) -> dict[str, str]:
 
 
 async def play_friends_room(
-    base: str, seed: int, *, schedule: str = "short", keep: bool = False
+    base: str,
+    seed: int,
+    *,
+    schedule: str = "short",
+    keep: bool = False,
+    run: RoomRun | None = None,
 ) -> RoomRun:
-    """Make a room of four scripted friends and play it to the end; what they saw."""
-    run = RoomRun()
+    """Make a room of four scripted friends and play it to the end; what they saw.
+
+    ``run``: where to keep it (read it even if the match is cut short).
+    """
+    run = RoomRun() if run is None else run
     loop = asyncio.get_running_loop()
     run.host_token = await loop.run_in_executor(None, create_room, base, "friends", schedule)
-    links = await _links(base, run.host_token)
+    links = await host_links(base, run.host_token, run)
     tokens = [run.host_token, *(path.rsplit("/", 1)[-1] for path in links.values())]
     rng = random.Random(seed)
     await asyncio.gather(

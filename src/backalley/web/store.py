@@ -1,25 +1,41 @@
-"""The table's rooms on disk: one SQLite database, one transaction an action.
+"""The table's rooms on disk: one SQLite database, written by one thread in group commits.
 
-A room is a row of ``rooms`` (its rules and match seed), four rows of
-``seats`` (who sits there: a person through a link, a computer player, or
-nobody yet) and its actions, one row each in ``actions``, numbered from 0.
-The match itself is never stored: it is the rules, the seed and the actions,
-replayed through ``apply`` when the server starts (:mod:`backalley.web.rooms`),
-so what is on disk is always a position the rules allow.
+A room is a row of ``rooms`` (its rules, match seed, when it last changed and
+when its match ended), four rows of ``seats`` (who sits there: a person through
+an invitation, a computer player, or nobody yet; and a digest of the secret of
+the browser that claimed the seat) and its actions, one row each in
+``actions``, numbered from 0. The match itself is never stored: it is the rules,
+the seed and the actions, replayed through ``apply`` when a room is loaded
+(:mod:`backalley.web.rooms`), so what is on disk is always a position the rules
+allow.
 
-Every change is one transaction, committed before anyone is told of it; the
-database is in WAL mode with ``synchronous=FULL``, so an acknowledged action
-survives the server being killed (SIGKILL) and the machine losing power. The
-key ``(room, seq)`` makes a second writer of the same action number fail
-instead of forking the match.
+Every change is handed to the store's **writer thread**, which runs all the
+changes waiting for it (from any number of rooms) in one transaction, one
+``SAVEPOINT`` each so that one refused change does not undo the others, and
+commits them with one ``fsync``: a group commit. A change's future is resolved
+only once that commit has returned, and no one is told of a change before its
+future is; the database is in WAL mode with ``synchronous=FULL``, so an
+acknowledged action survives the server being killed (SIGKILL) and the machine
+losing power. The event loop never waits on the disk: it awaits the future
+(:func:`asyncio.wrap_future`). The key ``(room, seq)`` makes a second writer of
+the same action number fail instead of forking the match.
+
+Secrets are never stored: a seat keeps the SHA-256 digest of its holder's
+secret, so that a copy of the database does not let anyone take a seat.
+
+The database keeps every room (a finished match is its record) for as long as
+the file is kept; the server keeps in memory only the rooms in play
+(:class:`~backalley.web.rooms.Tables`).
 """
 
 from __future__ import annotations
 
 import json
+import queue
 import sqlite3
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Final
 
@@ -29,10 +45,20 @@ from ..core.cards import Seat
 from ..core.rules import Rules
 from ..formats.records import rules_from_json, rules_to_json
 
-__all__ = ["SCHEMA_VERSION", "SeatRow", "Store", "StoreError", "StoredRoom"]
+__all__ = [
+    "MAX_GROUP",
+    "SCHEMA_VERSION",
+    "SeatRow",
+    "Store",
+    "StoreError",
+    "StoredRoom",
+]
 
-SCHEMA_VERSION: Final = 1
-"""The layout of the tables below, kept in SQLite's ``user_version``."""
+SCHEMA_VERSION: Final = 2
+"""The layout of the tables below, kept in SQLite's ``user_version`` (1: before secrets)."""
+
+MAX_GROUP: Final = 512
+"""The most changes one group commit holds (a bound on one transaction's size)."""
 
 _SCHEMA: Final = """
 CREATE TABLE IF NOT EXISTS rooms (
@@ -40,7 +66,9 @@ CREATE TABLE IF NOT EXISTS rooms (
     mode TEXT NOT NULL,
     rules TEXT NOT NULL,
     seed TEXT NOT NULL,
-    created REAL NOT NULL
+    created REAL NOT NULL,
+    active REAL NOT NULL DEFAULT 0,
+    finished REAL
 );
 CREATE TABLE IF NOT EXISTS seats (
     room TEXT NOT NULL REFERENCES rooms(id),
@@ -48,6 +76,7 @@ CREATE TABLE IF NOT EXISTS seats (
     token TEXT UNIQUE,
     occupant TEXT NOT NULL,
     player TEXT,
+    secret TEXT,
     PRIMARY KEY (room, seat)
 );
 CREATE TABLE IF NOT EXISTS actions (
@@ -56,7 +85,20 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL,
     PRIMARY KEY (room, seq)
 );
+CREATE INDEX IF NOT EXISTS rooms_in_play ON rooms (finished, active)
 """
+
+# Schema 1 (before invitations were claimed) to 2: the new columns, and every room
+# counted as active when it was made.
+_MIGRATE_1: Final = (
+    "ALTER TABLE rooms ADD COLUMN active REAL NOT NULL DEFAULT 0",
+    "ALTER TABLE rooms ADD COLUMN finished REAL",
+    "ALTER TABLE seats ADD COLUMN secret TEXT",
+    "UPDATE rooms SET active = created",
+)
+
+Change = Callable[[sqlite3.Connection], None]
+"""One change of the database: statements run inside the writer's transaction."""
 
 
 class StoreError(RuntimeError):
@@ -67,14 +109,17 @@ class StoreError(RuntimeError):
 class SeatRow:
     """One seat of a stored room.
 
-    ``token`` is its link's (None once a computer sits there), ``occupant`` who sits
-    there (``empty``, ``person`` or ``computer``), ``player`` which computer player.
+    ``token`` is its invitation's (the link; None once a computer sits there),
+    ``occupant`` who sits there (``empty``, ``person`` or ``computer``), ``player``
+    which computer player, ``secret`` the digest of the claiming browser's secret
+    (None while the invitation is unclaimed).
     """
 
     seat: Seat
     token: str | None
     occupant: str
     player: str | None
+    secret: str | None = None
 
 
 @attrs.frozen
@@ -88,47 +133,140 @@ class StoredRoom:
     created: float
     seats: tuple[SeatRow, ...]
     actions: tuple[str, ...]
+    active: float = 0.0
+    finished: float | None = None
 
 
 class Store:
-    """The rooms' database at ``path`` (created if absent); ``":memory:"`` for tests."""
+    """The rooms' database at ``path`` (created if absent); ``":memory:"`` for tests.
+
+    Each writing method hands its change to the writer thread and returns a
+    :class:`~concurrent.futures.Future` resolved once the change is committed (or
+    failed with its error: ``sqlite3.IntegrityError`` for an action number taken).
+    Call :meth:`close` to stop the thread.
+    """
 
     def __init__(self, path: str | Path) -> None:
-        # isolation_level=None: transactions are begun and committed here, explicitly,
-        # so that each one is exactly one change of one room.
-        self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
+        self.path = str(path)
+        # One connection, shared by the writer thread and the readers under a lock:
+        # reads are rare (a room loaded when its link is opened) and ":memory:" must be
+        # one connection. isolation_level=None: transactions are begun here, explicitly.
+        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self._lock = threading.Lock()
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
         self._db.execute("PRAGMA foreign_keys=ON")
         version = self._db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {row[0] for row in self._db.execute("SELECT name FROM sqlite_master")}
+        tables = {
+            row[0]
+            for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
         if version == 0 and tables - {"rooms", "seats", "actions"}:
             raise StoreError(f"{path} holds other tables: it is not a table's database")
-        if version not in (0, SCHEMA_VERSION):
+        if version not in (0, 1, SCHEMA_VERSION):
             raise StoreError(
                 f"{path} is a table database of schema {version}; this version reads "
                 f"schema {SCHEMA_VERSION}"
             )
-        with self._transaction() as db:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if version == 1:
+                for statement in _MIGRATE_1:
+                    self._db.execute(statement)
             # executescript would commit on its own: the statements run one by one, inside.
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
-                    db.execute(statement)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-
-    def close(self) -> None:
-        """Close the database (every change is already committed)."""
-        self._db.close()
-
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
+                    self._db.execute(statement)
+            self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
         self._db.execute("COMMIT")
+        self.groups = 0
+        """How many group commits the writer has made (for benchmarks and tests)."""
+        self._queue: queue.SimpleQueue[tuple[Change, Future[None]] | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write_loop, name="table-store", daemon=True)
+        self._writer.start()
+
+    def close(self) -> None:
+        """Let the writer commit what it was given, stop it and close the database."""
+        if self._writer.is_alive():
+            self._queue.put(None)
+            self._writer.join()
+        self._db.close()
+
+    # --- the writer thread ------------------------------------------------------------
+
+    def submit(self, change: Change) -> Future[None]:
+        """Hand ``change`` to the writer; its future resolves once it is committed."""
+        future: Future[None] = Future()
+        if not self._writer.is_alive():
+            future.set_exception(sqlite3.ProgrammingError("the table's database is closed"))
+            return future
+        self._queue.put((change, future))
+        return future
+
+    def _write_loop(self) -> None:
+        # Bounded by the queue: it ends on the None that close() puts there.
+        while True:
+            first = self._queue.get()
+            if first is None:
+                return
+            group = [first]
+            stop = False
+            # Everything that arrived while the last group was committing goes in this one.
+            while len(group) < MAX_GROUP:
+                try:
+                    waiting = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if waiting is None:
+                    stop = True
+                    break
+                group.append(waiting)
+            # A future cancelled before its change ran is dropped with its change.
+            group = [item for item in group if item[1].set_running_or_notify_cancel()]
+            if not group:
+                continue
+            outcomes = self._commit_group([change for change, _ in group])
+            self.groups += 1
+            for (_, future), outcome in zip(group, outcomes, strict=True):
+                if outcome is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(outcome)
+            if stop:
+                return
+
+    def _commit_group(self, changes: Sequence[Change]) -> list[BaseException | None]:
+        outcomes: list[BaseException | None] = []
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as error:
+                return [error] * len(changes)
+            for change in changes:
+                # One savepoint a change: a change refused (an action number taken) is
+                # undone alone, and the rest of the group is committed.
+                self._db.execute("SAVEPOINT change")
+                try:
+                    change(self._db)
+                except Exception as error:  # handed to the change's future
+                    self._db.execute("ROLLBACK TO change")
+                    outcomes.append(error)
+                else:
+                    outcomes.append(None)
+                self._db.execute("RELEASE change")
+            try:
+                self._db.execute("COMMIT")
+            except sqlite3.Error as error:
+                # Nothing of the group is on disk: every change fails with the reason.
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                return [error] * len(changes)
+        return outcomes
+
+    # --- changes ------------------------------------------------------------------------
 
     def add_room(  # noqa: PLR0913, PLR0917 -- a room's stored parts
         self,
@@ -138,46 +276,99 @@ class Store:
         seed: int,
         created: float,
         seats: Sequence[SeatRow],
-    ) -> None:
-        """Store a new room and its four seats, in one transaction."""
-        with self._transaction() as db:
+    ) -> Future[None]:
+        """Store a new room and its four seats."""
+        rules_text = json.dumps(rules_to_json(rules))
+        rows = [
+            (room, row.seat.letter, row.token, row.occupant, row.player, row.secret)
+            for row in seats
+        ]
+
+        def change(db: sqlite3.Connection) -> None:
             db.execute(
-                "INSERT INTO rooms VALUES (?, ?, ?, ?, ?)",
-                (room, mode, json.dumps(rules_to_json(rules)), str(seed), created),
+                "INSERT INTO rooms (id, mode, rules, seed, created, active) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (room, mode, rules_text, str(seed), created, created),
             )
+            db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)", rows)
+
+        return self.submit(change)
+
+    def set_seats(self, room: str, seats: Sequence[SeatRow], when: float) -> Future[None]:
+        """Change who sits at some seats of a room (and who holds them)."""
+        rows = [
+            (row.token, row.occupant, row.player, row.secret, room, row.seat.letter)
+            for row in seats
+        ]
+
+        def change(db: sqlite3.Connection) -> None:
             db.executemany(
-                "INSERT INTO seats VALUES (?, ?, ?, ?, ?)",
-                [(room, row.seat.letter, row.token, row.occupant, row.player) for row in seats],
+                "UPDATE seats SET token = ?, occupant = ?, player = ?, secret = ? "
+                "WHERE room = ? AND seat = ?",
+                rows,
+            )
+            db.execute("UPDATE rooms SET active = ? WHERE id = ?", (when, room))
+
+        return self.submit(change)
+
+    def add_action(
+        self, room: str, seq: int, action: str, when: float, *, finished: bool = False
+    ) -> Future[None]:
+        """Append action number ``seq`` to a room (``finished``: the match ends with it).
+
+        Its future fails with ``sqlite3.IntegrityError`` if that number is already taken.
+        """
+
+        def change(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO actions VALUES (?, ?, ?)", (room, seq, action))
+            db.execute(
+                "UPDATE rooms SET active = ?, finished = ? WHERE id = ?",
+                (when, when if finished else None, room),
             )
 
-    def set_seats(self, room: str, seats: Sequence[SeatRow]) -> None:
-        """Change who sits at some seats of a room, in one transaction."""
-        with self._transaction() as db:
-            for row in seats:
-                db.execute(
-                    "UPDATE seats SET token = ?, occupant = ?, player = ? "
-                    "WHERE room = ? AND seat = ?",
-                    (row.token, row.occupant, row.player, room, row.seat.letter),
-                )
+        return self.submit(change)
 
-    def add_action(self, room: str, seq: int, action: str) -> None:
-        """Append action number ``seq`` to a room, in one transaction.
+    # --- reading --------------------------------------------------------------------------
 
-        Raises ``sqlite3.IntegrityError`` if that number is already taken.
+    def rooms(self, *, active_since: float | None = None) -> Iterator[StoredRoom]:
+        """Stored rooms, oldest first, with their seats and actions in order.
+
+        ``active_since``: only the rooms whose match is not over and that changed at
+        that time or later (the rooms a server resumes when it starts).
         """
-        with self._transaction() as db:
-            db.execute("INSERT INTO actions VALUES (?, ?, ?)", (room, seq, action))
+        query = "SELECT id FROM rooms"
+        arguments: tuple[float, ...] = ()
+        if active_since is not None:
+            query += " WHERE finished IS NULL AND active >= ?"
+            arguments = (active_since,)
+        with self._lock:
+            ids = [row[0] for row in self._db.execute(query + " ORDER BY created, id", arguments)]
+        for room in ids:
+            stored = self.room(room)
+            if stored is not None:
+                yield stored
 
-    def rooms(self) -> Iterator[StoredRoom]:
-        """Every stored room, oldest first, with its seats and actions in order."""
-        rows = self._db.execute(
-            "SELECT id, mode, rules, seed, created FROM rooms ORDER BY created, id"
-        ).fetchall()
-        for room, mode, rules, seed, created in rows:
+    def room_of_token(self, token: str) -> StoredRoom | None:
+        """The stored room with a seat whose invitation is ``token``, if any."""
+        with self._lock:
+            found = self._db.execute("SELECT room FROM seats WHERE token = ?", (token,)).fetchone()
+        return None if found is None else self.room(found[0])
+
+    def room(self, room: str) -> StoredRoom | None:
+        """One stored room, or None."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT mode, rules, seed, created, active, finished FROM rooms WHERE id = ?",
+                (room,),
+            ).fetchone()
+            if row is None:
+                return None
+            mode, rules, seed, created, active, finished = row
             seats = tuple(
-                SeatRow(Seat.parse(seat), token, occupant, player)
-                for seat, token, occupant, player in self._db.execute(
-                    "SELECT seat, token, occupant, player FROM seats WHERE room = ?", (room,)
+                SeatRow(Seat.parse(seat), token, occupant, player, secret)
+                for seat, token, occupant, player, secret in self._db.execute(
+                    "SELECT seat, token, occupant, player, secret FROM seats WHERE room = ?",
+                    (room,),
                 )
             )
             actions = tuple(
@@ -186,19 +377,22 @@ class Store:
                     "SELECT action FROM actions WHERE room = ? ORDER BY seq", (room,)
                 )
             )
-            yield StoredRoom(
-                room,
-                mode,
-                rules_from_json(json.loads(rules), "rules"),
-                int(seed),
-                created,
-                tuple(sorted(seats, key=lambda row: row.seat)),
-                actions,
-            )
+        return StoredRoom(
+            room,
+            mode,
+            rules_from_json(json.loads(rules), "rules"),
+            int(seed),
+            created,
+            tuple(sorted(seats, key=lambda row: row.seat)),
+            actions,
+            active,
+            finished,
+        )
 
     def action_count(self, room: str) -> int:
         """How many actions a room has on disk (for tests and checks)."""
-        count: int = self._db.execute(
-            "SELECT COUNT(*) FROM actions WHERE room = ?", (room,)
-        ).fetchone()[0]
+        with self._lock:
+            count: int = self._db.execute(
+                "SELECT COUNT(*) FROM actions WHERE room = ?", (room,)
+            ).fetchone()[0]
         return count

@@ -8,10 +8,25 @@
   const token = decodeURIComponent(location.pathname.split("/").pop() || "");
   const SEATS = ["N", "E", "S", "W"];
   const NAMES = { N: "North", E: "East", S: "South", W: "West" };
+  // The seat's secret, given once to the browser that claimed the seat: kept in this
+  // browser's storage for this link only, and sent as the first message of each socket.
+  const KEY = "backalley-seat:" + token;
+  // Close codes (backalley.web.limits): these end the seat here; the others reconnect.
+  const FINAL = { 4404: true, 4403: true, 4410: true };
   let frame = null;
   let socket = null;
   let retry = 0;
   let gone = false;
+  let memory = null;
+
+  function stored() {
+    try { return localStorage.getItem(KEY); } catch (e) { return null; }
+  }
+
+  function keep(secret) {
+    try { localStorage.setItem(KEY, secret); } catch (e) { /* private mode: this tab only */ }
+    memory = secret;
+  }
 
   const $ = (id) => document.getElementById(id);
 
@@ -39,11 +54,18 @@
   function connect() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     socket = new WebSocket(`${scheme}//${location.host}/ws/${encodeURIComponent(token)}`);
-    socket.onopen = () => { retry = 0; };
+    socket.onopen = () => {
+      socket.send(JSON.stringify({ type: "hello", secret: memory || stored() || null }));
+    };
     socket.onmessage = (event) => receive(JSON.parse(event.data));
     socket.onclose = (event) => {
-      if (gone || event.code === 4404) return;
-      // A dropped connection, a reloaded or reopened tab: the seat is still ours.
+      if (gone || FINAL[event.code]) {
+        gone = true;
+        document.body.dataset.closed = String(event.code);
+        return;
+      }
+      // A dropped connection, a slow one cut by the server, a reloaded or reopened tab:
+      // the seat is still ours; the server sends the current table again.
       $("status").textContent = "Connection lost: reconnecting to your seat…";
       retry = Math.min(retry + 1, 6);
       setTimeout(connect, 250 * retry);
@@ -56,12 +78,19 @@
 
   function receive(message) {
     if (message.type === "state") {
+      retry = 0;
       frame = message;
       draw();
+    } else if (message.type === "seat") {
+      if (message.secret) keep(message.secret);
+    } else if (message.type === "notice") {
+      notice(message.message, "warning");
     } else if (message.type === "refused") {
-      if (message.reason === "unknown_token") {
+      if (["unknown_token", "seat_taken", "reinvited"].includes(message.reason)) {
         gone = true;
         $("status").textContent = message.message;
+        $("hand").replaceChildren();
+        $("bids").replaceChildren();
       }
       notice(message.message, "refusal");
       document.body.dataset.refused = message.reason;
@@ -314,9 +343,20 @@
 
   function drawHost() {
     const panel = $("host-panel");
-    const links = frame.links;
-    panel.hidden = !links;
-    if (!links) return;
+    const links = frame.links || {};
+    const hosting = frame.host && frame.mode === "friends";
+    panel.hidden = !hosting;
+    if (!hosting) return;
+    $("fill").hidden = frame.started;
+    // A new link for a guest's seat: the old link, and whoever opened it, are cut off.
+    const renew = $("reinvite");
+    renew.replaceChildren();
+    frame.seats.filter((s) => s.role && s.role !== "host" && s.occupant !== "computer").forEach((s) => {
+      const button = el("button", { type: "button", "data-seat": s.seat,
+        text: `New link for ${s.role} (${NAMES[s.seat]})` });
+      button.addEventListener("click", () => send({ type: "reinvite", seat: s.seat }));
+      renew.append(button);
+    });
     const list = $("links");
     list.replaceChildren();
     Object.entries(links).forEach(([seat, path]) => {

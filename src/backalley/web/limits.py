@@ -1,0 +1,77 @@
+"""The table server's limits and close codes: what one visitor may take, and how it is told.
+
+Each limit has a default here, a ``backalley table`` flag (the field's name with
+dashes) and a line in ``docs/table.md``. A socket over a limit is closed with a
+close code of the application's range (4000-4999), after a ``refused`` message
+saying which limit in words; a page reconnects after the codes that allow it
+(:data:`RECONNECT`) and gets the current view.
+
+>>> Limits().sockets_per_seat, CLOSE_TOO_SLOW
+(4, 4408)
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import attrs
+
+__all__ = [
+    "CLOSE_IDLE",
+    "CLOSE_LIMIT",
+    "CLOSE_NO_HELLO",
+    "CLOSE_REINVITED",
+    "CLOSE_SEAT_TAKEN",
+    "CLOSE_TOO_SLOW",
+    "CLOSE_UNKNOWN_TOKEN",
+    "RECONNECT",
+    "Limits",
+]
+
+CLOSE_UNKNOWN_TOKEN: Final = 4404
+"""The link opens no seat (never made, re-invited, or a computer sits there now)."""
+CLOSE_SEAT_TAKEN: Final = 4403
+"""The seat is held by the browser that claimed it, and this one does not hold its secret."""
+CLOSE_REINVITED: Final = 4410
+"""The host gave this seat a new invitation: this browser's secret opens nothing now."""
+CLOSE_TOO_SLOW: Final = 4408
+"""The socket fell behind: its outgoing queue was full, or a send passed its deadline."""
+CLOSE_LIMIT: Final = 4429
+"""Over a limit: sockets per seat or per address, or messages per second."""
+CLOSE_IDLE: Final = 4411
+"""The socket sent nothing for longer than the idle limit."""
+CLOSE_NO_HELLO: Final = 4401
+"""No ``hello`` (the seat's secret, or a claim) within the deadline after opening."""
+
+RECONNECT: Final = frozenset({CLOSE_TOO_SLOW, CLOSE_LIMIT, CLOSE_NO_HELLO, CLOSE_IDLE})
+"""The close codes after which a page opens its seat's socket again (with a pause)."""
+
+
+@attrs.frozen(kw_only=True)
+class Limits:
+    """What the server allows one visitor, one socket and one room; each a flag."""
+
+    sockets_per_seat: int = attrs.field(default=4, validator=attrs.validators.ge(1))
+    """Open sockets at one seat (tabs of the browser holding it)."""
+    sockets_per_address: int = attrs.field(default=32, validator=attrs.validators.ge(1))
+    """Open sockets from one IP address (all rooms)."""
+    messages_per_second: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    """A socket's messages per second, on average (bursts of twice as many allowed)."""
+    rooms_per_minute: int = attrs.field(default=10, validator=attrs.validators.ge(1))
+    """Rooms one IP address may make in a minute."""
+    send_queue: int = attrs.field(default=64, validator=attrs.validators.ge(2))
+    """Messages waiting to go out on one socket (a newer view replaces a waiting one)."""
+    send_deadline: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))
+    """Seconds one message may take to go out before its socket is closed as too slow."""
+    hello_deadline: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    """Seconds from opening a socket to its ``hello``."""
+    idle: float = attrs.field(default=1800.0, validator=attrs.validators.gt(0))
+    """Seconds a socket may send nothing before it is closed (its page reconnects)."""
+    form_deadline: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    """Seconds to send the lobby's form, once its request has begun."""
+    keep_alive: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))
+    """Seconds an idle HTTP connection is kept open between requests."""
+    finished_keep: float = attrs.field(default=600.0, validator=attrs.validators.ge(0))
+    """Seconds a finished room stays in memory (its database rows are kept)."""
+    abandoned_after: float = attrs.field(default=6 * 3600.0, validator=attrs.validators.gt(0))
+    """Seconds without a change after which a room leaves memory and is not resumed at start."""
