@@ -63,10 +63,10 @@ def browsers():
     made = []
     homes = []
 
-    def launch(width=1000, height=1300):
+    def launch(width=1000, height=1300, extra=()):
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
-        for flag in FLAGS:
+        for flag in (*FLAGS, *extra):
             options.add_argument(flag)
         home = tempfile.mkdtemp(prefix="backalley-chromium-")
         homes.append(home)

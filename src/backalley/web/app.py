@@ -69,6 +69,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect  # noqa: E402
 from ..core.cards import Seat  # noqa: E402
 from ..core.rules import SCHEDULES, Rules, TiePolicy  # noqa: E402
 from ..formats.records import dumps, record_from_state  # noqa: E402
+from .chat import MAX_SDP_CHARACTERS, chat_of, say_later, talk_open  # noqa: E402
 from .howto import howto_steps  # noqa: E402
 from .limits import (  # noqa: E402
     CLOSE_IDLE,
@@ -273,11 +274,21 @@ class TableServer:
     """The rooms, their open sockets, and the tasks that make the automatic actions."""
 
     def __init__(
-        self, tables: Tables, *, pace: float = DEFAULT_PACE, limits: Limits | None = None
+        self,
+        tables: Tables,
+        *,
+        pace: float = DEFAULT_PACE,
+        limits: Limits | None = None,
+        stun: tuple[str, ...] = (),
     ) -> None:
         self.tables = tables
         self.pace = pace
         self.limits = Limits() if limits is None else limits
+        self.stun = stun
+        """STUN servers the pages' voice may use (``--stun``); none unless configured."""
+        self.voice: dict[str, set[Seat]] = {}
+        """The seats of each room with voice on (while a page of theirs is open)."""
+        self._said: dict[tuple[str, Seat], deque[float]] = {}
         self.sockets: dict[str, dict[Seat, set[Connection]]] = {}
         self.per_address: dict[str, int] = {}
         self._made: dict[str, deque[float]] = {}
@@ -488,6 +499,7 @@ class TableServer:
         group.add(connection)
         try:
             connection.send({"type": "seat", "seat": seat.letter, "secret": secret})
+            self._greet(connection)
             self.broadcast(room)
             self.drive(room)
             await self._read(connection)
@@ -500,6 +512,10 @@ class TableServer:
                 current.uncancel()
         finally:
             group.discard(connection)
+            if not group and seat in self.voice.get(room.id, ()):
+                # The seat's last page is gone: its voice is off for the others.
+                self.voice[room.id].discard(seat)
+                self._roster(room)
             if connection.closer is not None and not connection.closer.done():
                 # Let the refusal and the close code go out (the closer is bounded by the
                 # send deadline, after which it drops the connection).
@@ -564,6 +580,9 @@ class TableServer:
                     await self.tables.fill_later(room, seat, message.value).done()
             elif message.kind == "reinvite":
                 await self._reinvite(room, seat, Seat.parse(message.value))
+            elif message.kind in ("chat", "voice", "signal"):
+                await self._talk(connection, message)
+                return
             else:
                 raise Refused("already_said_hello", "This page has already said hello.")
         except Refused as refusal:
@@ -586,6 +605,86 @@ class TableServer:
                 ),
             )
         self.notice(room, "reinvited", f"The host gave {name}'s seat a new link.")
+
+    # --- chat and voice (rooms of friends: backalley.web.chat) ----------------------
+
+    def _greet(self, connection: Connection) -> None:
+        """A page just opened: the room's last chat lines and who has voice on."""
+        room = connection.room
+        if not talk_open(room):
+            return
+        lines = chat_of(self.tables, room, self.limits.chat_kept)
+        connection.send(
+            {"type": "chat", "open": True, "lines": [line.to_json(room) for line in lines]}
+        )
+        connection.send(self._roster_message(room))
+
+    def _roster_message(self, room: Room) -> dict[str, Any]:
+        on = sorted(self.voice.get(room.id, ()), key=lambda seat: seat.value)
+        ice = [{"urls": list(self.stun)}] if self.stun else []
+        return {"type": "voice", "seats": [seat.letter for seat in on], "ice": ice}
+
+    def _roster(self, room: Room) -> None:
+        message = self._roster_message(room)
+        for group in self.sockets.get(room.id, {}).values():
+            for connection in group:
+                connection.send(message)
+
+    async def _talk(self, connection: Connection, message: SeatMessage) -> None:
+        room, seat = connection.room, connection.seat
+        if not talk_open(room):
+            raise Refused(
+                "no_chat", "Chat and voice are for rooms of friends: nobody here would hear."
+            )
+        if message.kind == "chat":
+            await self._chat(room, seat, message.value)
+        elif message.kind == "voice":
+            on = self.voice.setdefault(room.id, set())
+            if message.value == "on":
+                on.add(seat)
+            else:
+                on.discard(seat)
+            self._roster(room)
+        else:
+            self._signal(room, seat, message)
+
+    async def _chat(self, room: Room, seat: Seat, text: str) -> None:
+        said = self._said.setdefault((room.id, seat), deque())
+        now = time.monotonic()
+        while said and said[0] < now - 60:
+            said.popleft()
+        if len(said) >= self.limits.chat_per_minute:
+            raise Refused(
+                "chat_too_fast",
+                f"At most {self.limits.chat_per_minute} chat lines a minute: wait a little.",
+            )
+        async with self.lock(room):
+            line = await say_later(
+                self.tables,
+                room,
+                seat,
+                text,
+                limit=self.limits.chat_characters,
+                kept=self.limits.chat_kept,
+            ).done()
+        said.append(now)
+        out = {"type": "chat", "open": True, "lines": [line.to_json(room)]}
+        for group in self.sockets.get(room.id, {}).values():
+            for other in group:
+                other.send(out)
+
+    def _signal(self, room: Room, seat: Seat, message: SeatMessage) -> None:
+        """Carry a session description to the other seat: both must have voice on."""
+        to = Seat.parse(message.field)
+        on = self.voice.get(room.id, set())
+        if to is seat or seat not in on or to not in on:
+            raise Refused("no_voice", "Voice goes between two seats that have both turned it on.")
+        if len(message.value) > MAX_SDP_CHARACTERS:
+            raise Refused("too_large", "That session description is too long.")
+        kind = "offer" if message.version == 0 else "answer"
+        out = {"type": "signal", "from": seat.letter, "kind": kind, "sdp": message.value}
+        for other in self.sockets.get(room.id, {}).get(to, ()):
+            other.send(out)
 
     # --- pages --------------------------------------------------------------------
 
@@ -713,13 +812,19 @@ async def _refuse_and_close(socket: WebSocket, refusal: Refused, code: int) -> N
 
 
 def make_app(
-    tables: Tables, *, pace: float = DEFAULT_PACE, limits: Limits | None = None
+    tables: Tables,
+    *,
+    pace: float = DEFAULT_PACE,
+    limits: Limits | None = None,
+    stun: tuple[str, ...] = (),
 ) -> Starlette:
     """The table's ASGI application over ``tables``.
 
-    ``app.state.server`` is its :class:`TableServer`.
+    ``stun`` names the STUN servers the pages' voice may use (none by default: only
+    the addresses of the browsers' own machines). ``app.state.server`` is its
+    :class:`TableServer`.
     """
-    server = TableServer(tables, pace=pace, limits=limits)
+    server = TableServer(tables, pace=pace, limits=limits, stun=stun)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -14,7 +14,13 @@ Every message is one JSON object in a text frame. A browser sends:
 - ``{"type": "fill", "player": "heuristic" | "montecarlo"}``: the host seats
   computer players at the empty seats;
 - ``{"type": "reinvite", "seat": "W"}``: the host gives a guest's seat a new
-  invitation; the old one, and the secret of whoever claimed it, open nothing.
+  invitation; the old one, and the secret of whoever claimed it, open nothing;
+- ``{"type": "chat", "text": "..."}``: a chat line, in a room of friends
+  (:mod:`backalley.web.chat`);
+- ``{"type": "voice", "on": true | false}``: the seat turns its voice on or off;
+- ``{"type": "signal", "to": "E", "kind": "offer" | "answer", "sdp": "..."}``: a
+  WebRTC session description for the seat ``to``, carried to it as it is (only
+  between two seats with voice on; at most :data:`MAX_SIGNAL_BYTES`).
 
 The server sends ``{"type": "state", ...}`` (:func:`seat_frame`: the seat's view
 and what the page shows, built from the view alone) after every change;
@@ -22,7 +28,11 @@ and what the page shows, built from the view alone) after every change;
 ``{"type": "refused", "reason": code, "message": sentence}`` for a message
 it will not carry out, which changes nothing; and ``{"type": "notice",
 "reason": code, "message": sentence}`` for what happened at the table that the
-frame does not show (a seat re-invited). Anything else from a browser
+frame does not show (a seat re-invited); ``{"type": "chat", "lines": [...],
+"open": bool}`` with the chat (the last lines when a page opens, then each new
+one); ``{"type": "voice", "seats": [...], "ice": [...]}``, the seats with voice on
+and the STUN servers to use (none unless configured); and ``{"type": "signal",
+"from": "S", "kind": ..., "sdp": ...}``. Anything else from a browser
 (not JSON, too long, an unknown type or field) is refused the same way.
 
 >>> parse_message('{"type": "act", "version": 3, "bid": "board"}')
@@ -62,6 +72,7 @@ from .rooms import HOST, ROLES, Refused, Room
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
+    "MAX_SIGNAL_BYTES",
     "Message",
     "card_json",
     "card_words",
@@ -71,13 +82,19 @@ __all__ = [
 ]
 
 MAX_MESSAGE_BYTES: Final = 1024
-"""The longest message a browser may send; a real one is under 80 bytes."""
+"""The longest message a browser may send but a signal; a real one is under 80 bytes."""
+
+MAX_SIGNAL_BYTES: Final = 16 * 1024
+"""The longest ``signal`` message: an audio offer with its candidates is 2 to 6 KiB."""
 
 _FIELDS: Final = {
     "act": ("version",),
     "fill": ("player",),
     "hello": ("secret",),
     "reinvite": ("seat",),
+    "chat": ("text",),
+    "voice": ("on",),
+    "signal": ("to", "kind", "sdp"),
 }
 _SECRET_CHARACTERS: Final = 64
 _ACT_CHOICES: Final = ("bid", "play")
@@ -102,20 +119,27 @@ def parse_message(text: str | bytes) -> Message:
     """Read one message from a browser, or :class:`~backalley.web.rooms.Refused` saying why not."""
     if isinstance(text, bytes):
         raise Refused("not_text", "Messages are JSON text, not binary data.")
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
-        raise Refused("too_large", f"A message is at most {MAX_MESSAGE_BYTES} bytes long.")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    too_large = Refused("too_large", f"A message is at most {MAX_MESSAGE_BYTES} bytes long.")
+    if size > MAX_SIGNAL_BYTES:
+        raise too_large
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
+        if size > MAX_MESSAGE_BYTES:
+            raise too_large from None
         raise Refused("malformed", "A message is one JSON object; this is not JSON.") from None
+    # Only a signal (a session description) may be longer than the usual limit.
+    if size > MAX_MESSAGE_BYTES and not (isinstance(data, dict) and data.get("type") == "signal"):
+        raise too_large
     if not isinstance(data, dict):
         raise Refused("malformed", 'A message is one JSON object, such as {"type": "act"}.')
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in _FIELDS:
         raise Refused(
             "unknown_type",
-            "A message's type is 'hello' (first), 'act' (a bid or a card), or 'fill' or "
-            "'reinvite' (the host).",
+            "A message's type is 'hello' (first), 'act' (a bid or a card), 'chat', 'voice' "
+            "or 'signal', or 'fill' or 'reinvite' (the host).",
         )
     allowed = {"type", *_FIELDS[kind], *(_ACT_CHOICES if kind == "act" else ())}
     for key in data:
@@ -130,6 +154,8 @@ def parse_message(text: str | bytes) -> Message:
         ):
             raise Refused("malformed", "A 'hello' message carries the seat's secret, or null.")
         return Message("hello", value=secret or "")
+    if kind in ("chat", "voice", "signal"):
+        return _talk(kind, data)
     if kind == "reinvite":
         seat = data.get("seat")
         if not isinstance(seat, str) or seat not in {s.letter for s in Seat}:
@@ -152,6 +178,26 @@ def parse_message(text: str | bytes) -> Message:
     if not isinstance(value, str) or len(value) > 8:
         raise Refused("malformed", f"A {chosen[0]} is written as short text, such as 'AS' or '3'.")
     return Message("act", version, chosen[0], value)
+
+
+def _talk(kind: str, data: dict[str, Any]) -> Message:
+    """A chat line, voice on or off, or a signal for another seat, read (not yet checked)."""
+    if kind == "chat":
+        text = data.get("text")
+        if not isinstance(text, str):
+            raise Refused("malformed", "A 'chat' message carries its text, as a string.")
+        return Message("chat", value=text)
+    if kind == "voice":
+        on = data.get("on")
+        if not isinstance(on, bool):
+            raise Refused("malformed", "A 'voice' message says on: true or false.")
+        return Message("voice", value="on" if on else "off")
+    to, signal, sdp = data.get("to"), data.get("kind"), data.get("sdp")
+    if not isinstance(to, str) or to not in {s.letter for s in Seat}:
+        raise Refused("malformed", "A 'signal' message names the seat it is for: N, E, S or W.")
+    if signal not in ("offer", "answer") or not isinstance(sdp, str) or not sdp:
+        raise Refused("malformed", "A 'signal' message carries an offer or an answer, as text.")
+    return Message("signal", field=to, version=0 if signal == "offer" else 1, value=sdp)
 
 
 # --- what a seat is sent ---------------------------------------------------------------

@@ -85,7 +85,15 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL,
     PRIMARY KEY (room, seq)
 );
-CREATE INDEX IF NOT EXISTS rooms_in_play ON rooms (finished, active)
+CREATE INDEX IF NOT EXISTS rooms_in_play ON rooms (finished, active);
+CREATE TABLE IF NOT EXISTS chat (
+    room TEXT NOT NULL REFERENCES rooms(id),
+    seq INTEGER NOT NULL,
+    seat TEXT NOT NULL,
+    at REAL NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (room, seq)
+)
 """
 
 # Schema 1 (before invitations were claimed) to 2: the new columns, and every room
@@ -161,7 +169,7 @@ class Store:
             row[0]
             for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
-        if version == 0 and tables - {"rooms", "seats", "actions"}:
+        if version == 0 and tables - {"rooms", "seats", "actions", "chat"}:
             raise StoreError(f"{path} holds other tables: it is not a table's database")
         if version not in (0, 1, SCHEMA_VERSION):
             raise StoreError(
@@ -328,7 +336,29 @@ class Store:
 
         return self.submit(change)
 
+    def add_chat(self, room: str, seq: int, seat: Seat, at: float, text: str) -> Future[None]:
+        """Append chat line number ``seq`` of a room (a number taken: IntegrityError)."""
+
+        def change(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO chat VALUES (?, ?, ?, ?, ?)", (room, seq, seat.letter, at, text)
+            )
+
+        return self.submit(change)
+
     # --- reading --------------------------------------------------------------------------
+
+    def chat(self, room: str, last: int) -> tuple[int, list[tuple[int, Seat, float, str]]]:
+        """How many chat lines a room has, and its ``last`` ones (number, seat, when, text)."""
+        with self._lock:
+            count: int = self._db.execute(
+                "SELECT COUNT(*) FROM chat WHERE room = ?", (room,)
+            ).fetchone()[0]
+            rows = self._db.execute(
+                "SELECT seq, seat, at, text FROM chat WHERE room = ? ORDER BY seq DESC LIMIT ?",
+                (room, last),
+            ).fetchall()
+        return count, [(seq, Seat.parse(seat), at, text) for seq, seat, at, text in reversed(rows)]
 
     def rooms(self, *, active_since: float | None = None) -> Iterator[StoredRoom]:
         """Stored rooms, oldest first, with their seats and actions in order.

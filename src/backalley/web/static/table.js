@@ -83,6 +83,12 @@
       draw();
     } else if (message.type === "seat") {
       if (message.secret) keep(message.secret);
+    } else if (message.type === "chat") {
+      chat(message);
+    } else if (message.type === "voice") {
+      roster(message);
+    } else if (message.type === "signal") {
+      signal(message).catch(() => voiceSays("Voice could not connect to " + NAMES[message.from] + "."));
     } else if (message.type === "notice") {
       notice(message.message, "warning");
     } else if (message.type === "refused") {
@@ -407,6 +413,179 @@
     showLast = !showLast;
     if (frame) drawTrick();
   });
+
+  // --- chat and voice (rooms of friends) ---------------------------------------------
+  // Chat lines are text (textContent): nothing anyone types becomes part of the page.
+
+  const seen = new Set();
+
+  function chat(message) {
+    $("talk").hidden = !message.open;
+    const list = $("chat-lines");
+    message.lines.forEach((line) => {
+      if (seen.has(line.seq)) return;  // a page opened again is sent the last lines anew
+      seen.add(line.seq);
+      list.append(el("li", { "data-seat": line.seat, "data-seq": String(line.seq) },
+        [el("span", { class: "speaker", text: line.name + ": " }), el("span", { class: "said-text", text: line.text })]));
+    });
+    list.scrollTop = list.scrollHeight;
+  }
+
+  $("chat-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const field = $("chat-text");
+    const text = field.value.trim();
+    if (!text) return;
+    send({ type: "chat", text });
+    field.value = "";
+  });
+
+  // Voice: off until the person turns it on (only then does the browser ask for the
+  // microphone). Audio goes browser to browser over WebRTC; the server carries each
+  // offer and answer, whole with their candidates, over this socket. No STUN server
+  // unless the table was started with one.
+  const voice = { on: false, stream: null, peers: {}, ice: [], seats: [], muted: false };
+
+  function voiceSays(text) { $("voice-who").textContent = text; }
+
+  function drawVoice() {
+    const on = $("voice-on");
+    on.textContent = voice.on ? "Turn voice off" : "Turn voice on";
+    on.setAttribute("aria-pressed", String(voice.on));
+    $("voice-mute").hidden = !voice.on;
+    $("voice-mute").textContent = voice.muted ? "Unmute" : "Mute";
+    $("voice-mute").setAttribute("aria-pressed", String(voice.muted));
+    const others = voice.seats.filter((s) => frame && s !== frame.seat).map((s) => NAMES[s]);
+    voiceSays(others.length ? `Voice on: ${others.join(", ")}` : voice.on ? "Voice on: nobody else yet" : "");
+  }
+
+  function closePeer(seat) {
+    const pc = voice.peers[seat];
+    if (pc) pc.close();
+    delete voice.peers[seat];
+    const audio = $("voice-audio").querySelector(`[data-seat="${seat}"]`);
+    if (audio) audio.remove();
+  }
+
+  function peer(seat) {
+    closePeer(seat);
+    const pc = new RTCPeerConnection({ iceServers: voice.ice });
+    voice.stream.getTracks().forEach((track) => pc.addTrack(track, voice.stream));
+    pc.ontrack = (event) => {
+      const audio = el("audio", { autoplay: true, "data-seat": seat });
+      audio.srcObject = event.streams[0];
+      $("voice-audio").append(audio);
+    };
+    voice.peers[seat] = pc;
+    return pc;
+  }
+
+  function gathered(pc) {
+    // The candidates go inside the description, sent once: no trickle of small messages.
+    if (pc.iceGatheringState === "complete") return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 5000);
+      pc.addEventListener("icegatheringstatechange", () => {
+        if (pc.iceGatheringState === "complete") { clearTimeout(timer); resolve(); }
+      });
+    });
+  }
+
+  function allowed(sdp) {
+    // data-voice-only (set by tests) keeps only the candidates on that address.
+    const only = document.body.dataset.voiceOnly;
+    if (!only) return sdp;
+    return sdp.split("\r\n").filter((line) => !line.startsWith("a=candidate") || line.includes(` ${only} `)).join("\r\n");
+  }
+
+  async function describe(pc, to, kind) {
+    await gathered(pc);
+    send({ type: "signal", to, kind, sdp: allowed(pc.localDescription.sdp) });
+  }
+
+  async function call(seat) {
+    const pc = peer(seat);
+    await pc.setLocalDescription(await pc.createOffer());
+    await describe(pc, seat, "offer");
+  }
+
+  async function signal(message) {
+    if (!voice.on) return;
+    if (message.kind === "offer") {
+      const pc = peer(message.from);
+      await pc.setRemoteDescription({ type: "offer", sdp: message.sdp });
+      await pc.setLocalDescription(await pc.createAnswer());
+      await describe(pc, message.from, "answer");
+    } else if (voice.peers[message.from]) {
+      await voice.peers[message.from].setRemoteDescription({ type: "answer", sdp: message.sdp });
+    }
+  }
+
+  function roster(message) {
+    voice.seats = message.seats;
+    voice.ice = message.ice;
+    if (voice.on && frame) {
+      const me = SEATS.indexOf(frame.seat);
+      Object.keys(voice.peers).filter((s) => !voice.seats.includes(s)).forEach(closePeer);
+      // Of two seats with voice on, the one earlier round the table calls the other.
+      voice.seats.filter((s) => SEATS.indexOf(s) > me && !voice.peers[s]).forEach((s) => {
+        call(s).catch(() => voiceSays("Voice could not connect to " + NAMES[s] + "."));
+      });
+    }
+    drawVoice();
+  }
+
+  $("voice-on").addEventListener("click", async () => {
+    if (voice.on) {
+      Object.keys(voice.peers).forEach(closePeer);
+      voice.stream.getTracks().forEach((track) => track.stop());
+      voice.on = false;
+      voice.stream = null;
+      send({ type: "voice", on: false });
+      drawVoice();
+      return;
+    }
+    try {
+      voice.stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: false });
+    } catch (error) {
+      voiceSays("Voice needs the microphone: the browser did not allow it.");
+      return;
+    }
+    voice.on = true;
+    voice.muted = false;
+    send({ type: "voice", on: true });
+    drawVoice();
+  });
+
+  $("voice-mute").addEventListener("click", () => {
+    voice.muted = !voice.muted;
+    if (voice.stream) voice.stream.getAudioTracks().forEach((track) => { track.enabled = !voice.muted; });
+    drawVoice();
+  });
+
+  // What the voice connections carry, for the tests and the curious: per seat, the
+  // connection's state, the audio packets received and the addresses of the pair in use.
+  window.backalleyVoice = async () => {
+    const out = {};
+    for (const [seat, pc] of Object.entries(voice.peers)) {
+      const stats = await pc.getStats();
+      const entry = { state: pc.connectionState, packets: 0, local: null, remote: null };
+      const byId = {};
+      stats.forEach((report) => { byId[report.id] = report; });
+      stats.forEach((report) => {
+        if (report.type === "inbound-rtp" && report.kind === "audio") entry.packets += report.packetsReceived || 0;
+        if (report.type === "candidate-pair" && report.nominated && report.state === "succeeded") {
+          const local = byId[report.localCandidateId] || {};
+          const remote = byId[report.remoteCandidateId] || {};
+          entry.local = local.address || null;
+          entry.remote = remote.address || null;
+          entry.remoteType = remote.candidateType || null;
+        }
+      });
+      out[seat] = entry;
+    }
+    return out;
+  };
 
   // --- the how-to page: the same table, walking a deal the engine played --------------
 
