@@ -111,6 +111,7 @@ def test_the_howto_page_walks_a_deal_to_its_score(server, browsers, shots):
             winner = driver.find_element(By.CSS_SELECTOR, "#trick .played.winner")
             assert winner.get_attribute("data-seat") == frame["last_trick"]["winner"]
         if "blooper_led" in steps[index]["kinds"] and not _body(driver, "data-shot-done"):
+            time.sleep(0.5)  # the card's slide in is over: the picture shows it still
             driver.save_screenshot(str(shots / "howto.png"))
             driver.execute_script("document.body.dataset.shotDone = '1'")
         if index == 1:
@@ -209,7 +210,7 @@ def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, 
             kept = True
             last = driver.find_element(By.ID, "last-heading").rect
             assert last["y"] + last["height"] <= driver.execute_script("return innerHeight")
-            driver.save_screenshot(str(shots / "playing.png"))
+            driver.save_screenshot(str(shots / "trick-kept.png"))
             continue
         _my_move(driver)
     assert kept
@@ -222,7 +223,6 @@ def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, 
     counted = [label for label in labels if label.isdigit()]
     assert counted == [str(n) for n in range(1, 15)][: len(counted)]
     assert all(label.isdigit() or "re-deal" in label or label == "tiebreak" for label in labels)
-    driver.save_screenshot(str(shots / "result.png"))
     # On a phone the score sheet's totals are in sight, not cut off.
     _viewport(driver, 390, 844)
     driver.find_element(By.CSS_SELECTOR, "details.sheet").location_once_scrolled_into_view  # noqa: B018
@@ -231,4 +231,3 @@ def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, 
         ".map((cell) => cell.getBoundingClientRect().right))"
     )
     assert right <= 390
-    driver.save_screenshot(str(shots / "sheet-phone.png"))
