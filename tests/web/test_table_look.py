@@ -20,7 +20,6 @@ from test_table_browser import (
     WAIT,
     _my_move,
     _over,
-    _start_computer_game,
     _version,
     _wait_turn_or_end,
     browsers,
@@ -183,15 +182,32 @@ def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, 
     """A finished trick stays 1.5 s though the computers lead at once; the layout fits."""
     driver = browsers(1280, 900)
     _viewport(driver, 1280, 900)
-    _start_computer_game(driver, server)
+    # West deals first: North, South's partner, bids before South, so that South's
+    # bids can take the side past the tricks there are (an overbid, warned).
+    driver.get(server.base + "/")
+    form = driver.find_element(By.ID, "computer-form")
+    form.find_element(By.TAG_NAME, "summary").click()
+    form.find_element(By.CSS_SELECTOR, 'select[name="first_dealer"] option[value="W"]').click()
+    driver.find_element(By.ID, "computer-short").click()
+    WebDriverWait(driver, WAIT).until(lambda d: "/seat/" in d.current_url)
     # The last trick is above the fold at 1280 by 900, as soon as there is one.
     kept = False
+    warned = False
     for _ in range(400):
         if _over(driver):
             break
         _wait_turn_or_end(driver)
         if _over(driver):
             break
+        overbids = driver.find_elements(By.CSS_SELECTOR, "#bids button.overbid")
+        if overbids and not warned:
+            # The warning is written on the page, not only in a tooltip.
+            note = driver.find_element(By.ID, "overbid-note")
+            assert note.is_displayed()
+            label = overbids[0].get_attribute("aria-label")
+            warning = label.split("Warning: ", 1)[1].removesuffix(" You may still bid it.")
+            assert warning in note.text
+            warned = True
         in_trick = len(driver.find_elements(By.CSS_SELECTOR, "#trick .played:not(.taken)"))
         playing = _body(driver, "data-phase") == "play"
         if playing and in_trick == 3 and not kept:
@@ -213,7 +229,7 @@ def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, 
             driver.save_screenshot(str(shots / "trick-kept.png"))
             continue
         _my_move(driver)
-    assert kept
+    assert kept and warned
     WebDriverWait(driver, WAIT).until(_over)
     # After the match each side shows the last deal, not an empty "No target yet".
     sides = driver.find_element(By.CSS_SELECTOR, ".sides").text
