@@ -9,8 +9,6 @@ The audio itself is tested in ``test_table_voice.py`` (two Chromium pages).
 
 from __future__ import annotations
 
-import warnings
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,37 +16,28 @@ from hypothesis import strategies as st
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
+from test_table_service import _client as _service_client
+from test_table_service import _new_room, tables
 
-from backalley import Seat
-from backalley.web.app import make_app
+from backalley import Rules, Seat
+from backalley.web.app import TableServer
 from backalley.web.chat import clean_text, talk_open
-from backalley.web.limits import Limits
 from backalley.web.messages import MAX_MESSAGE_BYTES, MAX_SIGNAL_BYTES, parse_message
 from backalley.web.rooms import Refused, Tables
 from backalley.web.store import Store
 
-
-@pytest.fixture
-def tables(tmp_path):
-    made = Tables(Store(tmp_path / "rooms.db"))
-    yield made
-    made.store.close()
+__all__ = ["tables"]  # a fixture, used by name
 
 
 def _client(tables, **limits):
-    return TestClient(
-        make_app(tables, pace=0, limits=Limits(**{"messages_per_second": 10_000, **limits})),
-        follow_redirects=False,
-    )
+    return _service_client(tables, **{"messages_per_second": 10_000, **limits})
 
 
-def _room(client, mode="friends"):
-    answer = client.post("/rooms", data={"mode": mode, "schedule": "short"})
-    assert answer.status_code == 303, answer.text
-    return answer.headers["location"].rsplit("/", 1)[-1]
+def _room(client, tables, mode="friends", guest=Seat.WEST):
+    """A new room's host link, the room, and the link of the seat ``guest``."""
+    host = _new_room(client, mode)
+    room, _ = tables.seat_of(host)
+    return host, room, room.seats[guest].token
 
 
 def _next(socket, kind):
@@ -70,9 +59,7 @@ def test_chat_goes_to_every_seat_with_the_speakers_name_and_is_kept(tmp_path):
     """A line reaches all seats, named; a page opened again, and a new server, show it."""
     tables = Tables(Store(tmp_path / "rooms.db"))
     with _client(tables) as client:
-        host = _room(client)
-        room, _ = tables.seat_of(host)
-        west = room.seats[Seat.WEST].token
+        host, _room_made, west = _room(client, tables)
         with (
             client.websocket_connect(f"/ws/{host}") as south,
             client.websocket_connect(f"/ws/{west}") as guest,
@@ -105,8 +92,7 @@ def test_chat_goes_to_every_seat_with_the_speakers_name_and_is_kept(tmp_path):
 def test_chat_is_limited_in_length_rate_and_kept_lines(tables):
     """Too long, empty, too fast: refused with a reason; a page gets the last lines only."""
     with _client(tables, chat_characters=20, chat_per_minute=3, chat_kept=2) as client:
-        host = _room(client)
-        room, _ = tables.seat_of(host)
+        host, room, _ = _room(client, tables)
         with client.websocket_connect(f"/ws/{host}") as south:
             _seated(south)
             _next(south, "chat")
@@ -130,8 +116,7 @@ def test_chat_is_limited_in_length_rate_and_kept_lines(tables):
 def test_no_chat_or_voice_at_the_computer_table(tables):
     """A room against the computer is sent no chat and refuses chat and voice."""
     with _client(tables) as client:
-        host = _room(client, "computer")
-        room, _ = tables.seat_of(host)
+        host, room, _ = _room(client, tables, "computer")
         assert not talk_open(room)
         with client.websocket_connect(f"/ws/{host}") as south:
             _seated(south)
@@ -152,9 +137,7 @@ def test_no_chat_or_voice_at_the_computer_table(tables):
 def test_voice_signals_go_only_between_seats_with_voice_on(tables):
     """The roster says who is on; an offer reaches the seat it names, and only when both are."""
     with _client(tables, chat_kept=5) as client:
-        host = _room(client)
-        room, _ = tables.seat_of(host)
-        north = room.seats[Seat.NORTH].token
+        host, room, north = _room(client, tables, guest=Seat.NORTH)
         with (
             client.websocket_connect(f"/ws/{host}") as south,
             client.websocket_connect(f"/ws/{north}") as partner,
@@ -189,12 +172,10 @@ def test_voice_signals_go_only_between_seats_with_voice_on(tables):
 
 def test_the_stun_servers_are_only_those_configured(tables):
     """No STUN server unless the table was started with one; then the pages are told it."""
-    app = make_app(tables, pace=0, stun=("stun:127.0.0.1:3478",))
-    with TestClient(app, follow_redirects=False) as client:
-        host = _room(client)
-        with client.websocket_connect(f"/ws/{host}") as south:
-            _seated(south)
-            assert _next(south, "voice")["ice"] == [{"urls": ["stun:127.0.0.1:3478"]}]
+    server = TableServer(tables, stun=("stun:127.0.0.1:3478",))
+    room, _ = tables.create("friends", Rules(schedule=[1]))
+    assert server._roster_message(room)["ice"] == [{"urls": ["stun:127.0.0.1:3478"]}]
+    assert TableServer(tables)._roster_message(room)["ice"] == []
 
 
 @given(st.text(max_size=400))

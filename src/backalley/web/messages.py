@@ -162,10 +162,10 @@ def parse_message(text: str | bytes) -> Message:
             raise Refused("malformed", "A 'reinvite' message names a seat: N, E, S or W.")
         return Message("reinvite", value=seat)
     if kind == "fill":
-        player = data.get("player")
-        if not isinstance(player, str):
-            raise Refused("malformed", "A 'fill' message names the computer player, as text.")
-        return Message("fill", value=player)
+        return Message(
+            "fill",
+            value=_text(data, "player", "A 'fill' message names the computer player, as text."),
+        )
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise Refused(
@@ -180,13 +180,18 @@ def parse_message(text: str | bytes) -> Message:
     return Message("act", version, chosen[0], value)
 
 
+def _text(data: dict[str, Any], field: str, sentence: str) -> str:
+    """The message's ``field``, a string, or refused as malformed with ``sentence``."""
+    value = data.get(field)
+    if not isinstance(value, str):
+        raise Refused("malformed", sentence)
+    return value
+
+
 def _talk(kind: str, data: dict[str, Any]) -> Message:
     """A chat line, voice on or off, or a signal for another seat, read (not yet checked)."""
     if kind == "chat":
-        text = data.get("text")
-        if not isinstance(text, str):
-            raise Refused("malformed", "A 'chat' message carries its text, as a string.")
-        return Message("chat", value=text)
+        return Message("chat", value=_text(data, "text", "A 'chat' message carries its text."))
     if kind == "voice":
         on = data.get("on")
         if not isinstance(on, bool):
