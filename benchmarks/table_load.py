@@ -1,13 +1,18 @@
 """Load on the online table: many rooms of four scripted friends played at once to the end.
 
-Starts ``backalley table`` as a process on 127.0.0.1 (a fresh database, no pacing),
-plays ``--rooms`` rooms of the short game at once through
-``backalley.web.scripted`` (four WebSocket clients a room, each choosing at random
-among the bids and cards its frame offers), downloads every finished match's record
-and checks it with the library's checker, and reports the time from an action sent to
-its acknowledgement (the action stored): median, 95th percentile, slowest.
+Starts ``backalley table`` as a process on 127.0.0.1 (a fresh database, no pacing, the
+per-address limits raised since every bot comes from 127.0.0.1), plays ``--rooms`` rooms
+of the short game at once through ``backalley.web.scripted`` (four WebSocket clients a
+room, each choosing at random among the bids and cards its frame offers), downloads every
+finished match's record and checks it with the library's checker, and reports the
+acknowledged actions per second (each acknowledged once its commit has returned) and the
+time from an action sent to its acknowledgement: median, 95th percentile, slowest; with
+the load average of the machine before and after, and the server's CPU time.
 
-    python benchmarks/table_load.py --rooms 50
+    python benchmarks/table_load.py --rooms 100 --repeats 3
+
+The clients run in ``--clients`` processes (one by default), so that the server is not
+measured against one process's worth of client work only.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
@@ -28,47 +35,109 @@ from table_helpers import Server
 
 from backalley.formats.checking import check
 from backalley.formats.records import loads
-from backalley.web.scripted import play_friends_room
+from backalley.web.scripted import RoomRun, play_friends_room
+
+SERVER_FLAGS = ("--sockets-per-address", "100000", "--rooms-per-minute", "100000")
+"""Every bot comes from 127.0.0.1: the per-address limits would refuse most of them."""
 
 
-async def _rooms(base: str, count: int, schedule: str) -> list:
+async def _rooms(base: str, seeds: range, schedule: str) -> list[RoomRun]:
     return await asyncio.gather(
-        *(play_friends_room(base, seed, schedule=schedule) for seed in range(count))
+        *(play_friends_room(base, seed, schedule=schedule) for seed in seeds)
     )
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rooms", type=int, default=50)
-    parser.add_argument("--schedule", default="short")
-    args = parser.parse_args()
+def _client(base: str, seeds: range, schedule: str) -> list[tuple[str, list[float]]]:
+    runs = asyncio.run(_rooms(base, seeds, schedule))
+    return [(run.host_token, run.latencies) for run in runs]
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def run_once(rooms: int, schedule: str, clients: int, flags: list[str]) -> dict[str, object]:
+    """One run: a fresh server and database; the figures."""
     with tempfile.TemporaryDirectory() as folder:
-        server = Server(Path(folder) / "rooms.db")
+        server = Server(Path(folder) / "rooms.db", flags=[*SERVER_FLAGS, *flags])
         try:
+            load_before = os.getloadavg()[0]
+            cpu_before = _cpu_seconds(server.process.pid)
+            client_before = time.process_time()
             started = time.perf_counter()
-            runs = asyncio.run(_rooms(server.base, args.rooms, args.schedule))
+            shares = [range(i, rooms, clients) for i in range(clients)]
+            if clients == 1:
+                results = [_client(server.base, shares[0], schedule)]
+            else:
+                with multiprocessing.get_context("spawn").Pool(clients) as pool:
+                    results = pool.starmap(
+                        _client, [(server.base, share, schedule) for share in shares]
+                    )
             elapsed = time.perf_counter() - started
+            cpu = _cpu_seconds(server.process.pid) - cpu_before
+            # The clients' CPU (this process's, when they run here; else not measured).
+            client_cpu = time.process_time() - client_before if clients == 1 else 0.0
+            load_after = os.getloadavg()[0]
+            runs = [run for result in results for run in result]
             valid = 0
-            for run in runs:
-                with urllib.request.urlopen(f"{server.base}/record/{run.host_token}") as answer:
+            for host, _ in runs:
+                with urllib.request.urlopen(f"{server.base}/record/{host}") as answer:
                     report = check(loads(answer.read().decode()))
                 valid += report.complete and report.consistent
         finally:
             server.stop()
-    latencies = sorted(latency for run in runs for latency in run.latencies)
+    latencies = sorted(latency for _, run in runs for latency in run)
     p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
-    result = {
-        "rooms": args.rooms,
-        "schedule": args.schedule,
+    return {
+        "rooms": rooms,
+        "schedule": schedule,
+        "server_flags": " ".join(flags),
+        "clients": clients,
         "actions_acknowledged": len(latencies),
         "records_valid": valid,
         "seconds": round(elapsed, 1),
+        "acks_per_second": round(len(latencies) / elapsed),
         "ack_ms_median": round(statistics.median(latencies) * 1000, 1),
         "ack_ms_p95": round(p95 * 1000, 1),
         "ack_ms_max": round(latencies[-1] * 1000, 1),
+        "server_cpu_share": round(cpu / elapsed, 2),
+        # Less noisy than the rate on a shared machine: the server's CPU an action, and
+        # so the rate one core to itself would allow.
+        "server_cpu_ms_per_action": round(1000 * cpu / len(latencies), 2),
+        "client_cpu_share": round(client_cpu / elapsed, 2),
+        "load_before": round(load_before, 1),
+        "load_after": round(load_after, 1),
     }
-    print(json.dumps(result))
-    return 0 if valid == args.rooms else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--rooms", type=int, default=100)
+    parser.add_argument("--schedule", default="short")
+    parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--clients", type=int, default=1, help="client processes")
+    parser.add_argument("--no-compression", action="store_true", help="serve with --no-compression")
+    args = parser.parse_args()
+    flags = ["--no-compression"] if args.no_compression else []
+    results = []
+    for _ in range(args.repeats):
+        result = run_once(args.rooms, args.schedule, args.clients, flags)
+        print(json.dumps(result), flush=True)
+        results.append(result)
+    if args.repeats > 1:
+        summary = {
+            key: statistics.median(float(r[key]) for r in results)  # type: ignore[arg-type]
+            for key in (
+                "acks_per_second",
+                "ack_ms_median",
+                "ack_ms_p95",
+                "server_cpu_ms_per_action",
+                "load_before",
+            )
+        }
+        print(json.dumps({"median_of": args.repeats, **summary}))
+    return 0 if all(r["records_valid"] == args.rooms for r in results) else 1
 
 
 if __name__ == "__main__":

@@ -16,7 +16,13 @@ from backalley import Rules, Seat, legal_actions
 from backalley.engine.view import view
 from backalley.formats.checking import check
 from backalley.formats.records import dumps, loads, record_from_state
-from backalley.web.messages import MAX_MESSAGE_BYTES, parse_message, seat_frame
+from backalley.web.messages import (
+    MAX_MESSAGE_BYTES,
+    FrameCache,
+    encode,
+    parse_message,
+    seat_frame,
+)
 from backalley.web.rooms import ROLES, Refused, Tables
 from backalley.web.store import Store, StoreError
 
@@ -227,7 +233,7 @@ class TestStore:
             failed.set_exception(sqlite3.OperationalError("database or disk is full"))
             return failed
 
-        monkeypatch.setattr(tables.store, "add_action", full_disk)
+        monkeypatch.setattr(tables.store, "submit", full_disk)
         with pytest.raises(sqlite3.OperationalError):
             tables.act(room, room.state.to_move, room.version, "bid", "pass")
         assert (room.state, room.version) == before
@@ -441,3 +447,25 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path, capsys):
     assert main(["table", "--db", str(bad), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"backalley table: {bad}: ") and err.count("\n") == 1
+
+
+def test_the_frame_cache_writes_the_same_json_as_seat_frame_at_every_step(tmp_path):
+    """The server's frames (finished deals kept as text) against seat_frame, every version
+    of a whole match, every seat; the cache used throughout, as the server uses it."""
+    tables = _tables(tmp_path)
+    room, tokens = _friends(tables, schedule=(3, 2, 1, 2))
+    cache = FrameCache()
+    connected = frozenset({Seat.NORTH, Seat.SOUTH})
+    steps = 0
+    for _ in range(400):
+        for seat in Seat:
+            text = cache.text(room, seat, connected=connected, token=tokens[seat])
+            assert json.loads(text) == seat_frame(
+                room, seat, connected=connected, token=tokens[seat]
+            )
+            assert text == encode(seat_frame(room, seat, connected=connected, token=tokens[seat]))
+        steps += 1
+        if room.is_over:
+            break
+        _act_first_legal(tables, room)
+    assert room.is_over and steps > 20

@@ -37,7 +37,7 @@ from backalley.web.limits import (
 )
 from backalley.web.outbox import Outbox
 from backalley.web.rooms import Refused, Tables, digest
-from backalley.web.store import Store
+from backalley.web.store import Store, Write, action_write
 
 
 @pytest.fixture
@@ -422,7 +422,9 @@ class TestStore:
 
         def write(room):
             for seq in range(20):
-                future = tables.store.add_action(room.id, seq, "deal", time.time())
+                future = tables.store.submit(
+                    action_write(room.id, seq, "deal", time.time(), finished=False)
+                )
                 with lock:
                     futures.append(future)
 
@@ -441,18 +443,21 @@ class TestStore:
         store = Store(tmp_path / "r.db")
         tables = Tables(store)
         room, _ = tables.create("computer", Rules(schedule="short"))
-        store.add_action(room.id, 0, "deal", 1.0).result()
+        store.submit(action_write(room.id, 0, "deal", 1.0, finished=False)).result()
+        groups_before = store.groups
 
-        def hold(db):
-            time.sleep(0.2)  # the next changes queue up behind this one: one group
-
-        first = store.submit(hold)
-        taken = store.add_action(room.id, 0, "deal", 2.0)
-        fine = store.add_action(room.id, 1, "S pass", 2.0)
-        first.result(), fine.result()
+        # The writer held (by the store's lock) on a first write while two more queue up
+        # behind it: those two are one group.
+        with store._lock:
+            store.submit(Write((("UPDATE rooms SET active = active WHERE id = ?", (("-",),)),)))
+            time.sleep(0.1)
+            taken = store.submit(action_write(room.id, 0, "deal", 2.0, finished=False))
+            fine = store.submit(action_write(room.id, 1, "S pass", 2.0, finished=False))
+        fine.result()
         with pytest.raises(sqlite3.IntegrityError):
             taken.result()
         assert store.action_count(room.id) == 2
+        assert store.groups == groups_before + 2
 
 
 class TestMemory:

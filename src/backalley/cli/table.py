@@ -90,6 +90,12 @@ def add_parser(commands: Commands) -> None:
         "(repeatable; default none: voice then connects browsers that reach each other "
         "directly, and nothing else is contacted)",
     )
+    parser.add_argument(
+        "--no-compression",
+        action="store_true",
+        help="send frames uncompressed (less CPU a frame, about five times the bytes; "
+        "default: permessage-deflate when the browser offers it)",
+    )
     limits = parser.add_argument_group(
         "limits", "what one visitor, socket and room may take (docs/table.md, 'Limits')"
     )
@@ -164,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         ws="websockets-sansio",
         ws_max_size=MAX_WEBSOCKET_BYTES,
         timeout_keep_alive=max(1, round(limits.keep_alive)),
+        ws_per_message_deflate=not args.no_compression,
         lifespan="on",
     )
     # Ctrl-C is how a server is stopped: not a failure. uvicorn has shut down cleanly.

@@ -81,8 +81,8 @@ from .limits import (  # noqa: E402
     CLOSE_UNKNOWN_TOKEN,
     Limits,
 )
+from .messages import FrameCache, encode, parse_message  # noqa: E402
 from .messages import Message as SeatMessage  # noqa: E402
-from .messages import encode, parse_message, seat_frame  # noqa: E402
 from .outbox import Outbox  # noqa: E402
 from .rooms import COMPUTER_PLAYERS, MODES, Refused, Room, Tables  # noqa: E402
 
@@ -293,6 +293,7 @@ class TableServer:
         self.per_address: dict[str, int] = {}
         self._made: dict[str, deque[float]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        self._frames: dict[str, FrameCache] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -377,6 +378,7 @@ class TableServer:
             self.sockets.pop(room.id, None)
             self._locks.pop(room.id, None)
             self._drivers.pop(room.id, None)
+            self._frames.pop(room.id, None)
         cutoff = now - 60
         for address in list(self._made):
             made = self._made[address]
@@ -405,10 +407,13 @@ class TableServer:
         if not seats:
             return
         connected = self.connected(room)
+        frames = self._frames.get(room.id)
+        if frames is None:
+            frames = self._frames[room.id] = FrameCache()
         for seat, group in seats.items():
             if not group:
                 continue
-            text = encode(seat_frame(room, seat, connected=connected, token=room.seats[seat].token))
+            text = frames.text(room, seat, connected=connected, token=room.seats[seat].token)
             for connection in group:
                 connection.outbox.put_view(text)
 

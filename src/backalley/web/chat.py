@@ -25,6 +25,7 @@ import attrs
 
 from ..core.cards import Seat
 from .rooms import ROLES, Pending, Refused, Room, Tables
+from .store import chat_write
 
 __all__ = [
     "MAX_SDP_CHARACTERS",
@@ -120,7 +121,7 @@ def say_later(  # noqa: PLR0913 -- the room's tables, the line, and two limits b
     line = ChatLine(0, seat, tables.clock(), clean_text(text, limit))
     chat_of(tables, room, kept)
     line = attrs.evolve(line, seq=room.chat_count)
-    future = tables.store.add_chat(room.id, line.seq, seat, line.at, line.text)
+    write = chat_write(room.id, line.seq, seat, line.at, line.text)
 
     def finish() -> ChatLine:
         assert room.chat is not None
@@ -129,4 +130,4 @@ def say_later(  # noqa: PLR0913 -- the room's tables, the line, and two limits b
         del room.chat[:-kept]
         return line
 
-    return Pending(future, finish)
+    return Pending(tables.store, write, finish)

@@ -47,7 +47,7 @@ unknown_field - A message of type 'act' has no field 'seat'.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any, Final
 
 import attrs
@@ -59,6 +59,7 @@ from ..core.tricks import Trick
 from ..engine.match import apply, legal_actions
 from ..engine.state import Phase
 from ..engine.view import DealView, SeatView, view
+from ..formats.codec.view import deal_to_json, view_to_json
 from ..pictures.prose import (
     PAIR_NAMES,
     SheetRow,
@@ -73,6 +74,7 @@ from .rooms import HOST, ROLES, Refused, Room
 __all__ = [
     "MAX_MESSAGE_BYTES",
     "MAX_SIGNAL_BYTES",
+    "FrameCache",
     "Message",
     "card_json",
     "card_words",
@@ -225,6 +227,12 @@ def card_words(card: Card) -> str:
 
 def card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
     """A card as the page draws it: code, symbol, words, suit letter and whether a trump."""
+    return dict(_card_json(card, trump))
+
+
+@cache
+def _card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
+    # 54 cards and 5 trumps: each made once; shared, so only ever copied ({**...}).
     is_trump = card.is_joker or (trump is not None and card.suit is trump)
     return {
         "code": card.code,
@@ -238,7 +246,7 @@ def card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
 
 def _trick_cards(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> list[dict[str, Any]]:
     return [
-        {**card_json(card, trump), "seat": leader.after(index).letter}
+        {**_card_json(card, trump), "seat": leader.after(index).letter}
         for index, card in enumerate(cards)
     ]
 
@@ -322,18 +330,29 @@ def _last_trick(seen: SeatView, rows: list[SheetRow], label: str | None) -> dict
         label = _label(row.scheduled, seen.rules.deals, redeal=row.redeal, tiebreak=tiebreak)
     if source is None:
         return None
-    trick = source.tricks[-1]
-    assert trick.winner is not None
+    shared = _trick_json(source.number + 1, len(source.tricks), source.tricks[-1], source.trump)
     return {
-        "deal": source.number + 1,
+        **shared,
         "deal_label": label,
         # Still on the table: no card of a newer deal dealt since (kept until the next lead).
         "current": source is deal or deal is None,
-        "number": len(source.tricks),
-        "cards": _trick_cards(trick.leader, trick.cards, source.trump),
+    }
+
+
+@lru_cache(maxsize=1024)
+def _trick_json(deal: int, number: int, trick: Trick, trump: Suit | None) -> dict[str, Any]:
+    """A finished trick as the page shows it, made once for every frame that shows it.
+
+    Shared between frames, so never changed.
+    """
+    assert trick.winner is not None
+    return {
+        "deal": deal,
+        "number": number,
+        "cards": _trick_cards(trick.leader, trick.cards, trump),
         "winner": trick.winner.letter,
-        "sentence": f"{_name(trick.winner)} won trick {len(source.tricks)}.",
-        "svg": _trick_picture(trick, source.trump),
+        "sentence": f"{_name(trick.winner)} won trick {number}.",
+        "svg": _trick_picture(trick, trump),
     }
 
 
@@ -457,6 +476,64 @@ def seat_frame(
     own, for the address of the record once the match is over.
     """
     seen = view(room.state, seat)
+    return _frame(room, seat, seen, seen.to_dict(), connected, token)
+
+
+class FrameCache:
+    """One room's frames as text, made for many versions: each seat's finished deals kept.
+
+    A seat's finished deals (its view's ``history``) are most of its frame and change
+    only when a deal ends: their JSON is made once per deal and seat, and spliced into
+    each frame's text. :meth:`text` gives the same JSON as :func:`encode` of
+    :func:`seat_frame` (a differential test reads both at every step of matches).
+    """
+
+    def __init__(self) -> None:
+        self._history: dict[Seat, tuple[int, str]] = {}
+        self._sheet: tuple[int, list[dict[str, Any]]] = (-1, [])
+
+    def text(
+        self,
+        room: Room,
+        seat: Seat,
+        *,
+        connected: frozenset[Seat] = frozenset(),
+        token: str | None = None,
+    ) -> str:
+        """The frame for ``seat`` as the text of one message."""
+        seen = view(room.state, seat)
+        data = view_to_json(seen, history=False)
+        data["history"] = _HISTORY_MARK
+        # The score sheet is the finished deals', the same for every seat: made once a deal.
+        if self._sheet[0] != len(seen.history):
+            self._sheet = (len(seen.history), _sheet(score_rows(seen)))
+        text = encode(_frame(room, seat, seen, data, connected, token, self._sheet[1]))
+        return text.replace(_HISTORY_TEXT, self._history_text(seen), 1)
+
+    def _history_text(self, seen: SeatView) -> str:
+        # A room's history only grows: its length names it.
+        count = len(seen.history)
+        kept = self._history.get(seen.seat)
+        if kept is None or kept[0] != count:
+            kept = (count, encode([deal_to_json(deal) for deal in seen.history]))
+            self._history[seen.seat] = kept
+        return kept[1]
+
+
+_HISTORY_MARK: Final = "\x00history\x00"
+"""Stands for the history in a frame until its kept text is spliced in (no frame has NUL)."""
+_HISTORY_TEXT: Final = json.dumps(_HISTORY_MARK)
+
+
+def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two writers
+    room: Room,
+    seat: Seat,
+    seen: SeatView,
+    view_data: dict[str, Any],
+    connected: frozenset[Seat],
+    token: str | None,
+    sheet: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     deal = seen.deal
     trump = None if deal is None else deal.trump
     my_turn = room.started and seen.to_move is seat and not room.is_over
@@ -477,7 +554,7 @@ def seat_frame(
         "status": _status(room, seen, seat),
         "your_turn": my_turn,
         "phase": seen.phase.value,
-        "view": seen.to_dict(),
+        "view": view_data,
         "deal_number": None if deal is None else deal.number + 1,
         "deal_label": label,
         "cards_each": None if deal is None else f"{counted(deal.hand_size, 'card')} each",
@@ -488,9 +565,9 @@ def seat_frame(
         "hand_size": None if deal is None else deal.hand_size,
         "tiebreak": deal is not None and deal.tiebreak,
         "dealer": None if deal is None else _name(deal.dealer),
-        "turned": None if deal is None else card_json(deal.turned, trump),
+        "turned": None if deal is None else _card_json(deal.turned, trump),
         "trump_words": None if deal is None else deal.trump_words.capitalize(),
-        "hand": [{**card_json(card, trump), "legal": card in legal_cards} for card in hand],
+        "hand": [{**_card_json(card, trump), "legal": card in legal_cards} for card in hand],
         "bids": _bids(room, seen, seat),
         "said": []
         if deal is None
@@ -501,7 +578,7 @@ def seat_frame(
         "last_trick": _last_trick(seen, rows, label),
         "sides": _sides(seen, seat),
         "warnings": [] if deal is None else [w.message for w in deal.warnings],
-        "sheet": _sheet(rows),
+        "sheet": _sheet(rows) if sheet is None else sheet,
         "seats": _seats(room, seat, connected),
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None
@@ -523,7 +600,7 @@ def seat_frame(
     return frame
 
 
-def encode(message: dict[str, Any]) -> str:
+def encode(message: object) -> str:
     """A message as the text of one frame (compact JSON)."""
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False)
 

@@ -54,7 +54,6 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
 from typing import Any, Final, Generic, TypeVar
 
 from ..core.actions import Action, Bid, Deal, Play
@@ -66,7 +65,16 @@ from ..engine.state import MatchState, Phase
 from ..engine.view import view
 from ..formats.notation import NotationError, parse_action, parse_bid
 from ..players import PLAYER_KINDS, Player, SeatedPlayer, player_seed
-from .store import SeatRow, Store, StoredRoom, StoreError
+from .store import (
+    SeatRow,
+    Store,
+    StoredRoom,
+    StoreError,
+    Write,
+    action_write,
+    room_write,
+    seats_write,
+)
 
 __all__ = [
     "COMPUTER_PLAYERS",
@@ -145,45 +153,52 @@ _STALE: Final = "The table has moved on since you sent that: look again."
 
 
 class Pending(Generic[T]):
-    """A change planned and handed to the store: made in memory once it is committed.
+    """A change planned, to be stored, then made in memory once it is committed.
 
-    :meth:`wait` blocks until the commit (for scripts and tests); ``await``
-    :meth:`done` lets the event loop go on meanwhile. Either returns what the change
-    gives (a token, a secret, the action), or raises the store's error; an action
-    number that another writer took is :class:`Refused` as ``stale``. The room must
-    not be planned on again before this one is done (the server holds a lock per room).
+    :meth:`wait` hands it to the store and blocks until the commit (for scripts and
+    tests); ``await`` :meth:`done` lets the event loop go on meanwhile. Either returns
+    what the change gives (a token, a secret, the action), or raises the store's
+    error; an action number that another writer took is :class:`Refused` as
+    ``stale``. The room must not be planned on again before this one is done (the
+    server holds a lock per room).
     """
 
-    def __init__(self, future: Future[None], finish: Callable[[], T]) -> None:
-        self._future = future
+    def __init__(self, store: Store, write: Write, finish: Callable[[], T]) -> None:
+        self._store = store
+        self._write = write
         self._finish = finish
 
     def wait(self) -> T:
-        """Block until committed; made in memory; its result."""
+        """Store it, blocking until committed; made in memory; its result."""
         try:
-            self._future.result()
+            self._store.submit(self._write).result()
         except sqlite3.IntegrityError:
             raise Refused("stale", _STALE) from None
         return self._finish()
 
     async def done(self) -> T:
-        """Await the commit without blocking the event loop; made in memory; its result.
+        """Store it without blocking the event loop; made in memory; its result.
 
         Cancelled meanwhile (its socket gone), it still waits for the commit and makes
         the change in memory before letting the cancellation through: what is on disk
         and what the room holds never part.
         """
-        inner = asyncio.wrap_future(self._future)
+        committed = self._store.submit_async(self._write)
         cancelled = False
         # Bounded by the writer: it resolves every future it is given.
-        while not inner.done():
+        while not committed.done():
             try:
                 # asyncio.wait, unlike a plain await, leaves the commit's future alone
                 # when this task is cancelled.
-                await asyncio.wait([inner])
+                await asyncio.wait([committed])
             except asyncio.CancelledError:
                 cancelled = True
-        result = self.wait()
+        error = committed.exception()
+        if isinstance(error, sqlite3.IntegrityError):
+            raise Refused("stale", _STALE) from None
+        if error is not None:
+            raise error
+        result = self._finish()
         if cancelled:
             raise asyncio.CancelledError
         return result
@@ -378,15 +393,13 @@ class Tables:
         )
         token = seats[HOST].token
         assert token is not None
-        future = self.store.add_room(
-            room.id, mode, rules, room.seed, room.created, list(seats.values())
-        )
+        write = room_write(room.id, mode, rules, room.seed, room.created, list(seats.values()))
 
         def finish() -> tuple[Room, str]:
             self._add(room)
             return room, token
 
-        return Pending(future, finish)
+        return Pending(self.store, write, finish)
 
     def create(self, mode: str, rules: Rules, computer: str = "heuristic") -> tuple[Room, str]:
         """A new room and the host's invitation. ``computer`` plays the computer table's seats."""
@@ -436,14 +449,14 @@ class Tables:
         secret = secrets.token_urlsafe(TOKEN_BYTES)
         taken = SeatRow(seat, row.token, "person", None, digest(secret))
         when = self.clock()
-        future = self.store.set_seats(room.id, [taken], when)
+        write = seats_write(room.id, [taken], when)
 
         def finish() -> str:
             room.seats[seat] = taken
             room.active = when
             return secret
 
-        return Pending(future, finish)
+        return Pending(self.store, write, finish)
 
     def claim(self, room: Room, seat: Seat) -> str:
         """The first browser opens the seat's invitation: the seat's secret."""
@@ -466,7 +479,7 @@ class Tables:
         occupant = "person" if room.started else "empty"
         fresh = SeatRow(seat, token, occupant, None, None)
         when = self.clock()
-        future = self.store.set_seats(room.id, [fresh], when)
+        write = seats_write(room.id, [fresh], when)
 
         def finish() -> str:
             old = room.seats[seat].token
@@ -477,7 +490,7 @@ class Tables:
             self._tokens[token] = (room, seat)
             return token
 
-        return Pending(future, finish)
+        return Pending(self.store, write, finish)
 
     def reinvite(self, room: Room, by: Seat, seat: Seat) -> str:
         """The host replaces a guest seat's invitation: the new one."""
@@ -493,7 +506,7 @@ class Tables:
         empty = [other for other, row in room.seats.items() if row.occupant == "empty"]
         rows = [SeatRow(other, None, "computer", computer) for other in empty]
         when = self.clock()
-        future = self.store.set_seats(room.id, rows, when)
+        write = seats_write(room.id, rows, when)
 
         def finish() -> list[Seat]:
             for row in rows:
@@ -504,7 +517,7 @@ class Tables:
             room.active = when
             return empty
 
-        return Pending(future, finish)
+        return Pending(self.store, write, finish)
 
     def fill(self, room: Room, seat: Seat, computer: str) -> list[Seat]:
         """The host seats computer players at every empty seat; the seats filled.
@@ -568,7 +581,7 @@ class Tables:
 
     def _commit(self, room: Room, action: Action, after: MatchState) -> Pending[Action]:
         when = self.clock()
-        future = self.store.add_action(
+        write = action_write(
             room.id, room.version, action_text(action), when, finished=after.is_over
         )
 
@@ -580,7 +593,7 @@ class Tables:
                 room.finished = when
             return action
 
-        return Pending(future, finish)
+        return Pending(self.store, write, finish)
 
 
 def _check_player(computer: str) -> None:

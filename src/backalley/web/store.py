@@ -9,10 +9,12 @@ the seed and the actions, replayed through ``apply`` when a room is loaded
 (:mod:`backalley.web.rooms`), so what is on disk is always a position the rules
 allow.
 
-Every change is handed to the store's **writer thread**, which runs all the
-changes waiting for it (from any number of rooms) in one transaction, one
-``SAVEPOINT`` each so that one refused change does not undo the others, and
-commits them with one ``fsync``: a group commit. A change's future is resolved
+Every change is handed to the store's **writer thread** as data (a
+:class:`Write`), which runs all the changes waiting for it (from any number of
+rooms) in one transaction, each statement once for all their rows, and commits
+them with one ``fsync``: a group commit. If one change is refused (an action
+number taken), the group is run again one ``SAVEPOINT`` a change, so that the
+refused one alone is undone. A change's future is resolved
 only once that commit has returned, and no one is told of a change before its
 future is; the database is in WAL mode with ``synchronous=FULL``, so an
 acknowledged action survives the server being killed (SIGKILL) and the machine
@@ -30,11 +32,13 @@ the file is kept; the server keeps in memory only the rooms in play
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import queue
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Final
@@ -52,6 +56,11 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredRoom",
+    "Write",
+    "action_write",
+    "chat_write",
+    "room_write",
+    "seats_write",
 ]
 
 SCHEMA_VERSION: Final = 2
@@ -105,8 +114,19 @@ _MIGRATE_1: Final = (
     "UPDATE rooms SET active = created",
 )
 
-Change = Callable[[sqlite3.Connection], None]
-"""One change of the database: statements run inside the writer's transaction."""
+Row = tuple[object, ...]
+
+
+@attrs.frozen
+class Write:
+    """One change of the database, as data: statements and their rows, run in order.
+
+    Being data, the writes of a group are run together: each statement once for the
+    rows of every write of the group (``executemany``), in the order the statements
+    first appear, so that a group of a hundred actions costs a handful of calls.
+    """
+
+    statements: tuple[tuple[str, tuple[Row, ...]], ...]
 
 
 class StoreError(RuntimeError):
@@ -148,10 +168,12 @@ class StoredRoom:
 class Store:
     """The rooms' database at ``path`` (created if absent); ``":memory:"`` for tests.
 
-    Each writing method hands its change to the writer thread and returns a
+    :meth:`submit` hands a change (:func:`room_write`, :func:`seats_write`,
+    :func:`action_write`) to the writer thread and returns a
     :class:`~concurrent.futures.Future` resolved once the change is committed (or
-    failed with its error: ``sqlite3.IntegrityError`` for an action number taken).
-    Call :meth:`close` to stop the thread.
+    failed with its error: ``sqlite3.IntegrityError`` for an action number taken);
+    :meth:`submit_async` the same for an event loop. Call :meth:`close` to stop the
+    thread.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -192,7 +214,7 @@ class Store:
         self._db.execute("COMMIT")
         self.groups = 0
         """How many group commits the writer has made (for benchmarks and tests)."""
-        self._queue: queue.SimpleQueue[tuple[Change, Future[None]] | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write_loop, name="table-store", daemon=True)
         self._writer.start()
 
@@ -205,13 +227,27 @@ class Store:
 
     # --- the writer thread ------------------------------------------------------------
 
-    def submit(self, change: Change) -> Future[None]:
-        """Hand ``change`` to the writer; its future resolves once it is committed."""
+    def submit(self, write: Write) -> Future[None]:
+        """Hand ``write`` to the writer; its future resolves once it is committed."""
         future: Future[None] = Future()
         if not self._writer.is_alive():
             future.set_exception(sqlite3.ProgrammingError("the table's database is closed"))
             return future
-        self._queue.put((change, future))
+        self._queue.put((write, future))
+        return future
+
+    def submit_async(self, write: Write) -> asyncio.Future[None]:
+        """As :meth:`submit`, for the running event loop: an asyncio future.
+
+        The writer resolves all of a group's asyncio futures in one call into their
+        loop, rather than one wake-up (and one hand-over of the interpreter) each.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        if not self._writer.is_alive():
+            future.set_exception(sqlite3.ProgrammingError("the table's database is closed"))
+            return future
+        self._queue.put((write, (loop, future)))
         return future
 
     def _write_loop(self) -> None:
@@ -232,119 +268,71 @@ class Store:
                     stop = True
                     break
                 group.append(waiting)
-            # A future cancelled before its change ran is dropped with its change.
-            group = [item for item in group if item[1].set_running_or_notify_cancel()]
-            if not group:
-                continue
-            outcomes = self._commit_group([change for change, _ in group])
-            self.groups += 1
-            for (_, future), outcome in zip(group, outcomes, strict=True):
-                if outcome is None:
-                    future.set_result(None)
-                else:
-                    future.set_exception(outcome)
+            # A future cancelled before its write ran is dropped with its write.
+            group = [
+                item
+                for item in group
+                if not isinstance(item[1], Future) or item[1].set_running_or_notify_cancel()
+            ]
+            if group:
+                outcomes = self._commit_group([write for write, _ in group])
+                self.groups += 1
+                _resolve(group, outcomes)
             if stop:
                 return
 
-    def _commit_group(self, changes: Sequence[Change]) -> list[BaseException | None]:
-        outcomes: list[BaseException | None] = []
+    def _commit_group(self, writes: Sequence[Write]) -> list[BaseException | None]:
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
+                # The common case: every write of the group goes in, each statement once.
+                merged: dict[str, list[Row]] = {}
+                for write in writes:
+                    for sql, rows in write.statements:
+                        merged.setdefault(sql, []).extend(rows)
+                for sql, batch in merged.items():
+                    self._db.executemany(sql, batch)
             except sqlite3.Error as error:
-                return [error] * len(changes)
-            for change in changes:
-                # One savepoint a change: a change refused (an action number taken) is
-                # undone alone, and the rest of the group is committed.
-                self._db.execute("SAVEPOINT change")
-                try:
-                    change(self._db)
-                except Exception as error:  # handed to the change's future
-                    self._db.execute("ROLLBACK TO change")
-                    outcomes.append(error)
-                else:
-                    outcomes.append(None)
-                self._db.execute("RELEASE change")
-            try:
-                self._db.execute("COMMIT")
-            except sqlite3.Error as error:
-                # Nothing of the group is on disk: every change fails with the reason.
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
-                return [error] * len(changes)
+                if not isinstance(error, sqlite3.IntegrityError):
+                    # Not a refused write (a full disk, a locked file): the group fails.
+                    return [error] * len(writes)
+                # One write refused (an action number taken): again, one savepoint a write,
+                # so that it is undone alone and the rest of the group is committed.
+                return self._commit_one_by_one(writes)
+            return self._finish_transaction(len(writes), [None] * len(writes))
+
+    def _commit_one_by_one(self, writes: Sequence[Write]) -> list[BaseException | None]:
+        outcomes: list[BaseException | None] = []
+        try:
+            self._db.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as error:
+            return [error] * len(writes)
+        for write in writes:
+            self._db.execute("SAVEPOINT write")
+            try:
+                for sql, rows in write.statements:
+                    self._db.executemany(sql, rows)
+            except sqlite3.Error as error:
+                self._db.execute("ROLLBACK TO write")
+                outcomes.append(error)
+            else:
+                outcomes.append(None)
+            self._db.execute("RELEASE write")
+        return self._finish_transaction(len(writes), outcomes)
+
+    def _finish_transaction(
+        self, count: int, outcomes: list[BaseException | None]
+    ) -> list[BaseException | None]:
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as error:
+            # Nothing of the group is on disk: every write fails with the reason.
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
+            return [error] * count
         return outcomes
-
-    # --- changes ------------------------------------------------------------------------
-
-    def add_room(  # noqa: PLR0913, PLR0917 -- a room's stored parts
-        self,
-        room: str,
-        mode: str,
-        rules: Rules,
-        seed: int,
-        created: float,
-        seats: Sequence[SeatRow],
-    ) -> Future[None]:
-        """Store a new room and its four seats."""
-        rules_text = json.dumps(rules_to_json(rules))
-        rows = [
-            (room, row.seat.letter, row.token, row.occupant, row.player, row.secret)
-            for row in seats
-        ]
-
-        def change(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT INTO rooms (id, mode, rules, seed, created, active) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (room, mode, rules_text, str(seed), created, created),
-            )
-            db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)", rows)
-
-        return self.submit(change)
-
-    def set_seats(self, room: str, seats: Sequence[SeatRow], when: float) -> Future[None]:
-        """Change who sits at some seats of a room (and who holds them)."""
-        rows = [
-            (row.token, row.occupant, row.player, row.secret, room, row.seat.letter)
-            for row in seats
-        ]
-
-        def change(db: sqlite3.Connection) -> None:
-            db.executemany(
-                "UPDATE seats SET token = ?, occupant = ?, player = ?, secret = ? "
-                "WHERE room = ? AND seat = ?",
-                rows,
-            )
-            db.execute("UPDATE rooms SET active = ? WHERE id = ?", (when, room))
-
-        return self.submit(change)
-
-    def add_action(
-        self, room: str, seq: int, action: str, when: float, *, finished: bool = False
-    ) -> Future[None]:
-        """Append action number ``seq`` to a room (``finished``: the match ends with it).
-
-        Its future fails with ``sqlite3.IntegrityError`` if that number is already taken.
-        """
-
-        def change(db: sqlite3.Connection) -> None:
-            db.execute("INSERT INTO actions VALUES (?, ?, ?)", (room, seq, action))
-            db.execute(
-                "UPDATE rooms SET active = ?, finished = ? WHERE id = ?",
-                (when, when if finished else None, room),
-            )
-
-        return self.submit(change)
-
-    def add_chat(self, room: str, seq: int, seat: Seat, at: float, text: str) -> Future[None]:
-        """Append chat line number ``seq`` of a room (a number taken: IntegrityError)."""
-
-        def change(db: sqlite3.Connection) -> None:
-            db.execute(
-                "INSERT INTO chat VALUES (?, ?, ?, ?, ?)", (room, seq, seat.letter, at, text)
-            )
-
-        return self.submit(change)
 
     # --- reading --------------------------------------------------------------------------
 
@@ -426,3 +414,102 @@ class Store:
                 "SELECT COUNT(*) FROM actions WHERE room = ?", (room,)
             ).fetchone()[0]
         return count
+
+
+def room_write(  # noqa: PLR0913, PLR0917 -- a room's stored parts
+    room: str,
+    mode: str,
+    rules: Rules,
+    seed: int,
+    created: float,
+    seats: Sequence[SeatRow],
+) -> Write:
+    """The write of a new room and its four seats."""
+    return Write(
+        (
+            (
+                "INSERT INTO rooms (id, mode, rules, seed, created, active) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                ((room, mode, json.dumps(rules_to_json(rules)), str(seed), created, created),),
+            ),
+            (
+                "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?)",
+                tuple(
+                    (room, row.seat.letter, row.token, row.occupant, row.player, row.secret)
+                    for row in seats
+                ),
+            ),
+        )
+    )
+
+
+def seats_write(room: str, seats: Sequence[SeatRow], when: float) -> Write:
+    """The write of who sits at some seats of a room (and who holds them)."""
+    return Write(
+        (
+            (
+                "UPDATE seats SET token = ?, occupant = ?, player = ?, secret = ? "
+                "WHERE room = ? AND seat = ?",
+                tuple(
+                    (row.token, row.occupant, row.player, row.secret, room, row.seat.letter)
+                    for row in seats
+                ),
+            ),
+            ("UPDATE rooms SET active = ? WHERE id = ?", ((when, room),)),
+        )
+    )
+
+
+def action_write(room: str, seq: int, action: str, when: float, *, finished: bool) -> Write:
+    """The write of action number ``seq`` of a room (and when the room last changed)."""
+    return Write(
+        (
+            ("INSERT INTO actions VALUES (?, ?, ?)", ((room, seq, action),)),
+            (
+                "UPDATE rooms SET active = ?, finished = ? WHERE id = ?",
+                ((when, when if finished else None, room),),
+            ),
+        )
+    )
+
+
+def chat_write(room: str, seq: int, seat: Seat, at: float, text: str) -> Write:
+    """The write of chat line number ``seq`` of a room (a number taken: IntegrityError)."""
+    return Write(
+        (("INSERT INTO chat VALUES (?, ?, ?, ?, ?)", ((room, seq, seat.letter, at, text),)),)
+    )
+
+
+_Target = Future[None] | tuple[asyncio.AbstractEventLoop, "asyncio.Future[None]"]
+_Item = tuple[Write, _Target]
+
+
+def _resolve(group: Sequence[_Item], outcomes: Sequence[BaseException | None]) -> None:
+    """Resolve a group's futures: the threads' ones here, the loops' ones in one call each."""
+    by_loop: dict[
+        asyncio.AbstractEventLoop, list[tuple[asyncio.Future[None], BaseException | None]]
+    ]
+    by_loop = {}
+    for (_, target), outcome in zip(group, outcomes, strict=True):
+        if isinstance(target, Future):
+            if outcome is None:
+                target.set_result(None)
+            else:
+                target.set_exception(outcome)
+        else:
+            loop, future = target
+            by_loop.setdefault(loop, []).append((future, outcome))
+    for loop, futures in by_loop.items():
+        # A loop already closed (its server stopped) has no one left to tell.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_settle, futures)
+
+
+def _settle(futures: Sequence[tuple[asyncio.Future[None], BaseException | None]]) -> None:
+    for future, outcome in futures:
+        if future.done():  # cancelled meanwhile
+            continue
+        if outcome is None:
+            future.set_result(None)
+        else:
+            future.set_exception(outcome)

@@ -29,7 +29,7 @@ from .values import (
     trick_to_json,
 )
 
-__all__ = ["VIEW_FORMAT", "view_from_json", "view_to_json"]
+__all__ = ["VIEW_FORMAT", "deal_to_json", "view_from_json", "view_to_json"]
 
 VIEW_FORMAT: Final = 1
 """Version of the view's JSON, written as ``"format"``; bumped on incompatible change."""
@@ -43,8 +43,12 @@ _DEAL_FIELDS: Final = (
 )
 
 
-def view_to_json(seen: SeatView) -> dict[str, Any]:
-    """The view as plain JSON-ready data, with the canonical text codes."""
+def view_to_json(seen: SeatView, *, history: bool = True) -> dict[str, Any]:
+    """The view as plain JSON-ready data, with the canonical text codes.
+
+    ``history=False`` leaves the finished deals out (``"history"`` is ``None``), for a
+    writer that keeps their JSON from one view to the next (:func:`deal_to_json` each).
+    """
     outcome = seen.outcome
     to_move = seen.to_move
     return {
@@ -55,10 +59,15 @@ def view_to_json(seen: SeatView) -> dict[str, Any]:
         "to_move": None if to_move is None else to_move.letter,
         "hand": cards_to_json(seen.hand),
         "deal": None if seen.deal is None else _deal_to_json(seen.deal),
-        "history": [_deal_to_json(deal) for deal in seen.history],
+        "history": [_deal_to_json(deal) for deal in seen.history] if history else None,
         "totals": list(seen.totals),
         "outcome": None if outcome is None else outcome_to_json(outcome),
     }
+
+
+def deal_to_json(deal: DealView) -> dict[str, Any]:
+    """One deal of a view (current or finished) as JSON-ready data."""
+    return _deal_to_json(deal)
 
 
 def _deal_to_json(deal: DealView) -> dict[str, Any]:
