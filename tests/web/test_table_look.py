@@ -208,7 +208,8 @@ def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, 
             warning = label.split("Warning: ", 1)[1].removesuffix(" You may still bid it.")
             assert warning in note.text
             warned = True
-        in_trick = len(driver.find_elements(By.CSS_SELECTOR, "#trick .played:not(.taken)"))
+        # The cards of the trick in play (the page may still be showing the last one).
+        in_trick = int(_body(driver, "data-trick") or 0)
         playing = _body(driver, "data-phase") == "play"
         if playing and in_trick == 3 and not kept:
             # South completes the trick; at pace 0 the next lead follows at once.

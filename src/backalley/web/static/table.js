@@ -115,7 +115,8 @@
 
   const PLACES = { bottom: 0, left: 1, top: 2, right: 3 };
   const HOLD_MS = 1500;  // a finished trick stays on the table at least this long
-  let shownTrick = null;  // the finished trick on the table: {key, since}
+  let shownTrick = null;  // the trick last finished: {key, since, trick}
+  let lastKey;  // the last trick of the frame drawn before (undefined: no frame yet)
   let heldTimer = null;
   let showLast = false;
 
@@ -206,19 +207,21 @@
     const last = frame.last_trick;
     const now = Date.now();
     const key = trickKey(last);
-    if (frame.trick.length === 0 && last && last.current && (!shownTrick || shownTrick.key !== key)) {
-      shownTrick = { key, since: now };
+    // A trick finished since the last frame drawn (the frame that showed it complete may
+    // have been replaced by a newer one on the way): hold it from now on.
+    if (key !== lastKey) {
+      if (lastKey !== undefined && last) shownTrick = { key, since: now, trick: last };
+      lastKey = key;
     }
     let cards = frame.trick;
     let finished = null;
-    const holding = shownTrick && shownTrick.key === key && last && last.current && now - shownTrick.since < HOLD_MS;
+    const held = shownTrick && !frame.howto ? HOLD_MS - (now - shownTrick.since) : 0;
     if (showLast && last) finished = last;
-    else if (frame.trick.length === 0 && last && last.current) finished = last;
-    else if (frame.trick.length > 0 && holding && !frame.howto) {
-      finished = last;
+    else if (held > 0 && (frame.trick.length > 0 || !last || !last.current || shownTrick.key !== key)) {
+      finished = shownTrick.trick;
       clearTimeout(heldTimer);
-      heldTimer = setTimeout(() => { if (frame) drawTrick(); }, HOLD_MS - (now - shownTrick.since) + 10);
-    }
+      heldTimer = setTimeout(() => { if (frame) drawTrick(); }, held + 10);
+    } else if (frame.trick.length === 0 && last && last.current) finished = last;
     const previous = new Set(Array.from(trick.querySelectorAll(".played")).map((n) => n.dataset.key));
     trick.replaceChildren();
     trick.classList.toggle("complete", !!finished);
@@ -235,7 +238,11 @@
       const slot = el("div", { class: "played " + place, "data-seat": card.seat, "data-key": card.seat + card.code });
       if (!previous.has(card.seat + card.code) && !finished) slot.classList.add("fresh");
       if (finished && card.seat === finished.winner) slot.classList.add("winner");
-      if (finished && !showLast) slot.classList.add("taken", "toward-" + placeOf(finished.winner));
+      if (finished && !showLast) {
+        // Gathering towards the winner once; drawn again, it is already gathered.
+        const moved = previous.has(card.seat + card.code) ? "gathered" : "taken";
+        slot.classList.add(moved, "toward-" + placeOf(finished.winner));
+      }
       slot.append(cardView(card), el("span", { class: "by", text: NAMES[card.seat] }));
       trick.append(slot);
     });
@@ -377,6 +384,7 @@
   function draw() {
     document.body.dataset.version = String(frame.version);
     document.body.dataset.phase = frame.phase;
+    document.body.dataset.trick = String(frame.trick.length);
     document.body.classList.toggle("my-turn", frame.your_turn && !frame.howto);
     $("status").textContent = frame.status;
     if (frame.deal_number !== null) {
