@@ -319,3 +319,43 @@ def test_a_room_of_four_browsers(server, browsers, shots):
             lambda d: len(d.find_elements(By.CSS_SELECTOR, "#sheet tbody tr td")) == 9
         )
         assert "Deal 1" in driver.find_element(By.ID, "last-sentence").text
+
+
+_HAND = "return Array.from(document.querySelectorAll('#hand button'), b => b.dataset.code);"
+"""The codes of the hand's cards, read in one step (the page may redraw meanwhile)."""
+
+
+def test_a_claimed_seat_stays_its_browsers_and_the_page_reconnects_when_cut(browsers, tmp_path):
+    """The seat's page, cut by the server (idle, 4411), reconnects to the same table; a
+    second browser opening the same link gets no hand, only the sentence why."""
+    server = Server(tmp_path / "rooms.db", port=free_port(), flags=["--idle", "1"])
+    try:
+        driver = browsers()
+        _start_computer_game(driver, server)
+        _my_move(driver)
+        _wait_turn_or_end(driver)
+        version = _version(driver)
+        hand = driver.execute_script(_HAND)
+        # Idle past the limit: the server closes the socket; the page opens it again.
+        WebDriverWait(driver, WAIT).until(
+            lambda d: (
+                int(d.find_element(By.TAG_NAME, "body").get_attribute("data-reconnects") or 0) >= 1
+            )
+        )
+        WebDriverWait(driver, WAIT).until(
+            lambda d: d.find_element(By.ID, "status").text.startswith("Your turn")
+        )
+        assert _version(driver) == version
+        assert driver.execute_script(_HAND) == hand
+        other = browsers()
+        other.get(driver.current_url)
+        WebDriverWait(other, WAIT).until(
+            lambda d: "already taken" in d.find_element(By.ID, "status").text
+        )
+        WebDriverWait(other, WAIT).until(
+            lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-closed") == "4403"
+        )
+        assert other.execute_script(_HAND) == []
+        assert driver.execute_script(_HAND) == hand  # the seat's own page: its hand still
+    finally:
+        server.kill()

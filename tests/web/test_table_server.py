@@ -289,3 +289,34 @@ def test_a_cut_off_post_is_one_log_line_and_no_traceback(tmp_path):
     log = server.process.stdout.read()
     lines = [line for line in log.splitlines() if "cut off" in line]
     assert len(lines) == 1 and "Traceback" not in log, log
+
+
+def test_a_half_sent_request_is_closed_at_the_deadline(tmp_path):
+    """A connection that begins a request and never finishes its head is closed; the
+    server keeps serving others meanwhile; one log line."""
+    server = Server(tmp_path / "rooms.db", flags=["--request-deadline", "1"])
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as raw:
+            started = time.monotonic()
+            raw.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            with urllib.request.urlopen(server.base + "/") as page:  # others are served
+                assert page.status == 200
+            closed = False
+            for _ in range(50):  # a byte now and then does not hold it open
+                try:
+                    raw.sendall(b"a")
+                except OSError:  # the server has closed it
+                    closed = True
+                    break
+                time.sleep(0.1)
+            if not closed:
+                assert raw.recv(1024) == b""
+            elapsed = time.monotonic() - started
+            assert 0.9 < elapsed < 5, elapsed
+        # A connection that sends nothing at all: closed too.
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as idle:
+            assert idle.recv(1024) == b""
+    finally:
+        server.stop()
+    log = server.process.stdout.read()
+    assert log.count("no whole request within 1 s") == 2 and "Traceback" not in log, log

@@ -48,7 +48,7 @@ _LIMIT_FLAGS: Final = (
     ("send_deadline", float, "SECONDS", "time one message may take to go out"),
     ("hello_deadline", float, "SECONDS", "time from opening a socket to its hello"),
     ("idle", float, "SECONDS", "time a socket may send nothing before it is closed"),
-    ("form_deadline", float, "SECONDS", "time to send the lobby's form"),
+    ("request_deadline", float, "SECONDS", "time to send a request's head, and the form"),
     ("keep_alive", float, "SECONDS", "time an idle HTTP connection is kept open"),
     ("finished_keep", float, "SECONDS", "time a finished room stays in memory"),
     ("abandoned_after", float, "SECONDS", "time without a change before a room leaves memory"),
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn  # noqa: PLC0415 -- the extra, imported when the command runs
 
-        from ..web.app import DEFAULT_PACE, make_app  # noqa: PLC0415
+        from ..web.app import DEFAULT_PACE, http_protocol, make_app  # noqa: PLC0415
     except MissingExtra as missing:
         raise CommandError(str(missing)) from None
     except ImportError:
@@ -171,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
         ws_max_size=MAX_WEBSOCKET_BYTES,
         timeout_keep_alive=max(1, round(limits.keep_alive)),
         ws_per_message_deflate=not args.no_compression,
+        http=http_protocol(limits.request_deadline),
         lifespan="on",
     )
     # Ctrl-C is how a server is stopped: not a failure. uvicorn has shut down cleanly.

@@ -92,6 +92,7 @@ __all__ = [
     "DEFAULT_TIE",
     "MAX_FORM_BYTES",
     "TableServer",
+    "http_protocol",
     "make_app",
 ]
 
@@ -714,7 +715,7 @@ class TableServer:
             )
         body = b""
         try:
-            async with asyncio.timeout(self.limits.form_deadline):
+            async with asyncio.timeout(self.limits.request_deadline):
                 async for chunk in request.stream():
                     body += chunk
                     if len(body) > MAX_FORM_BYTES:
@@ -864,3 +865,60 @@ class _SecurityHeaders:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await self.app(scope, receive, send)
+
+
+def http_protocol(request_deadline: float) -> type[asyncio.Protocol]:
+    """The HTTP protocol of uvicorn (h11) with a deadline on each request's head.
+
+    uvicorn times out a connection idle between requests, but not one that has begun
+    a request and does not finish its head (a byte now and then holds it open for
+    good): here each head must arrive within ``request_deadline`` seconds of the
+    connection, or of the answer before it; past that the connection is closed, and
+    one line logged.
+    """
+    from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: PLC0415 -- the extra
+
+    class DeadlinedH11Protocol(H11Protocol):
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            cycle = self.cycle
+            super().data_received(data)
+            # A head has come (a new request, or the socket's upgrade): no more deadline.
+            if self.cycle is not cycle or self.transport.get_protocol() is not self:
+                self._disarm()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._head_timer = self.loop.call_later(request_deadline, self._late)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _late(self) -> None:
+            self._head_timer = None
+            if self.transport.get_protocol() is self and not self.transport.is_closing():
+                client = self.client[0] if self.client else "unknown"
+                log.warning(
+                    "address %s: connection closed: no whole request within %g s",
+                    client,
+                    request_deadline,
+                )
+                self.transport.close()
+
+    return DeadlinedH11Protocol

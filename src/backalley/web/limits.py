@@ -67,8 +67,9 @@ class Limits:
     """Seconds from opening a socket to its ``hello``."""
     idle: float = attrs.field(default=1800.0, validator=attrs.validators.gt(0))
     """Seconds a socket may send nothing before it is closed (its page reconnects)."""
-    form_deadline: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
-    """Seconds to send the lobby's form, once its request has begun."""
+    request_deadline: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
+    """Seconds to send a request's head (from the connection, or the last answer on it),
+    and the lobby's form once its head has come."""
     keep_alive: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))
     """Seconds an idle HTTP connection is kept open between requests."""
     finished_keep: float = attrs.field(default=600.0, validator=attrs.validators.ge(0))

@@ -64,9 +64,10 @@
         document.body.dataset.closed = String(event.code);
         return;
       }
-      // A dropped connection, a slow one cut by the server, a reloaded or reopened tab:
-      // the seat is still ours; the server sends the current table again.
+      // A dropped connection, a slow or idle one cut by the server, a reloaded or reopened
+      // tab: the seat is still ours; the server sends the current table again.
       $("status").textContent = "Connection lost: reconnecting to your seat…";
+      document.body.dataset.reconnects = String(Number(document.body.dataset.reconnects || 0) + 1);
       retry = Math.min(retry + 1, 6);
       setTimeout(connect, 250 * retry);
     };
