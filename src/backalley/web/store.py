@@ -275,7 +275,10 @@ class Store:
                 if not isinstance(item[1], Future) or item[1].set_running_or_notify_cancel()
             ]
             if group:
-                outcomes = self._commit_group([write for write, _ in group])
+                try:
+                    outcomes = self._commit_group([write for write, _ in group])
+                except Exception as error:  # the writer must outlive any one group
+                    outcomes = [error] * len(group)
                 self.groups += 1
                 _resolve(group, outcomes)
             if stop:
