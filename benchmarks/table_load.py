@@ -118,8 +118,11 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--no-compression", action="store_true", help="serve with --no-compression")
+    parser.add_argument("--websocket", default=None, help="serve with this --websocket")
     args = parser.parse_args()
     flags = ["--no-compression"] if args.no_compression else []
+    if args.websocket:
+        flags += ["--websocket", args.websocket]
     results = []
     for _ in range(args.repeats):
         result = run_once(args.rooms, args.schedule, args.clients, flags)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import logging
 import socket
 import sqlite3
@@ -29,6 +30,9 @@ DEFAULT_DB: Final = "backalley-table.sqlite3"
 
 MAX_WEBSOCKET_BYTES: Final = 64 * 1024
 """Frames longer than this close the socket in uvicorn itself; the table refuses far less."""
+
+WEBSOCKET_IMPLEMENTATIONS: Final = ("websockets-sansio", "wsproto", "websockets")
+"""uvicorn's WebSocket implementations (wsproto only where it is installed)."""
 
 HELP = "serve the online table: play in the browser, against the computer or with friends"
 """The command's line in ``backalley --help``."""
@@ -96,6 +100,12 @@ def add_parser(commands: Commands) -> None:
         help="send frames uncompressed (less CPU a frame, about five times the bytes; "
         "default: permessage-deflate when the browser offers it)",
     )
+    parser.add_argument(
+        "--websocket",
+        choices=WEBSOCKET_IMPLEMENTATIONS,
+        default=WEBSOCKET_IMPLEMENTATIONS[0],
+        help="uvicorn's WebSocket implementation (default %(default)s)",
+    )
     limits = parser.add_argument_group(
         "limits", "what one visitor, socket and room may take (docs/table.md, 'Limits')"
     )
@@ -132,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
     for url in args.stun:
         if not url.startswith(("stun:", "stuns:")) or len(url) > 200 or " " in url:
             raise CommandError(f"--stun is a STUN address such as stun:host:3478, not {url!r}")
+    if args.websocket == "wsproto" and importlib.util.find_spec("wsproto") is None:
+        raise CommandError("--websocket wsproto needs the wsproto package: pip install wsproto")
     chosen = {
         name: getattr(args, name)
         for name, *_ in _LIMIT_FLAGS
@@ -167,7 +179,7 @@ def run(args: argparse.Namespace) -> int:
     config = uvicorn.Config(
         make_app(tables, pace=pace, limits=limits, stun=tuple(args.stun)),
         log_level="warning",
-        ws="websockets-sansio",
+        ws=args.websocket,
         ws_max_size=MAX_WEBSOCKET_BYTES,
         timeout_keep_alive=max(1, round(limits.keep_alive)),
         ws_per_message_deflate=not args.no_compression,
