@@ -10,9 +10,11 @@ import pytest
 
 from backalley import Bid, Card, Play, Rules, Seat, Suit, new_match
 from backalley.cli import main
+from backalley.cli.analyze import analyze_record
 from backalley.cli.play import Table, marked_hand
 from backalley.engine import bounds
 from backalley.engine.view import SeatView
+from backalley.formats.records import loads
 from backalley.players import MonteCarloPlayer
 from decks import position
 
@@ -171,10 +173,10 @@ def test_end_of_input_stops_cleanly() -> None:
 
 
 def test_quit_and_score() -> None:
-    """``score`` shows the sheet and ``quit`` leaves the table."""
+    """``score`` shows the sheet and ``quit`` leaves the table with status 0: not a failure."""
     state = position(FOLLOW, turned="6H", bids=[1])
     table, out = _table(state, "score\nquit\n")
-    assert table.play() == 1
+    assert table.play() == 0
     text = out.getvalue()
     assert "Score sheet:" in text and "You leave the table" in text
 
@@ -233,6 +235,16 @@ def test_endless_throw_ins_leave_the_match_unfinished(monkeypatch: pytest.Monkey
     assert "3 deals in a row were thrown in" in text
     assert text.rstrip().endswith("The match is left unfinished.")
     assert text.count("All four passed") == 3
+    # Who deals again, and how many cards: seed 001's throw-in in words. North deals
+    # first; each throw-in passes the deal on.
+    assert (
+        "All four passed: the cards are thrown in, nobody scores, "
+        "and East deals again, 2 cards each." in text
+    )
+    assert "and South deals again, 2 cards each." in text
+    # One numbering: the schedule's deal 1 of 1, dealt again, marked.
+    assert text.count("Deal 1 of 1 (re-deal): 2 cards each, East deals.") == 1
+    assert "Deal 1 of 1: 2 cards each, North deals." in text
 
 
 def test_the_opponents_can_be_monte_carlo_players(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -248,3 +260,64 @@ def test_the_table_seats_the_kind_asked_for() -> None:
     others = [player for seat, player in table.players.items() if seat is not Seat.SOUTH]
     assert len(others) == 3
     assert all(isinstance(player, MonteCarloPlayer) for player in others)
+
+
+def _run_play(args: list[str], answers: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "backalley", *args],
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_quit_exits_zero_from_the_command_line() -> None:
+    """``quit`` at the first prompt: exit status 0, the leaving said, no traceback."""
+    done = _run_play(SHORT_MATCH, "quit\n")
+    assert done.returncode == 0, done.stderr
+    assert "You leave the table" in done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_recorded_game_is_checked_and_analyzed(monkeypatch, tmp_path) -> None:
+    """``--record FILE``: the game played is a record ``check`` accepts and ``analyze`` reads."""
+    path = tmp_path / "game.json"
+    status, text, inp = _drive(monkeypatch, [*SHORT_MATCH, "--record", str(path)])
+    assert status == 0 and "Match over:" in text
+    record = loads(path.read_bytes())
+    assert record.seed == 3 and len(record.deals) >= 2
+    assert dict(record.tags)["event"] == "backalley play"
+    # The record replays to the same final position the table reached.
+    analyses, final = analyze_record(record)
+    assert final.is_over and any(analysis is not None for analysis in analyses)
+    # Every card South chose is among the record's plays, each once.
+    played = [card.code for deal in record.deals for card in deal.plays]
+    cards = [answer for answer in inp.answers if answer not in ("pass", "board")]
+    cards = [answer for answer in cards if not answer.isdigit()]
+    assert cards and all(played.count(card) >= 1 for card in cards)
+    assert main(["check", str(path)]) == 0
+    assert main(["analyze", str(path)]) == 0
+
+
+def test_a_game_left_with_quit_is_recorded_as_far_as_it_went(tmp_path) -> None:
+    """Leaving mid-deal still writes the record; ``analyze`` reads the unfinished game."""
+    path = tmp_path / "left.json"
+    done = _run_play([*SHORT_MATCH, "--record", str(path)], "pass\nquit\n")
+    assert done.returncode == 0, done.stderr
+    assert f"The game record is in {path}." in done.stderr
+    record = loads(path.read_bytes())
+    assert record.result is None  # unfinished: no result claimed
+    assert "pass" in record.deals[0].bids
+    analyzed = _run_play(["analyze", str(path)], "")
+    assert analyzed.returncode == 0, analyzed.stdout + analyzed.stderr
+    assert "Traceback" not in analyzed.stdout + analyzed.stderr
+
+
+def test_a_record_with_no_folder_is_refused_before_play(tmp_path) -> None:
+    """A --record path in a missing folder: one line, exit 2, before a card is dealt."""
+    done = _run_play([*SHORT_MATCH, "--record", str(tmp_path / "nope" / "g.json")], "")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "no folder" in done.stderr
+    assert "Your turn" not in done.stdout

@@ -27,7 +27,10 @@ def test_importing_an_adapter_without_its_framework_names_the_extra(
     with pytest.raises(MissingExtra) as missing:
         importlib.import_module(module)
     message = str(missing.value)
-    assert message == f"{module} needs the {extra!r} extra: pip install 'backalley[{extra}]'"
+    assert message == (
+        f"{module} needs the {extra!r} extra: pip install 'backalley[{extra}]' "
+        f"(in a clone of the repository: pip install -e '.[{extra}]')"
+    )
     assert "\n" not in message
     assert isinstance(missing.value, ImportError)
     assert missing.value.extra == extra
@@ -45,7 +48,8 @@ def test_the_vector_environment_without_gymnasium_names_the_pettingzoo_extra(
     with pytest.raises(MissingExtra) as missing:
         importlib.import_module("backalley.batch.vector")
     assert str(missing.value) == (
-        "backalley.batch.vector needs the 'pettingzoo' extra: pip install 'backalley[pettingzoo]'"
+        "backalley.batch.vector needs the 'pettingzoo' extra: pip install 'backalley[pettingzoo]' "
+        "(in a clone of the repository: pip install -e '.[pettingzoo]')"
     )
 
 
@@ -56,9 +60,28 @@ def test_the_pgx_environment_without_pgx_names_its_extra(monkeypatch):
     with pytest.raises(MissingExtra) as missing:
         importlib.import_module("backalley.batch.pgx_env")
     assert str(missing.value) == (
-        "backalley.batch.pgx_env needs the 'pgx' extra: pip install 'backalley[pgx]'"
+        "backalley.batch.pgx_env needs the 'pgx' extra: pip install 'backalley[pgx]' "
+        "(in a clone of the repository: pip install -e '.[pgx]')"
     )
 
 
 def test_a_module_that_is_there_is_not_refused():
     require_extra("backalley.test", "test", ["json", "random"])
+
+
+def test_the_install_commands_name_extras_the_project_declares():
+    """Both commands of the message install a real extra: from the index and in a clone."""
+    import tomllib  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    from backalley._extras import install_command  # noqa: PLC0415
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert project["project"]["name"] == "backalley"
+    extras = project["project"]["optional-dependencies"]
+    for extra in ("web", "batch", "cluster", "pettingzoo"):
+        assert extra in extras
+        command = install_command(extra)
+        # From the index: the project's name; in a clone: the checkout itself, editable.
+        assert f"pip install 'backalley[{extra}]'" in command
+        assert f"pip install -e '.[{extra}]'" in command

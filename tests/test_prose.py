@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from backalley import MatchState, Outcome, Pair, Rules, Seat, Termination
 from backalley.engine.view import view
-from backalley.pictures.prose import result_sentence, score_rows
+from backalley.pictures.prose import deals_sentence, result_sentence, score_rows
 from record_strategies import play
 
 
@@ -26,6 +26,30 @@ def test_score_rows_are_the_same_for_the_state_and_every_seat(seed: int, tie: st
     assert sum(row.kind == "thrown in" for row in rows) == sum(
         result.thrown_in for result in state.history
     )
+    # One numbering: the schedule's place, the same again after a throw-in (a re-deal).
+    place = 1
+    for before, row in zip([None, *rows], rows, strict=False):
+        if row.kind == "tiebreak":
+            assert row.label == "tiebreak"
+            continue
+        assert row.scheduled == place
+        assert row.redeal == (before is not None and before.kind == "thrown in")
+        assert row.label == (f"{place} (re-deal)" if row.redeal else str(place))
+        assert row.scheduled <= state.rules.deals
+        place += row.kind == "scored"
+
+
+@given(st.integers(0, 2**32))
+def test_the_deals_sentence_counts_the_schedule_and_names_the_throw_ins(seed: int) -> None:
+    """``N deals of M``, throw-ins and a tiebreak said apart, never counted as deals."""
+    state: MatchState = play(Rules(schedule=[2, 1], tie="tiebreak-deal"), seed, seed, 10_000)
+    text = deals_sentence(state)
+    assert text.startswith(f"{state.counted_deals} deal")
+    assert f" of {state.rules.deals}" in text
+    thrown = sum(result.thrown_in for result in state.history)
+    assert (f"({thrown} thrown in and dealt again)" in text) == (thrown > 0)
+    tiebreak = any(result.deal.setup.tiebreak for result in state.history)
+    assert text.endswith(" and a tiebreak deal") == tiebreak
 
 
 def test_result_sentence() -> None:

@@ -63,10 +63,10 @@ def browsers():
     made = []
     homes = []
 
-    def launch(width=1000, height=1300):
+    def launch(width=1000, height=1300, extra=()):
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
-        for flag in FLAGS:
+        for flag in (*FLAGS, *extra):
             options.add_argument(flag)
         home = tempfile.mkdtemp(prefix="backalley-chromium-")
         homes.append(home)
@@ -273,6 +273,12 @@ def test_a_room_of_four_browsers(server, browsers, shots):
     for number, link in enumerate(links):
         # One of them on a phone-sized screen: the table must be usable there too.
         guest = browsers(390, 844) if number == 0 else browsers()
+        if number == 0:
+            # A window is never narrower than 500 px: the phone's width is emulated.
+            guest.execute_cdp_cmd(
+                "Emulation.setDeviceMetricsOverride",
+                {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True},
+            )
         guest.get(link)
         guests.append(guest)
     everyone = [host, *guests]

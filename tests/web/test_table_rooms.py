@@ -427,12 +427,11 @@ def test_without_the_web_extra_the_command_says_which_to_install(monkeypatch, ca
     monkeypatch.delitem(sys.modules, "backalley.web.app", raising=False)
     with pytest.raises(MissingExtra) as missing:
         importlib.import_module("backalley.web.app")
-    assert (
-        str(missing.value) == "backalley table needs the 'web' extra: pip install 'backalley[web]'"
-    )
+    install = "pip install 'backalley[web]' (in a clone of the repository: pip install -e '.[web]')"
+    assert str(missing.value) == f"backalley table needs the 'web' extra: {install}"
     assert main(["table", "--db", str(tmp_path / "rooms.db")]) == 2
     assert capsys.readouterr().err == (
-        "backalley table: backalley table needs the 'web' extra: pip install 'backalley[web]'\n"
+        f"backalley table: backalley table needs the 'web' extra: {install}\n"
     )
     assert not (tmp_path / "rooms.db").exists()
 

@@ -35,7 +35,7 @@ from ..engine.state import MatchState
 from ..formats.checking import IllegalRecord, check
 from ..formats.codec.report import check_report_to_json, error_to_json
 from ..formats.records import RecordError
-from ..pictures.prose import result_sentence
+from ..pictures.prose import deals_sentence, result_sentence
 from ..players.simulation import worker_signals
 from ._cluster import add_cluster_options, cluster_client
 from ._common import (
@@ -151,12 +151,12 @@ def check_file(
         return EXIT_INVALID, report, "\n".join(lines)
     if result.complete:
         report["status"] = "valid"
-        deals = len(state.history)
         assert state.outcome is not None  # the match is complete
         return (
             EXIT_OK,
             report,
-            f"{name}: valid: a complete match, {deals} deals; {result_sentence(state.outcome)}",
+            f"{name}: valid: a complete match, {deals_sentence(state)}; "
+            f"{result_sentence(state.outcome)}",
         )
     report["status"] = "incomplete" if complete else "valid"
     ns, ew = state.totals

@@ -9,7 +9,11 @@ see (:func:`backalley.engine.view.view`); the computer players see only theirs.
 
 Answers: a card code (``as``, ``10h``, ``big``), a bid (``pass``, ``3``,
 ``board``), ``?`` for help and the legal actions, ``score`` for the score
-sheet, ``quit`` to leave.
+sheet, ``quit`` to leave (exit status 0: leaving is not a failure).
+
+``--record FILE`` writes the game record of what was played when the game ends,
+finished or left, so that ``backalley check``, ``replay`` and ``analyze`` read
+the game you played.
 """
 
 from __future__ import annotations
@@ -18,19 +22,29 @@ import argparse
 import secrets
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Final, TextIO
 
 from ..core.actions import Action, Bid, Deal, Play
 from ..core.cards import Card, Seat, Suit, trump_words
 from ..core.errors import IllegalAction
+from ..core.flow import dealer_of_deal
 from ..engine.match import apply, new_match
 from ..engine.state import MatchState, Phase
 from ..engine.view import DealView, SeatView, view
 from ..formats.notation import parse_bid
-from ..pictures.prose import result_sentence, score_rows, sheet_lines
+from ..formats.records import dumps, record_from_state
+from ..pictures.prose import (
+    counted,
+    result_sentence,
+    score_rows,
+    sheet_lines,
+    throw_in_sentence,
+)
 from ..pictures.text import trick_text
 from ..players import PLAYER_KINDS, Player, PlayerError, play_match
 from ..players.driver import play_step, seat_players
+from ..players.simulation import replace_file
 from . import _common as common
 
 __all__ = ["Table", "add_parser", "run"]
@@ -42,7 +56,8 @@ Answers:
   pass, a number such as 3, or board                bid
   ?                                                 this help and your legal actions
   score                                             the score sheet so far
-  quit                                              leave the match"""
+  quit                                              leave the match (the record,
+                                                    with --record, keeps what was played)"""
 
 
 HELP = "play one seat in the terminal against three computer players"
@@ -63,11 +78,23 @@ def add_parser(commands: common.Commands) -> None:
         choices=sorted(PLAYER_KINDS),
         help="the computer players at the other three seats (default heuristic)",
     )
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        help="write the game record to FILE when the game ends, finished or left "
+        "(for backalley check, replay and analyze)",
+    )
     common.add_rules_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Play the match at the terminal."""
+    record = None if args.record is None else Path(args.record)
+    if record is not None and not record.parent.is_dir():
+        # Refused before the first card: a game played to the end must not be lost.
+        raise common.CommandError(f"--record: no folder {str(record.parent)!r} to write it in")
+    if record is not None and record.is_dir():
+        raise common.CommandError(f"--record: {args.record!r} is a folder, not a file")
     seat = Seat.parse(args.seat)
     rules = common.rules_from(args)
     seed = secrets.randbits(64) if args.seed is None else args.seed
@@ -79,7 +106,20 @@ def run(args: argparse.Namespace) -> int:
         f"{_name(seat)}; your partner is {_name(seat.partner)}. Type ? for help.",
         file=out,
     )
-    return Table(state, seat, inp=sys.stdin, out=out, opponents=args.opponents).play()
+    table = Table(state, seat, inp=sys.stdin, out=out, opponents=args.opponents)
+    status = table.play()
+    if record is not None:
+        tags = {"event": "backalley play", "seat": seat.letter, "opponents": args.opponents}
+        try:
+            replace_file(record, dumps(record_from_state(table.state, tags=tags)))
+        except OSError as error:
+            raise common.CommandError(
+                f"--record: cannot write {args.record}: {error.strerror or error}",
+                common.EXIT_INVALID,
+            ) from None
+        # Stderr: the table's own lines stay the whole of standard output.
+        print(f"The game record is in {args.record}.", file=sys.stderr)
+    return status
 
 
 def _name(seat: Seat) -> str:
@@ -121,16 +161,20 @@ def score_sheet(seen: SeatView) -> list[str]:
     """The running score sheet from the finished deals a seat has seen."""
     lines = sheet_lines(
         score_rows(seen),
-        lambda deal: f"  {deal.number:4}  {deal.hand_size:5}  {deal.trump_word:<8}",
+        lambda deal: f"  {deal.label:>12}  {deal.hand_size:5}  {deal.trump_word:<8}",
         thrown_in="  thrown in",
         scored=" {:+6d} {:+6d}  {:9d}  {:8d}",
     )
-    head = ["Score sheet:", "  deal  cards  trump      NS     EW   total NS  total EW"]
+    head = ["Score sheet:", "          deal  cards  trump      NS     EW   total NS  total EW"]
     return [*head, *(lines or ["  (no deal finished yet)"])]
 
 
 class _Leave(Exception):
-    """The person asked to leave, or the input ended."""
+    """The person asked to leave (``status`` 0), or the input ended (1)."""
+
+    def __init__(self, message: str, status: int = common.EXIT_INVALID) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class Table:
@@ -172,15 +216,15 @@ class Table:
     def play(self) -> int:
         """Play to the end of the match (or until the person leaves); the exit status.
 
-        0 when the match is played to its end; 1 when it is left unfinished (``quit``,
-        the end of the input, a run of throw-ins without end, the output closed); 130
-        when interrupted.
+        0 when the match is played to its end or the person leaves it (``quit``); 1
+        when it is left unfinished otherwise (the end of the input, a run of throw-ins
+        without end, the output closed); 130 when interrupted.
         """
         try:
             play_match(self.players, start=self.state, watch=self.watch)
         except _Leave as leaving:
             self.say(str(leaving))
-            return common.EXIT_INVALID
+            return leaving.status
         except PlayerError as error:
             self.say("", f"{error} The match is left unfinished.")
             return common.EXIT_INVALID
@@ -223,9 +267,11 @@ class Table:
         kind = (
             "Tiebreak deal" if deal.tiebreak else f"Deal {seen.counted_deals + 1} of {rules.deals}"
         )
+        if seen.history and seen.history[-1].thrown_in:
+            kind += " (re-deal)"
         self.say(
             "",
-            f"{kind}: {deal.hand_size} cards each, {_name(deal.dealer)} deals. "
+            f"{kind}: {counted(deal.hand_size, 'card')} each, {_name(deal.dealer)} deals. "
             f"Turned {deal.turned.symbol} ({deal.turned.words}): {trump_words(deal.trump)}.",
         )
         if deal.swap is not None:
@@ -275,7 +321,8 @@ class Table:
         """A thrown-in deal, or the deal's scores, the totals and the running score sheet."""
         seen = view(self.state, self.seat)
         if deal.thrown_in:
-            self.say("All four passed: the deal is thrown in; the next dealer deals again.")
+            again = dealer_of_deal(self.state.rules, len(self.state.history))
+            self.say(throw_in_sentence(again, deal.hand_size))
             return
         if not deal.tiebreak and deal.scores is not None:
             ns, ew = seen.totals
@@ -320,7 +367,7 @@ class Table:
                 self.say(_HELP, "Legal: " + " ".join(_code(action) for action in legal))
                 continue
             if answer in ("quit", "exit"):
-                raise _Leave("You leave the table: the match is left unfinished.")
+                raise _Leave("You leave the table: the match is left unfinished.", common.EXIT_OK)
             if answer == "score":
                 self.say(*score_sheet(view(self.state, self.seat)))
                 continue

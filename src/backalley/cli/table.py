@@ -56,6 +56,9 @@ _LIMIT_FLAGS: Final = (
     ("keep_alive", float, "SECONDS", "time an idle HTTP connection is kept open"),
     ("finished_keep", float, "SECONDS", "time a finished room stays in memory"),
     ("abandoned_after", float, "SECONDS", "time without a change before a room leaves memory"),
+    ("chat_characters", int, "N", "the longest chat line, in characters"),
+    ("chat_per_minute", int, "N", "chat lines one seat may send in a minute"),
+    ("chat_kept", int, "N", "chat lines a page is sent when it opens"),
 )
 """The limits as flags: field of ``Limits``, type, metavar, help (the default is added)."""
 
@@ -81,6 +84,15 @@ def add_parser(commands: Commands) -> None:
         default=None,
         metavar="SECONDS",
         help="seconds between two computer actions, so that people can follow (default 0.7)",
+    )
+    parser.add_argument(
+        "--stun",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a STUN server for the rooms' voice, such as stun:stun.example.org:3478 "
+        "(repeatable; default none: voice then connects browsers that reach each other "
+        "directly, and nothing else is contacted)",
     )
     parser.add_argument(
         "--no-compression",
@@ -127,6 +139,9 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--pace is a number of seconds from 0 to 60, not {args.pace}")
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port is a port number from 0 to 65535, not {args.port}")
+    for url in args.stun:
+        if not url.startswith(("stun:", "stuns:")) or len(url) > 200 or " " in url:
+            raise CommandError(f"--stun is a STUN address such as stun:host:3478, not {url!r}")
     if args.websocket == "wsproto" and importlib.util.find_spec("wsproto") is None:
         raise CommandError("--websocket wsproto needs the wsproto package: pip install wsproto")
     chosen = {
@@ -162,7 +177,7 @@ def run(args: argparse.Namespace) -> int:
     # A client-caused condition is one line (backalley.web), with the time.
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     config = uvicorn.Config(
-        make_app(tables, pace=pace, limits=limits),
+        make_app(tables, pace=pace, limits=limits, stun=tuple(args.stun)),
         log_level="warning",
         ws=args.websocket,
         ws_max_size=MAX_WEBSOCKET_BYTES,

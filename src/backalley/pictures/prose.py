@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import attrs
 
+from ..core.bidding import Contract
 from ..core.cards import Card, Pair, Seat, Suit, trump_words
 from ..core.dealing import DealSetup
+from ..core.scoring import BOARD_POINTS_PER_TRICK, POINTS_PER_TRICK_BID, score
 from ..engine.state import MatchState, Outcome, Termination
 
 if TYPE_CHECKING:  # the view module names the trump through this one
@@ -32,9 +34,12 @@ __all__ = [
     "SheetRow",
     "counted",
     "deal_heading",
+    "deals_sentence",
     "result_sentence",
     "score_rows",
+    "score_working",
     "sheet_lines",
+    "throw_in_sentence",
 ]
 
 PAIR_NAMES: Final = {Pair.NORTH_SOUTH: "North-South", Pair.EAST_WEST: "East-West"}
@@ -63,7 +68,10 @@ class SheetRow:
 
     ``kind`` is ``scored``, ``thrown in`` (all four passed: no score, not counted)
     or ``tiebreak`` (no score: only the tricks decide). ``totals`` are the
-    running totals after this deal.
+    running totals after this deal. ``number`` counts every deal dealt, from 1;
+    ``scheduled`` is the deal's place in the schedule (deal N of M, RULINGS.md
+    "Schedule and dealer": a thrown-in deal is dealt again at the same place), and
+    ``redeal`` says it was dealt again after a throw-in.
     """
 
     number: int
@@ -74,6 +82,15 @@ class SheetRow:
     scores: tuple[int, int]
     tricks: tuple[int, int]
     totals: tuple[int, int]
+    scheduled: int = 0
+    redeal: bool = False
+
+    @property
+    def label(self) -> str:
+        """The deal as people number it: ``3``, ``3 (re-deal)``, or ``tiebreak``."""
+        if self.kind == "tiebreak":
+            return "tiebreak"
+        return f"{self.scheduled} (re-deal)" if self.redeal else str(self.scheduled)
 
     @property
     def trump_word(self) -> str:
@@ -123,6 +140,8 @@ def score_rows(match: MatchState | SeatView) -> list[SheetRow]:
             )
             for deal in match.history
         ]
+    played = 0
+    redeal = False
     for number, size, dealer, trump, thrown_in, tiebreak, scores, tricks in deals:
         kind: Literal["scored", "thrown in", "tiebreak"] = "scored"
         if thrown_in:
@@ -132,7 +151,13 @@ def score_rows(match: MatchState | SeatView) -> list[SheetRow]:
         else:
             ns += scores[0]
             ew += scores[1]
-        rows.append(SheetRow(number + 1, size, dealer, trump, kind, scores, tricks, (ns, ew)))
+        row = SheetRow(
+            number + 1, size, dealer, trump, kind, scores, tricks, (ns, ew), played + 1, redeal
+        )
+        rows.append(row)
+        # A thrown-in deal is dealt again at the same place in the schedule.
+        redeal = thrown_in
+        played += kind == "scored"
     return rows
 
 
@@ -143,6 +168,73 @@ def sheet_lines(
     return [
         head(row) + (thrown_in if row.kind == "thrown in" else row.tail(scored)) for row in rows
     ]
+
+
+def deals_sentence(state: MatchState) -> str:
+    """How many deals a match had, numbered as people count them (deal N of M).
+
+    ``14 deals of 14``; with throw-ins, ``14 deals of 14 (3 thrown in and dealt
+    again)``; with a tiebreak, ``... and a tiebreak deal``. Thrown-in deals are
+    not deals of the schedule: the same deal is dealt again (RULINGS.md "Schedule
+    and dealer").
+    """
+    thrown = sum(result.thrown_in for result in state.history)
+    tiebreak = any(result.deal.setup.tiebreak for result in state.history)
+    text = f"{counted(state.counted_deals, 'deal')} of {state.rules.deals}"
+    if thrown:
+        text += f" ({thrown} thrown in and dealt again)"
+    return text + (" and a tiebreak deal" if tiebreak else "")
+
+
+def throw_in_sentence(next_dealer: Seat, hand_size: int) -> str:
+    """What a thrown-in deal means: nobody scores, and who deals the same deal again.
+
+    Seed ``001``: "If all four pass, the cards are thrown in and the next dealer
+    deals the same number again" (RULINGS.md "Schedule and dealer": four passes
+    throw the deal in).
+
+    >>> throw_in_sentence(Seat.EAST, 1)
+    'All four passed: the cards are thrown in, nobody scores, and East deals again, 1 card each.'
+    """
+    return (
+        "All four passed: the cards are thrown in, nobody scores, and "
+        f"{next_dealer.name.title()} deals again, {counted(hand_size, 'card')} each."
+    )
+
+
+def score_working(contract: Contract, *, hand_size: int, tricks: int) -> str:
+    """A pair's score worked out in words, ending in :func:`~backalley.core.scoring.score`.
+
+    The rules are RULINGS.md "Scoring" (SCORE-1..4, seed ``001``'s worked deal):
+
+    >>> score_working(Contract(3), hand_size=5, tricks=4)
+    'target 3, took 4: made it, 5 × 3 + 1 extra = 16'
+    >>> score_working(Contract(3), hand_size=5, tricks=2)
+    'target 3, took 2: missed, −5 × 3 = −15'
+    >>> score_working(Contract(0), hand_size=5, tricks=2)
+    'both passed, took 2: 1 point a trick = 2'
+    >>> score_working(Contract(0, multiplier=2), hand_size=5, tricks=5)
+    'double Board, took all 5: 10 × 5 × 2 = 100'
+    """
+    points = score(contract, hand_size=hand_size, tricks=tricks)
+    shown = f"{points}" if points >= 0 else f"−{-points}"
+    if contract.is_board:
+        names = {1: "Board", 2: "double Board", 3: "triple Board", 4: "quadruple Board"}
+        name = names.get(contract.multiplier, f"Board ×{contract.multiplier}")
+        times = "" if contract.multiplier == 1 else f" × {contract.multiplier}"
+        per = f"{BOARD_POINTS_PER_TRICK} × {hand_size}{times}"
+        if tricks == hand_size:
+            return f"{name}, took all {hand_size}: {per} = {shown}"
+        return f"{name}, took {tricks} of {hand_size}: missed, −{per} = {shown}"
+    target = contract.target
+    if target == 0:
+        return f"both passed, took {tricks}: 1 point a trick = {shown}"
+    took = f"target {target}, took {tricks}"
+    if tricks < target:
+        return f"{took}: missed, −{POINTS_PER_TRICK_BID} × {target} = {shown}"
+    extra = tricks - target
+    more = f" + {extra} extra" if extra else ""
+    return f"{took}: made it, {POINTS_PER_TRICK_BID} × {target}{more} = {shown}"
 
 
 def counted(count: int, noun: str) -> str:

@@ -55,6 +55,7 @@ __all__ = [
     "play_one",
     "record_path",
     "record_text",
+    "replace_file",
     "simulate",
     "store_record",
     "summarize",
@@ -333,7 +334,15 @@ def write_record(folder: str, index: int, text: str) -> None:
     A temporary file in the same folder, then a rename: a reader never sees half a
     record, and a failure (an OSError) leaves no file behind.
     """
-    path = record_path(folder, index)
+    replace_file(record_path(folder, index), text)
+
+
+def replace_file(path: Path, text: str) -> None:
+    """Write ``text`` and a newline to ``path``, whole or not at all (an OSError says why).
+
+    A temporary file in the same folder, then a rename: a reader never sees half a
+    file, and a failure leaves no file behind.
+    """
     descriptor, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(descriptor, "w", encoding="utf-8") as handle:

@@ -11,6 +11,9 @@ Pages and addresses:
   invitation; the page opens ``/ws/TOKEN``, the seat's WebSocket
   (:mod:`backalley.web.messages`), sends its ``hello`` (the seat's secret, or a
   claim) and opens it again whenever it closes with a code that allows it.
+- ``GET /how-to``: the how-to page, the table's own page walking a seven-card
+  deal step by step (next, back, autoplay); ``GET /how-to/steps.json`` its steps
+  (:mod:`backalley.web.howto`).
 - ``GET /record/TOKEN``: the finished match as a game record (``backalley
   check`` validates it); refused while the match is on, since the record names
   the seed, and the seed tells every hand.
@@ -54,6 +57,7 @@ from starlette.requests import ClientDisconnect, Request  # noqa: E402
 from starlette.responses import (  # noqa: E402
     FileResponse,
     HTMLResponse,
+    JSONResponse,
     RedirectResponse,
     Response,
 )
@@ -65,6 +69,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect  # noqa: E402
 from ..core.cards import Seat  # noqa: E402
 from ..core.rules import SCHEDULES, Rules, TiePolicy  # noqa: E402
 from ..formats.records import dumps, record_from_state  # noqa: E402
+from .chat import MAX_SDP_CHARACTERS, chat_of, say_later, talk_open  # noqa: E402
+from .howto import howto_steps  # noqa: E402
 from .limits import (  # noqa: E402
     CLOSE_IDLE,
     CLOSE_LIMIT,
@@ -83,6 +89,7 @@ from .rooms import COMPUTER_PLAYERS, MODES, Refused, Room, Tables  # noqa: E402
 __all__ = [
     "CLOSE_UNKNOWN_TOKEN",
     "DEFAULT_PACE",
+    "DEFAULT_TIE",
     "MAX_FORM_BYTES",
     "TableServer",
     "http_protocol",
@@ -91,6 +98,10 @@ __all__ = [
 
 DEFAULT_PACE: Final = 0.7
 """Seconds between two actions of computer players, so that people can follow them."""
+
+DEFAULT_TIE: Final = "tiebreak-deal"
+"""The table's tie rule unless the lobby says otherwise: seed ``001``'s "a tie at the end
+plays one more deal with no bidding" (the library's default, a draw, is ``docs/rules.md``'s)."""
 
 MAX_FORM_BYTES: Final = 2048
 """The longest lobby form the server reads."""
@@ -111,7 +122,7 @@ _FORM_CHOICES: Final[dict[str, tuple[str, ...]]] = {
 
 _FORM_DEFAULTS: Final = {
     "schedule": "short",
-    "tie": "draw",
+    "tie": DEFAULT_TIE,
     "first_dealer": "N",
     "player": "heuristic",
 }
@@ -264,11 +275,21 @@ class TableServer:
     """The rooms, their open sockets, and the tasks that make the automatic actions."""
 
     def __init__(
-        self, tables: Tables, *, pace: float = DEFAULT_PACE, limits: Limits | None = None
+        self,
+        tables: Tables,
+        *,
+        pace: float = DEFAULT_PACE,
+        limits: Limits | None = None,
+        stun: tuple[str, ...] = (),
     ) -> None:
         self.tables = tables
         self.pace = pace
         self.limits = Limits() if limits is None else limits
+        self.stun = stun
+        """STUN servers the pages' voice may use (``--stun``); none unless configured."""
+        self.voice: dict[str, set[Seat]] = {}
+        """The seats of each room with voice on (while a page of theirs is open)."""
+        self._said: dict[tuple[str, Seat], deque[float]] = {}
         self.sockets: dict[str, dict[Seat, set[Connection]]] = {}
         self.per_address: dict[str, int] = {}
         self._made: dict[str, deque[float]] = {}
@@ -484,6 +505,7 @@ class TableServer:
         group.add(connection)
         try:
             connection.send({"type": "seat", "seat": seat.letter, "secret": secret})
+            self._greet(connection)
             self.broadcast(room)
             self.drive(room)
             await self._read(connection)
@@ -496,6 +518,10 @@ class TableServer:
                 current.uncancel()
         finally:
             group.discard(connection)
+            if not group and seat in self.voice.get(room.id, ()):
+                # The seat's last page is gone: its voice is off for the others.
+                self.voice[room.id].discard(seat)
+                self._roster(room)
             if connection.closer is not None and not connection.closer.done():
                 # Let the refusal and the close code go out (the closer is bounded by the
                 # send deadline, after which it drops the connection).
@@ -560,6 +586,9 @@ class TableServer:
                     await self.tables.fill_later(room, seat, message.value).done()
             elif message.kind == "reinvite":
                 await self._reinvite(room, seat, Seat.parse(message.value))
+            elif message.kind in ("chat", "voice", "signal"):
+                await self._talk(connection, message)
+                return
             else:
                 raise Refused("already_said_hello", "This page has already said hello.")
         except Refused as refusal:
@@ -582,6 +611,86 @@ class TableServer:
                 ),
             )
         self.notice(room, "reinvited", f"The host gave {name}'s seat a new link.")
+
+    # --- chat and voice (rooms of friends: backalley.web.chat) ----------------------
+
+    def _greet(self, connection: Connection) -> None:
+        """A page just opened: the room's last chat lines and who has voice on."""
+        room = connection.room
+        if not talk_open(room):
+            return
+        lines = chat_of(self.tables, room, self.limits.chat_kept)
+        connection.send(
+            {"type": "chat", "open": True, "lines": [line.to_json(room) for line in lines]}
+        )
+        connection.send(self._roster_message(room))
+
+    def _roster_message(self, room: Room) -> dict[str, Any]:
+        on = sorted(self.voice.get(room.id, ()), key=lambda seat: seat.value)
+        ice = [{"urls": list(self.stun)}] if self.stun else []
+        return {"type": "voice", "seats": [seat.letter for seat in on], "ice": ice}
+
+    def _roster(self, room: Room) -> None:
+        message = self._roster_message(room)
+        for group in self.sockets.get(room.id, {}).values():
+            for connection in group:
+                connection.send(message)
+
+    async def _talk(self, connection: Connection, message: SeatMessage) -> None:
+        room, seat = connection.room, connection.seat
+        if not talk_open(room):
+            raise Refused(
+                "no_chat", "Chat and voice are for rooms of friends: nobody here would hear."
+            )
+        if message.kind == "chat":
+            await self._chat(room, seat, message.value)
+        elif message.kind == "voice":
+            on = self.voice.setdefault(room.id, set())
+            if message.value == "on":
+                on.add(seat)
+            else:
+                on.discard(seat)
+            self._roster(room)
+        else:
+            self._signal(room, seat, message)
+
+    async def _chat(self, room: Room, seat: Seat, text: str) -> None:
+        said = self._said.setdefault((room.id, seat), deque())
+        now = time.monotonic()
+        while said and said[0] < now - 60:
+            said.popleft()
+        if len(said) >= self.limits.chat_per_minute:
+            raise Refused(
+                "chat_too_fast",
+                f"At most {self.limits.chat_per_minute} chat lines a minute: wait a little.",
+            )
+        async with self.lock(room):
+            line = await say_later(
+                self.tables,
+                room,
+                seat,
+                text,
+                limit=self.limits.chat_characters,
+                kept=self.limits.chat_kept,
+            ).done()
+        said.append(now)
+        out = {"type": "chat", "open": True, "lines": [line.to_json(room)]}
+        for group in self.sockets.get(room.id, {}).values():
+            for other in group:
+                other.send(out)
+
+    def _signal(self, room: Room, seat: Seat, message: SeatMessage) -> None:
+        """Carry a session description to the other seat: both must have voice on."""
+        to = Seat.parse(message.field)
+        on = self.voice.get(room.id, set())
+        if to is seat or seat not in on or to not in on:
+            raise Refused("no_voice", "Voice goes between two seats that have both turned it on.")
+        if len(message.value) > MAX_SDP_CHARACTERS:
+            raise Refused("too_large", "That session description is too long.")
+        kind = "offer" if message.version == 0 else "answer"
+        out = {"type": "signal", "from": seat.letter, "kind": kind, "sdp": message.value}
+        for other in self.sockets.get(room.id, {}).get(to, ()):
+            other.send(out)
 
     # --- pages --------------------------------------------------------------------
 
@@ -644,6 +753,14 @@ class TableServer:
         made.append(now)
         return RedirectResponse(f"/seat/{token}", status_code=303)
 
+    async def howto_page(self, request: Request) -> Response:
+        """The how-to page: the table's page, walking the how-to deal instead of a seat."""
+        return FileResponse(str(STATIC / "table.html"))
+
+    async def howto_json(self, request: Request) -> Response:
+        """The how-to deal's steps (made once: the same deal every time)."""
+        return JSONResponse(howto_steps())
+
     async def seat_page(self, request: Request) -> Response:
         """The table page for a seat's link."""
         try:
@@ -701,13 +818,19 @@ async def _refuse_and_close(socket: WebSocket, refusal: Refused, code: int) -> N
 
 
 def make_app(
-    tables: Tables, *, pace: float = DEFAULT_PACE, limits: Limits | None = None
+    tables: Tables,
+    *,
+    pace: float = DEFAULT_PACE,
+    limits: Limits | None = None,
+    stun: tuple[str, ...] = (),
 ) -> Starlette:
     """The table's ASGI application over ``tables``.
 
-    ``app.state.server`` is its :class:`TableServer`.
+    ``stun`` names the STUN servers the pages' voice may use (none by default: only
+    the addresses of the browsers' own machines). ``app.state.server`` is its
+    :class:`TableServer`.
     """
-    server = TableServer(tables, pace=pace, limits=limits)
+    server = TableServer(tables, pace=pace, limits=limits, stun=stun)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -720,6 +843,8 @@ def make_app(
         routes=[
             Route("/", server.lobby),
             Route("/rooms", server.new_room, methods=["POST"]),
+            Route("/how-to", server.howto_page),
+            Route("/how-to/steps.json", server.howto_json),
             Route("/seat/{token}", server.seat_page),
             Route("/record/{token}", server.record),
             WebSocketRoute("/ws/{token}", server.seat_socket),

@@ -76,3 +76,9 @@ class Limits:
     """Seconds a finished room stays in memory (its database rows are kept)."""
     abandoned_after: float = attrs.field(default=6 * 3600.0, validator=attrs.validators.gt(0))
     """Seconds without a change after which a room leaves memory and is not resumed at start."""
+    chat_characters: int = attrs.field(default=300, validator=attrs.validators.ge(1))
+    """The longest chat line, in characters."""
+    chat_per_minute: int = attrs.field(default=12, validator=attrs.validators.ge(1))
+    """Chat lines one seat may send in a minute (all its pages together)."""
+    chat_kept: int = attrs.field(default=200, validator=attrs.validators.ge(0))
+    """Chat lines a page is sent when it opens (every line stays in the database)."""

@@ -14,7 +14,13 @@ Every message is one JSON object in a text frame. A browser sends:
 - ``{"type": "fill", "player": "heuristic" | "montecarlo"}``: the host seats
   computer players at the empty seats;
 - ``{"type": "reinvite", "seat": "W"}``: the host gives a guest's seat a new
-  invitation; the old one, and the secret of whoever claimed it, open nothing.
+  invitation; the old one, and the secret of whoever claimed it, open nothing;
+- ``{"type": "chat", "text": "..."}``: a chat line, in a room of friends
+  (:mod:`backalley.web.chat`);
+- ``{"type": "voice", "on": true | false}``: the seat turns its voice on or off;
+- ``{"type": "signal", "to": "E", "kind": "offer" | "answer", "sdp": "..."}``: a
+  WebRTC session description for the seat ``to``, carried to it as it is (only
+  between two seats with voice on; at most :data:`MAX_SIGNAL_BYTES`).
 
 The server sends ``{"type": "state", ...}`` (:func:`seat_frame`: the seat's view
 and what the page shows, built from the view alone) after every change;
@@ -22,7 +28,11 @@ and what the page shows, built from the view alone) after every change;
 ``{"type": "refused", "reason": code, "message": sentence}`` for a message
 it will not carry out, which changes nothing; and ``{"type": "notice",
 "reason": code, "message": sentence}`` for what happened at the table that the
-frame does not show (a seat re-invited). Anything else from a browser
+frame does not show (a seat re-invited); ``{"type": "chat", "lines": [...],
+"open": bool}`` with the chat (the last lines when a page opens, then each new
+one); ``{"type": "voice", "seats": [...], "ice": [...]}``, the seats with voice on
+and the STUN servers to use (none unless configured); and ``{"type": "signal",
+"from": "S", "kind": ..., "sdp": ...}``. Anything else from a browser
 (not JSON, too long, an unknown type or field) is refused the same way.
 
 >>> parse_message('{"type": "act", "version": 3, "bid": "board"}')
@@ -44,33 +54,49 @@ import attrs
 
 from ..core.actions import Bid, Play
 from ..core.cards import Card, Pair, Seat, Suit
+from ..core.flow import dealer_of_deal
 from ..core.tricks import Trick
 from ..engine.match import apply, legal_actions
 from ..engine.state import Phase
 from ..engine.view import DealView, SeatView, view
 from ..formats.codec.view import deal_to_json, view_to_json
-from ..pictures.prose import PAIR_NAMES, result_sentence, score_rows
+from ..pictures.prose import (
+    PAIR_NAMES,
+    SheetRow,
+    counted,
+    result_sentence,
+    score_rows,
+    throw_in_sentence,
+)
 from ..pictures.svg import trick_svg
 from .rooms import HOST, ROLES, Refused, Room
 
 __all__ = [
     "MAX_MESSAGE_BYTES",
+    "MAX_SIGNAL_BYTES",
     "FrameCache",
     "Message",
     "card_json",
+    "card_words",
     "encode",
     "parse_message",
     "seat_frame",
 ]
 
 MAX_MESSAGE_BYTES: Final = 1024
-"""The longest message a browser may send; a real one is under 80 bytes."""
+"""The longest message a browser may send but a signal; a real one is under 80 bytes."""
+
+MAX_SIGNAL_BYTES: Final = 16 * 1024
+"""The longest ``signal`` message: an audio offer with its candidates is 2 to 6 KiB."""
 
 _FIELDS: Final = {
     "act": ("version",),
     "fill": ("player",),
     "hello": ("secret",),
     "reinvite": ("seat",),
+    "chat": ("text",),
+    "voice": ("on",),
+    "signal": ("to", "kind", "sdp"),
 }
 _SECRET_CHARACTERS: Final = 64
 _ACT_CHOICES: Final = ("bid", "play")
@@ -95,20 +121,27 @@ def parse_message(text: str | bytes) -> Message:
     """Read one message from a browser, or :class:`~backalley.web.rooms.Refused` saying why not."""
     if isinstance(text, bytes):
         raise Refused("not_text", "Messages are JSON text, not binary data.")
-    if len(text.encode("utf-8", "surrogatepass")) > MAX_MESSAGE_BYTES:
-        raise Refused("too_large", f"A message is at most {MAX_MESSAGE_BYTES} bytes long.")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    too_large = Refused("too_large", f"A message is at most {MAX_MESSAGE_BYTES} bytes long.")
+    if size > MAX_SIGNAL_BYTES:
+        raise too_large
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
+        if size > MAX_MESSAGE_BYTES:
+            raise too_large from None
         raise Refused("malformed", "A message is one JSON object; this is not JSON.") from None
+    # Only a signal (a session description) may be longer than the usual limit.
+    if size > MAX_MESSAGE_BYTES and not (isinstance(data, dict) and data.get("type") == "signal"):
+        raise too_large
     if not isinstance(data, dict):
         raise Refused("malformed", 'A message is one JSON object, such as {"type": "act"}.')
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in _FIELDS:
         raise Refused(
             "unknown_type",
-            "A message's type is 'hello' (first), 'act' (a bid or a card), or 'fill' or "
-            "'reinvite' (the host).",
+            "A message's type is 'hello' (first), 'act' (a bid or a card), 'chat', 'voice' "
+            "or 'signal', or 'fill' or 'reinvite' (the host).",
         )
     allowed = {"type", *_FIELDS[kind], *(_ACT_CHOICES if kind == "act" else ())}
     for key in data:
@@ -123,16 +156,18 @@ def parse_message(text: str | bytes) -> Message:
         ):
             raise Refused("malformed", "A 'hello' message carries the seat's secret, or null.")
         return Message("hello", value=secret or "")
+    if kind in ("chat", "voice", "signal"):
+        return _talk(kind, data)
     if kind == "reinvite":
         seat = data.get("seat")
         if not isinstance(seat, str) or seat not in {s.letter for s in Seat}:
             raise Refused("malformed", "A 'reinvite' message names a seat: N, E, S or W.")
         return Message("reinvite", value=seat)
     if kind == "fill":
-        player = data.get("player")
-        if not isinstance(player, str):
-            raise Refused("malformed", "A 'fill' message names the computer player, as text.")
-        return Message("fill", value=player)
+        return Message(
+            "fill",
+            value=_text(data, "player", "A 'fill' message names the computer player, as text."),
+        )
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise Refused(
@@ -147,11 +182,47 @@ def parse_message(text: str | bytes) -> Message:
     return Message("act", version, chosen[0], value)
 
 
+def _text(data: dict[str, Any], field: str, sentence: str) -> str:
+    """The message's ``field``, a string, or refused as malformed with ``sentence``."""
+    value = data.get(field)
+    if not isinstance(value, str):
+        raise Refused("malformed", sentence)
+    return value
+
+
+def _talk(kind: str, data: dict[str, Any]) -> Message:
+    """A chat line, voice on or off, or a signal for another seat, read (not yet checked)."""
+    if kind == "chat":
+        return Message("chat", value=_text(data, "text", "A 'chat' message carries its text."))
+    if kind == "voice":
+        on = data.get("on")
+        if not isinstance(on, bool):
+            raise Refused("malformed", "A 'voice' message says on: true or false.")
+        return Message("voice", value="on" if on else "off")
+    to, signal, sdp = data.get("to"), data.get("kind"), data.get("sdp")
+    if not isinstance(to, str) or to not in {s.letter for s in Seat}:
+        raise Refused("malformed", "A 'signal' message names the seat it is for: N, E, S or W.")
+    if signal not in ("offer", "answer") or not isinstance(sdp, str) or not sdp:
+        raise Refused("malformed", "A 'signal' message carries an offer or an answer, as text.")
+    return Message("signal", field=to, version=0 if signal == "offer" else 1, value=sdp)
+
+
 # --- what a seat is sent ---------------------------------------------------------------
 
 
 def _name(seat: Seat) -> str:
     return seat.name.title()
+
+
+def card_words(card: Card) -> str:
+    """A card in words at the table: the jokers by seed ``001``'s names, the bloopers.
+
+    >>> card_words(Card.BIG), card_words(Card.H10)
+    ('the big blooper (the BIG joker)', 'the ten of hearts')
+    """
+    if card.is_joker:
+        return f"the {card.name.lower()} blooper ({card.words})"
+    return card.words
 
 
 def card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
@@ -166,7 +237,7 @@ def _card_json(card: Card, trump: Suit | None) -> dict[str, Any]:
     return {
         "code": card.code,
         "symbol": card.symbol,
-        "words": card.words + (", a trump" if is_trump else ""),
+        "words": card_words(card) + (", a trump" if is_trump else ""),
         "suit": None if card.suit is None else card.suit.letter,
         "joker": card.is_joker,
         "trump": is_trump,
@@ -232,16 +303,40 @@ def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
     return buttons
 
 
-def _last_trick(seen: SeatView) -> dict[str, Any] | None:
+def _deal_label(seen: SeatView, rows: list[SheetRow]) -> str:
+    """The deal in progress as people number it: the schedule's deal N of M, re-deals marked."""
+    deal = seen.deal
+    assert deal is not None
+    redeal = bool(rows) and rows[-1].kind == "thrown in"
+    return _label(seen.counted_deals + 1, seen.rules.deals, redeal=redeal, tiebreak=deal.tiebreak)
+
+
+def _label(scheduled: int, deals: int, *, redeal: bool, tiebreak: bool) -> str:
+    """``Deal 3 of 14``, ``Deal 3 of 14 (re-deal)`` or ``Tiebreak deal``."""
+    if tiebreak:
+        return "Tiebreak deal"
+    return f"Deal {scheduled} of {deals}" + (" (re-deal)" if redeal else "")
+
+
+def _last_trick(seen: SeatView, rows: list[SheetRow], label: str | None) -> dict[str, Any] | None:
     deal = seen.deal
     source = deal if deal is not None and deal.tricks else None
     if source is None and seen.history:
         source = seen.history[-1]
         if not source.tricks:
             return None
+        row = rows[-1]
+        tiebreak = row.kind == "tiebreak"
+        label = _label(row.scheduled, seen.rules.deals, redeal=row.redeal, tiebreak=tiebreak)
     if source is None:
         return None
-    return _trick_json(source.number + 1, len(source.tricks), source.tricks[-1], source.trump)
+    shared = _trick_json(source.number + 1, len(source.tricks), source.tricks[-1], source.trump)
+    return {
+        **shared,
+        "deal_label": label,
+        # Still on the table: no card of a newer deal dealt since (kept until the next lead).
+        "current": source is deal or deal is None,
+    }
 
 
 @lru_cache(maxsize=1024)
@@ -269,25 +364,69 @@ def _trick_picture(trick: Trick, trump: Suit | None) -> str:
 
 def _sides(seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
     deal = seen.deal
+    # Between deals and after the match, each side shows the deal just finished.
+    shown = deal if deal is not None else (seen.history[-1] if seen.history else None)
     sides = []
     for pair in Pair:
+        target = None if shown is None else _target(shown, pair)
         sides.append(
             {
                 "pair": pair.label,
                 "name": PAIR_NAMES[pair],
                 "yours": seat.pair is pair,
-                "target": None if deal is None else _target(deal, pair),
-                "tricks": 0 if deal is None else deal.tricks_won[pair],
+                "target": target,
+                "target_text": _target_text(shown, target, finished=deal is None),
+                "tricks": 0 if shown is None else shown.tricks_won[pair],
+                "score": None
+                if deal is not None or shown is None or shown.scores is None
+                else shown.scores[pair],
                 "total": seen.totals[pair],
             }
         )
     return sides
 
 
-def _sheet(seen: SeatView) -> list[dict[str, Any]]:
+def _target_text(shown: DealView | None, target: str | None, *, finished: bool) -> str:
+    """What a side's box says of its target: bidding, the target, or the last deal's."""
+    if shown is None:
+        return "No deal yet"
+    if shown.tiebreak:
+        return "Tiebreak deal: more tricks wins"
+    if target is None:
+        return "Thrown in: no target" if finished else "Bidding: no target yet"
+    target = target[0].upper() + target[1:]
+    return f"Last deal: {target.lower()}" if finished else target
+
+
+def _held(deal: DealView | None) -> dict[str, int]:
+    """How many cards each seat holds now: the hand size less the cards it has played."""
+    if deal is None:
+        return {}
+    played = {seat: 0 for seat in Seat}
+    for trick in deal.tricks:
+        for seat, _card in trick.plays:
+            played[seat] += 1
+    if deal.leader is not None:
+        for index in range(len(deal.trick)):
+            played[deal.leader.after(index)] += 1
+    return {seat.letter: deal.hand_size - played[seat] for seat in Seat}
+
+
+def _throw_in(seen: SeatView, rows: list[SheetRow]) -> str | None:
+    """The throw-in told while the deal dealt again is bid: all passed, who deals again."""
+    deal = seen.deal
+    if not rows or rows[-1].kind != "thrown in":
+        return None
+    if deal is not None and seen.phase is not Phase.BID:
+        return None
+    again = dealer_of_deal(seen.rules, rows[-1].number)
+    return throw_in_sentence(again, rows[-1].hand_size)
+
+
+def _sheet(rows: list[SheetRow]) -> list[dict[str, Any]]:
     return [
         {
-            "deal": row.number,
+            "deal": row.label,
             "cards": row.hand_size,
             "dealer": _name(row.dealer),
             "trump": row.trump_word,
@@ -296,7 +435,7 @@ def _sheet(seen: SeatView) -> list[dict[str, Any]]:
             "tricks": list(row.tricks),
             "totals": list(row.totals),
         }
-        for row in score_rows(seen)
+        for row in rows
     ]
 
 
@@ -367,7 +506,7 @@ class FrameCache:
         data["history"] = _HISTORY_MARK
         # The score sheet is the finished deals', the same for every seat: made once a deal.
         if self._sheet[0] != len(seen.history):
-            self._sheet = (len(seen.history), _sheet(seen))
+            self._sheet = (len(seen.history), _sheet(score_rows(seen)))
         text = encode(_frame(room, seat, seen, data, connected, token, self._sheet[1]))
         return text.replace(_HISTORY_TEXT, self._history_text(seen), 1)
 
@@ -402,6 +541,8 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
     if my_turn and seen.phase is Phase.PLAY:
         legal_cards = {a.card for a in legal_actions(room.state) if isinstance(a, Play)}
     hand = sorted(seen.hand, key=lambda card: _hand_order(card, trump))
+    rows = score_rows(seen)
+    label = None if deal is None else _deal_label(seen, rows)
     frame: dict[str, Any] = {
         "type": "state",
         "version": room.version,
@@ -415,6 +556,10 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "phase": seen.phase.value,
         "view": view_data,
         "deal_number": None if deal is None else deal.number + 1,
+        "deal_label": label,
+        "cards_each": None if deal is None else f"{counted(deal.hand_size, 'card')} each",
+        "throw_in": _throw_in(seen, rows),
+        "held": _held(deal),
         "counted_deals": seen.counted_deals,
         "deals": room.rules.deals,
         "hand_size": None if deal is None else deal.hand_size,
@@ -430,15 +575,16 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "trick": []
         if deal is None or deal.leader is None
         else _trick_cards(deal.leader, deal.trick, trump),
-        "last_trick": _last_trick(seen),
+        "last_trick": _last_trick(seen, rows, label),
         "sides": _sides(seen, seat),
         "warnings": [] if deal is None else [w.message for w in deal.warnings],
-        "sheet": _sheet(seen) if sheet is None else sheet,
+        "sheet": _sheet(rows) if sheet is None else sheet,
         "seats": _seats(room, seat, connected),
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None
         if deal is None or deal.swap is None
-        else f"You held {deal.swap.joker.words}: you swapped it for {deal.swap.received.words}.",
+        else f"You held {card_words(deal.swap.joker)}: you swapped it for "
+        f"{card_words(deal.swap.received)}.",
     }
     if seat is HOST and room.mode == "friends":
         links = {

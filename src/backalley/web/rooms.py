@@ -54,7 +54,7 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import Final, Generic, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from ..core.actions import Action, Bid, Deal, Play
 from ..core.cards import Card, Seat
@@ -227,6 +227,10 @@ class Room:
         """When the room last changed (an action, a seat claimed or filled)."""
         self.finished: float | None = None
         """When its match ended."""
+        self.chat: list[Any] | None = None
+        """The room's last chat lines (:class:`~backalley.web.chat.ChatLine`), once read."""
+        self.chat_count = 0
+        """How many chat lines the room has had: the next line's number."""
         self.seats = seats
         self.state = new_match(rules, seed=seed)
         self.version = 0

@@ -108,6 +108,8 @@ async def play_seat(
                 run.latencies.append(time.perf_counter() - sent_at)
                 run.acked[token] = max(run.acked.get(token, 0), message["version"])
                 continue
+            if kind not in ("state", "refused"):
+                continue  # the chat, voice and seat messages of a room of friends
             if kind == "refused":
                 # Choose again, from the newest frame seen.
                 run.refusals.append(message)

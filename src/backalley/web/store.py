@@ -58,6 +58,7 @@ __all__ = [
     "StoredRoom",
     "Write",
     "action_write",
+    "chat_write",
     "room_write",
     "seats_write",
 ]
@@ -93,7 +94,15 @@ CREATE TABLE IF NOT EXISTS actions (
     action TEXT NOT NULL,
     PRIMARY KEY (room, seq)
 );
-CREATE INDEX IF NOT EXISTS rooms_in_play ON rooms (finished, active)
+CREATE INDEX IF NOT EXISTS rooms_in_play ON rooms (finished, active);
+CREATE TABLE IF NOT EXISTS chat (
+    room TEXT NOT NULL REFERENCES rooms(id),
+    seq INTEGER NOT NULL,
+    seat TEXT NOT NULL,
+    at REAL NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (room, seq)
+)
 """
 
 # Schema 1 (before invitations were claimed) to 2: the new columns, and every room
@@ -182,7 +191,7 @@ class Store:
             row[0]
             for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
-        if version == 0 and tables - {"rooms", "seats", "actions"}:
+        if version == 0 and tables - {"rooms", "seats", "actions", "chat"}:
             raise StoreError(f"{path} holds other tables: it is not a table's database")
         if version not in (0, 1, SCHEMA_VERSION):
             raise StoreError(
@@ -330,6 +339,18 @@ class Store:
 
     # --- reading --------------------------------------------------------------------------
 
+    def chat(self, room: str, last: int) -> tuple[int, list[tuple[int, Seat, float, str]]]:
+        """How many chat lines a room has, and its ``last`` ones (number, seat, when, text)."""
+        with self._lock:
+            count: int = self._db.execute(
+                "SELECT COUNT(*) FROM chat WHERE room = ?", (room,)
+            ).fetchone()[0]
+            rows = self._db.execute(
+                "SELECT seq, seat, at, text FROM chat WHERE room = ? ORDER BY seq DESC LIMIT ?",
+                (room, last),
+            ).fetchall()
+        return count, [(seq, Seat.parse(seat), at, text) for seq, seat, at, text in reversed(rows)]
+
     def rooms(self, *, active_since: float | None = None) -> Iterator[StoredRoom]:
         """Stored rooms, oldest first, with their seats and actions in order.
 
@@ -452,6 +473,13 @@ def action_write(room: str, seq: int, action: str, when: float, *, finished: boo
                 ((when, when if finished else None, room),),
             ),
         )
+    )
+
+
+def chat_write(room: str, seq: int, seat: Seat, at: float, text: str) -> Write:
+    """The write of chat line number ``seq`` of a room (a number taken: IntegrityError)."""
+    return Write(
+        (("INSERT INTO chat VALUES (?, ?, ?, ?, ?)", ((room, seq, seat.letter, at, text),)),)
     )
 
 

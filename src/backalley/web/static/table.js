@@ -84,6 +84,12 @@
       draw();
     } else if (message.type === "seat") {
       if (message.secret) keep(message.secret);
+    } else if (message.type === "chat") {
+      chat(message);
+    } else if (message.type === "voice") {
+      roster(message);
+    } else if (message.type === "signal") {
+      signal(message).catch(() => voiceSays("Voice could not connect to " + NAMES[message.from] + "."));
     } else if (message.type === "notice") {
       notice(message.message, "warning");
     } else if (message.type === "refused") {
@@ -101,12 +107,25 @@
   }
 
   function act(field, value) {
-    if (!frame) return;
+    if (!frame || frame.howto) return;
     notice("");
     send({ type: "act", version: frame.version, [field]: value });
   }
 
   // --- drawing ------------------------------------------------------------------------
+
+  const PLACES = { bottom: 0, left: 1, top: 2, right: 3 };
+  const HOLD_MS = 1500;  // a finished trick stays on the table at least this long
+  let shownTrick = null;  // the trick last finished: {key, since, trick}
+  let lastKey;  // the last trick of the frame drawn before (undefined: no frame yet)
+  let heldTimer = null;
+  let showLast = false;
+
+  function placeOf(seat) {
+    const me = SEATS.indexOf(frame.seat);
+    const step = (SEATS.indexOf(seat) - me + 4) % 4;
+    return Object.keys(PLACES).find((p) => PLACES[p] === step);
+  }
 
   function cardFace(card, extraClass) {
     const classes = ["card", card.joker ? "joker" : "suit-" + card.suit];
@@ -114,22 +133,32 @@
     if (extraClass) classes.push(extraClass);
     const face = el("span", { class: "face", "aria-hidden": "true" });
     if (card.joker) {
+      // Seed 001's names: the big and the little blooper.
       face.append(el("span", { class: "rank", text: card.code }),
-        el("span", { class: "pip", text: "★" }), el("span", { class: "jname", text: "joker" }));
+        el("span", { class: "pip", text: "★" }), el("span", { class: "band", text: "blooper" }));
     } else {
-      face.append(el("span", { class: "rank", text: card.symbol.slice(0, -1) }),
-        el("span", { class: "pip", text: card.symbol.slice(-1) }));
+      const rank = card.symbol.slice(0, -1);
+      const pip = card.symbol.slice(-1);
+      face.append(el("span", { class: "corner" }, [el("span", { class: "rank", text: rank }), el("span", { class: "small-pip", text: pip })]),
+        el("span", { class: "pip", text: pip }));
+      if (card.trump) face.append(el("span", { class: "band", text: "trump" }));
     }
-    if (card.trump) face.append(el("span", { class: "tag", text: "trump" }));
     return { classes: classes.join(" "), face };
   }
 
-  function cardView(card) {
-    const { classes, face } = cardFace(card);
+  function cardView(card, extraClass) {
+    const { classes, face } = cardFace(card, extraClass);
     const node = el("span", { class: classes, title: card.words, role: "img",
       "aria-label": card.words });
     node.append(face);
     return node;
+  }
+
+  function backs(count) {
+    // The other hands as card backs, with the count in words beside them.
+    const fan = el("span", { class: "backs", role: "img", "aria-label": count === 1 ? "1 card" : `${count} cards` });
+    for (let i = 0; i < count; i += 1) fan.append(el("span", { class: "back", "aria-hidden": "true" }));
+    return fan;
   }
 
   function seatLabel(seat) {
@@ -139,34 +168,99 @@
     if (info.role) text += ` (${info.role})`;
     if (info.occupant === "computer") text += ` · computer (${info.player === "montecarlo" ? "Monte Carlo" : "heuristic"})`;
     else if (info.occupant === "empty") text += " · seat empty";
-    else if (info.who !== "you") text += info.connected ? " · here" : " · away";
+    else if (info.who !== "you" && !frame.howto) text += info.connected ? " · here" : " · away";
     return text;
   }
 
+  function saidText(call) {
+    return call === "pass" ? "passes" : call === "board" ? "bids Board" : `bids ${call}`;
+  }
+
   function drawSeats() {
-    const me = SEATS.indexOf(frame.seat);
-    const places = { bottom: 0, left: 1, top: 2, right: 3 };
     const toMove = frame.view.to_move;
-    Object.entries(places).forEach(([place, step]) => {
-      const seat = SEATS[(me + step) % 4];
+    Object.keys(PLACES).forEach((place) => {
+      const seat = SEATS[(SEATS.indexOf(frame.seat) + PLACES[place]) % 4];
       const box = $("pos-" + place);
       box.replaceChildren();
       box.dataset.seat = seat;
-      box.classList.toggle("to-move", toMove === seat && frame.started && !frame.over);
+      const moving = toMove === seat && frame.started && !frame.over;
+      box.classList.toggle("to-move", moving);
       box.append(el("p", { class: "who", text: seatLabel(seat) }));
       const said = frame.said.find((b) => b.seat === seat);
-      if (said) box.append(el("p", { class: "said", text: said.call === "pass" ? "passes" : said.call === "board" ? "bids Board" : `bids ${said.call}` }));
-      if (toMove === seat && frame.started && !frame.over) box.append(el("p", { class: "turn", text: seat === frame.seat ? "your turn" : "to move" }));
+      const line = el("p", { class: "seat-line" });
+      if (said) line.append(el("span", { class: "said", "data-call": said.call, text: saidText(said.call) }));
+      if (moving) line.append(el("span", { class: "turn", text: seat === frame.seat ? "your turn" : "to move" }));
+      if (line.childNodes.length) box.append(line);
+      const held = frame.held ? frame.held[seat] : undefined;
+      if (place !== "bottom" && held !== undefined) {
+        box.append(backs(held), el("p", { class: "count", text: held === 1 ? "1 card" : `${held} cards` }));
+      }
     });
+  }
+
+  function trickKey(last) { return last ? `${last.deal}.${last.number}` : null; }
+
+  function drawTrick() {
+    // The trick in the middle, each card at its seat's side. A finished trick stays until
+    // the next lead, and at least HOLD_MS; the last trick may be shown in place at any time.
     const trick = $("trick");
+    const caption = $("trick-caption");
+    const last = frame.last_trick;
+    const now = Date.now();
+    const key = trickKey(last);
+    // A trick finished since the last frame drawn (the frame that showed it complete may
+    // have been replaced by a newer one on the way): hold it from now on.
+    if (key !== lastKey) {
+      if (lastKey !== undefined && last) shownTrick = { key, since: now, trick: last };
+      lastKey = key;
+    }
+    let cards = frame.trick;
+    let finished = null;
+    const held = shownTrick && !frame.howto ? HOLD_MS - (now - shownTrick.since) : 0;
+    if (showLast && last) finished = last;
+    else if (held > 0 && (frame.trick.length > 0 || !last || !last.current || shownTrick.key !== key)) {
+      finished = shownTrick.trick;
+      clearTimeout(heldTimer);
+      heldTimer = setTimeout(() => { if (frame) drawTrick(); }, held + 10);
+    } else if (frame.trick.length === 0 && last && last.current) finished = last;
+    const previous = new Set(Array.from(trick.querySelectorAll(".played")).map((n) => n.dataset.key));
     trick.replaceChildren();
-    frame.trick.forEach((card) => {
-      const step = (SEATS.indexOf(card.seat) - me + 4) % 4;
-      const place = Object.keys(places).find((p) => places[p] === step);
-      const slot = el("div", { class: "played " + place, "data-seat": card.seat });
+    trick.classList.toggle("complete", !!finished);
+    trick.classList.toggle("replay", !!(finished && showLast));
+    if (finished) {
+      cards = finished.cards;
+      trick.dataset.winner = finished.winner;
+      trick.style.setProperty("--to", placeOf(finished.winner));
+    } else {
+      delete trick.dataset.winner;
+    }
+    cards.forEach((card) => {
+      const place = placeOf(card.seat);
+      const slot = el("div", { class: "played " + place, "data-seat": card.seat, "data-key": card.seat + card.code });
+      if (!previous.has(card.seat + card.code) && !finished) slot.classList.add("fresh");
+      if (finished && card.seat === finished.winner) slot.classList.add("winner");
+      if (finished && !showLast) {
+        // Gathering towards the winner once; drawn again, it is already gathered.
+        const moved = previous.has(card.seat + card.code) ? "gathered" : "taken";
+        slot.classList.add(moved, "toward-" + placeOf(finished.winner));
+      }
       slot.append(cardView(card), el("span", { class: "by", text: NAMES[card.seat] }));
       trick.append(slot);
     });
+    if (finished) caption.textContent = (showLast ? `Last trick (${finished.deal_label}, trick ${finished.number}): ` : "") + finished.sentence;
+    else caption.textContent = "";
+    const button = $("show-last");
+    button.hidden = !last;
+    button.setAttribute("aria-pressed", String(showLast));
+    button.textContent = showLast ? "Back to the trick" : "Last trick";
+  }
+
+  function drawTurned() {
+    const box = $("turned");
+    box.replaceChildren();
+    if (!frame.turned) return;
+    box.append(el("span", { class: "turned-label", text: "Turned" }), cardView(frame.turned, "small"),
+      el("span", { class: "turned-words", text: frame.trump_words }));
   }
 
   function drawHand() {
@@ -180,6 +274,7 @@
       const why = playing ? (card.legal ? ", you may play it" : ", you may not play it now: press to hear why") : "";
       const button = el("button", { type: "button", class: classes, title: card.words,
         "data-code": card.code, "aria-label": card.words + why });
+      if (frame.refused && frame.refused.code === card.code) button.classList.add("refused");
       button.append(face);
       button.addEventListener("click", () => act("play", card.code));
       hand.append(button);
@@ -208,17 +303,24 @@
       });
       box.append(button);
     });
+    // Said on the page, not only in a tooltip: touch screens never show one.
+    const note = $("overbid-note");
+    const warned = frame.bids.filter((bid) => bid.warning);
+    note.hidden = warned.length === 0;
+    note.replaceChildren(...(warned.length ? [el("span", { text: "⚠ marks a bid that asks for more tricks than there are. You may still bid it: the table warns and play goes on." })] : []),
+      ...warned.map((bid) => el("span", { class: "overbid-line", text: `${bid.label} ⚠: ${bid.warning}` })));
   }
 
   function drawSides() {
     frame.sides.forEach((side) => {
       const box = $("side-" + side.pair);
-      box.replaceChildren(
+      const lines = [
         el("h2", { text: side.name + (side.yours ? " (your side)" : "") }),
-        el("p", { class: "target", text: side.target ? side.target.replace(/^t/, "T") : "No target yet" }),
-        el("p", { class: "tricks", text: `Tricks: ${side.tricks}` }),
+        el("p", { class: "target", text: side.target_text }),
+        el("p", { class: "tricks", text: `Tricks: ${side.tricks}` + (side.score === null || side.score === undefined ? "" : ` · scored ${signed(side.score)}`) }),
         el("p", { class: "total", text: `Total: ${side.total}` }),
-      );
+      ];
+      box.replaceChildren(...lines);
       box.classList.toggle("yours", side.yours);
     });
   }
@@ -231,7 +333,7 @@
       box.replaceChildren();
       return;
     }
-    $("last-sentence").textContent = `Deal ${last.deal}: ${last.sentence}`;
+    $("last-sentence").textContent = `${last.deal_label}, trick ${last.number}: ${last.sentence}`;
     // The library's own SVG picture of the trick (cards named in words in its title).
     box.innerHTML = last.svg;
     const list = el("ul", { class: "said-cards" });
@@ -243,10 +345,10 @@
     const body = $("sheet").querySelector("tbody");
     body.replaceChildren();
     frame.sheet.forEach((row) => {
-      const cells = [row.deal, row.cards, row.dealer, row.trump, `${row.tricks[0]}–${row.tricks[1]}`];
-      if (row.kind === "scored") cells.push(signed(row.scores[0]), signed(row.scores[1]), row.totals[0], row.totals[1]);
-      else cells.push(row.kind, "", row.totals[0], row.totals[1]);
-      body.append(el("tr", {}, cells.map((cell) => el("td", { text: String(cell) }))));
+      const cells = [[row.deal], [row.cards, "opt"], [row.dealer, "opt"], [row.trump, "opt"], [`${row.tricks[0]}–${row.tricks[1]}`, "opt"]];
+      if (row.kind === "scored") cells.push([signed(row.scores[0])], [signed(row.scores[1])], [row.totals[0]], [row.totals[1]]);
+      else cells.push([row.kind, "kind"], [""], [row.totals[0]], [row.totals[1]]);
+      body.append(el("tr", { class: row.kind === "scored" ? "" : "unscored" }, cells.map(([cell, cls]) => el("td", { class: cls || "", text: String(cell) }))));
     });
     if (frame.sheet.length === 0) body.append(el("tr", {}, [el("td", { colSpan: 9, text: "No deal finished yet." })]));
   }
@@ -283,11 +385,12 @@
   function draw() {
     document.body.dataset.version = String(frame.version);
     document.body.dataset.phase = frame.phase;
-    document.body.classList.toggle("my-turn", frame.your_turn);
+    document.body.dataset.trick = String(frame.trick.length);
+    document.body.classList.toggle("my-turn", frame.your_turn && !frame.howto);
     $("status").textContent = frame.status;
     if (frame.deal_number !== null) {
-      const kind = frame.tiebreak ? "Tiebreak deal (no bidding: more tricks wins)" : `Deal ${Math.min(frame.counted_deals + 1, frame.deals)} of ${frame.deals}`;
-      $("deal-line").textContent = `${kind} · ${frame.hand_size} cards each · ${frame.dealer} deals · turned ${frame.turned.words.replace(", a trump", "")}`;
+      const kind = frame.tiebreak ? "Tiebreak deal (no bidding: more tricks wins)" : frame.deal_label;
+      $("deal-line").textContent = `${kind} · ${frame.cards_each} · ${frame.dealer} deals · turned ${frame.turned.words.replace(", a trump", "")}`;
       $("trump").textContent = frame.trump_words + ".";
     } else {
       $("deal-line").textContent = frame.started ? "" : "The cards are dealt when all four seats are filled.";
@@ -296,6 +399,8 @@
     drawHost();
     drawSides();
     drawSeats();
+    drawTurned();
+    drawTrick();
     drawBids();
     drawHand();
     drawLast();
@@ -303,11 +408,239 @@
     const warnings = $("warnings");
     warnings.replaceChildren(...frame.warnings.map((w) => el("li", { text: "Warning: " + w + " (the bids stand; play goes on)" })));
     $("swap").textContent = frame.swap || "";
+    $("throw-in").hidden = !frame.throw_in;
+    $("throw-in").textContent = frame.throw_in || "";
     $("result").hidden = !frame.over;
     if (frame.over) {
       $("result-text").textContent = frame.status;
       if (frame.record) $("record").href = frame.record;
     }
+    if (frame.refused) notice(frame.refused.message, "refusal");
+  }
+
+  $("show-last").addEventListener("click", () => {
+    showLast = !showLast;
+    if (frame) drawTrick();
+  });
+
+  // --- chat and voice (rooms of friends) ---------------------------------------------
+  // Chat lines are text (textContent): nothing anyone types becomes part of the page.
+
+  const seen = new Set();
+
+  function chat(message) {
+    $("talk").hidden = !message.open;
+    const list = $("chat-lines");
+    message.lines.forEach((line) => {
+      if (seen.has(line.seq)) return;  // a page opened again is sent the last lines anew
+      seen.add(line.seq);
+      list.append(el("li", { "data-seat": line.seat, "data-seq": String(line.seq) },
+        [el("span", { class: "speaker", text: line.name + ": " }), el("span", { class: "said-text", text: line.text })]));
+    });
+    list.scrollTop = list.scrollHeight;
+  }
+
+  $("chat-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const field = $("chat-text");
+    const text = field.value.trim();
+    if (!text) return;
+    send({ type: "chat", text });
+    field.value = "";
+  });
+
+  // Voice: off until the person turns it on (only then does the browser ask for the
+  // microphone). Audio goes browser to browser over WebRTC; the server carries each
+  // offer and answer, whole with their candidates, over this socket. No STUN server
+  // unless the table was started with one.
+  const voice = { on: false, stream: null, peers: {}, ice: [], seats: [], muted: false };
+
+  function voiceSays(text) { $("voice-who").textContent = text; }
+
+  function drawVoice() {
+    const on = $("voice-on");
+    on.textContent = voice.on ? "Turn voice off" : "Turn voice on";
+    on.setAttribute("aria-pressed", String(voice.on));
+    $("voice-mute").hidden = !voice.on;
+    $("voice-mute").textContent = voice.muted ? "Unmute" : "Mute";
+    $("voice-mute").setAttribute("aria-pressed", String(voice.muted));
+    const others = voice.seats.filter((s) => frame && s !== frame.seat).map((s) => NAMES[s]);
+    voiceSays(others.length ? `Voice on: ${others.join(", ")}` : voice.on ? "Voice on: nobody else yet" : "");
+  }
+
+  function closePeer(seat) {
+    const pc = voice.peers[seat];
+    if (pc) pc.close();
+    delete voice.peers[seat];
+    const audio = $("voice-audio").querySelector(`[data-seat="${seat}"]`);
+    if (audio) audio.remove();
+  }
+
+  function peer(seat) {
+    closePeer(seat);
+    const pc = new RTCPeerConnection({ iceServers: voice.ice });
+    voice.stream.getTracks().forEach((track) => pc.addTrack(track, voice.stream));
+    pc.ontrack = (event) => {
+      const audio = el("audio", { autoplay: true, "data-seat": seat });
+      audio.srcObject = event.streams[0];
+      $("voice-audio").append(audio);
+    };
+    voice.peers[seat] = pc;
+    return pc;
+  }
+
+  function gathered(pc) {
+    // The candidates go inside the description, sent once: no trickle of small messages.
+    if (pc.iceGatheringState === "complete") return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, 5000);
+      pc.addEventListener("icegatheringstatechange", () => {
+        if (pc.iceGatheringState === "complete") { clearTimeout(timer); resolve(); }
+      });
+    });
+  }
+
+  function allowed(sdp) {
+    // data-voice-only (set by tests) keeps only the candidates on that address.
+    const only = document.body.dataset.voiceOnly;
+    if (!only) return sdp;
+    return sdp.split("\r\n").filter((line) => !line.startsWith("a=candidate") || line.includes(` ${only} `)).join("\r\n");
+  }
+
+  async function describe(pc, to, kind) {
+    await gathered(pc);
+    send({ type: "signal", to, kind, sdp: allowed(pc.localDescription.sdp) });
+  }
+
+  async function call(seat) {
+    const pc = peer(seat);
+    await pc.setLocalDescription(await pc.createOffer());
+    await describe(pc, seat, "offer");
+  }
+
+  async function signal(message) {
+    if (!voice.on) return;
+    if (message.kind === "offer") {
+      const pc = peer(message.from);
+      await pc.setRemoteDescription({ type: "offer", sdp: message.sdp });
+      await pc.setLocalDescription(await pc.createAnswer());
+      await describe(pc, message.from, "answer");
+    } else if (voice.peers[message.from]) {
+      await voice.peers[message.from].setRemoteDescription({ type: "answer", sdp: message.sdp });
+    }
+  }
+
+  function roster(message) {
+    voice.seats = message.seats;
+    voice.ice = message.ice;
+    if (voice.on && frame) {
+      const me = SEATS.indexOf(frame.seat);
+      Object.keys(voice.peers).filter((s) => !voice.seats.includes(s)).forEach(closePeer);
+      // Of two seats with voice on, the one earlier round the table calls the other.
+      voice.seats.filter((s) => SEATS.indexOf(s) > me && !voice.peers[s]).forEach((s) => {
+        call(s).catch(() => voiceSays("Voice could not connect to " + NAMES[s] + "."));
+      });
+    }
+    drawVoice();
+  }
+
+  $("voice-on").addEventListener("click", async () => {
+    if (voice.on) {
+      Object.keys(voice.peers).forEach(closePeer);
+      voice.stream.getTracks().forEach((track) => track.stop());
+      voice.on = false;
+      voice.stream = null;
+      send({ type: "voice", on: false });
+      drawVoice();
+      return;
+    }
+    try {
+      voice.stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: false });
+    } catch (error) {
+      voiceSays("Voice needs the microphone: the browser did not allow it.");
+      return;
+    }
+    voice.on = true;
+    voice.muted = false;
+    send({ type: "voice", on: true });
+    drawVoice();
+  });
+
+  $("voice-mute").addEventListener("click", () => {
+    voice.muted = !voice.muted;
+    if (voice.stream) voice.stream.getAudioTracks().forEach((track) => { track.enabled = !voice.muted; });
+    drawVoice();
+  });
+
+  // What the voice connections carry, for the tests and the curious: per seat, the
+  // connection's state, the audio packets received and the addresses of the pair in use.
+  window.backalleyVoice = async () => {
+    const out = {};
+    for (const [seat, pc] of Object.entries(voice.peers)) {
+      const stats = await pc.getStats();
+      const entry = { state: pc.connectionState, packets: 0, local: null, remote: null };
+      const byId = {};
+      stats.forEach((report) => { byId[report.id] = report; });
+      stats.forEach((report) => {
+        if (report.type === "inbound-rtp" && report.kind === "audio") entry.packets += report.packetsReceived || 0;
+        if (report.type === "candidate-pair" && report.nominated && report.state === "succeeded") {
+          const local = byId[report.localCandidateId] || {};
+          const remote = byId[report.remoteCandidateId] || {};
+          entry.local = local.address || null;
+          entry.remote = remote.address || null;
+          entry.remoteType = remote.candidateType || null;
+        }
+      });
+      out[seat] = entry;
+    }
+    return out;
+  };
+
+  // --- the how-to page: the same table, walking a deal the engine played --------------
+
+  function howto() {
+    const panel = $("howto");
+    panel.hidden = false;
+    document.body.classList.add("howto-page");
+    document.title = "Back Alley: how to play";
+    let steps = [];
+    let at = 0;
+    let timer = null;
+    const show = (index) => {
+      at = Math.max(0, Math.min(index, steps.length - 1));
+      const step = steps[at];
+      frame = { ...step.frame, howto: true };
+      notice("");
+      showLast = false;
+      draw();
+      $("howto-count").textContent = `Step ${at + 1} of ${steps.length}: ${step.title}`;
+      $("howto-text").replaceChildren(...step.sentences.map((text) => el("p", { text })));
+      document.body.dataset.step = String(at);
+      document.body.dataset.kinds = step.kinds.join(" ");
+      $("howto-back").disabled = at === 0;
+      $("howto-next").disabled = at === steps.length - 1;
+      $("howto-end").hidden = at !== steps.length - 1;
+      if (at === steps.length - 1) stop();
+    };
+    const stop = () => {
+      clearInterval(timer);
+      timer = null;
+      $("howto-auto").setAttribute("aria-pressed", "false");
+      $("howto-auto").textContent = "Autoplay";
+    };
+    $("howto-next").addEventListener("click", () => { stop(); show(at + 1); });
+    $("howto-back").addEventListener("click", () => { stop(); show(at - 1); });
+    $("howto-auto").addEventListener("click", () => {
+      if (timer) { stop(); return; }
+      $("howto-auto").setAttribute("aria-pressed", "true");
+      $("howto-auto").textContent = "Pause";
+      if (at === steps.length - 1) show(0);
+      timer = setInterval(() => show(at + 1), Number(document.body.dataset.pace || 2500));
+    });
+    fetch("/how-to/steps.json").then((answer) => answer.json()).then((loaded) => {
+      steps = loaded;
+      show(0);
+    }).catch(() => { $("status").textContent = "The how-to deal could not be loaded: reload the page."; });
   }
 
   // --- the keyboard -------------------------------------------------------------------
@@ -341,5 +674,6 @@
   $("fill-heuristic").addEventListener("click", () => send({ type: "fill", player: "heuristic" }));
   $("fill-montecarlo").addEventListener("click", () => send({ type: "fill", player: "montecarlo" }));
 
-  connect();
+  if (location.pathname === "/how-to") howto();
+  else connect();
 })();

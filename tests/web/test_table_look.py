@@ -1,0 +1,250 @@
+"""The card table in a real browser: the how-to page walked to its end, the table's look.
+
+Headless Chromium through Selenium, as ``test_table_browser.py`` (its fixtures). The
+phone checks set the viewport to 390 × 844 and the desktop ones to 1280 × 900 through
+Chromium's own device emulation, so that the sizes are exact whatever the window.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("selenium.webdriver")
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+from test_table_browser import (
+    WAIT,
+    _my_move,
+    _over,
+    _version,
+    _wait_turn_or_end,
+    browsers,
+    server,
+    shots,
+)
+
+from backalley.web.howto import MOMENTS, howto_steps
+
+pytestmark = [pytest.mark.browser]
+__all__ = ["browsers", "server", "shots"]  # fixtures, used by name
+
+
+def _viewport(driver, width, height, *, reduced_motion=False):
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
+    motion = "reduce" if reduced_motion else "no-preference"
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia",
+        {"features": [{"name": "prefers-reduced-motion", "value": motion}]},
+    )
+
+
+def _body(driver, name):
+    return driver.find_element(By.TAG_NAME, "body").get_attribute(name)
+
+
+def _step(driver):
+    value = _body(driver, "data-step")
+    return -1 if value in (None, "") else int(value)
+
+
+def _overlaps(driver, selector):
+    """Pairs of text boxes inside one card that overlap (none on a readable card)."""
+    return driver.execute_script(
+        """
+        const found = [];
+        document.querySelectorAll(arguments[0]).forEach((card) => {
+          const parts = Array.from(card.querySelectorAll('.rank, .pip, .band'))
+            .map((node) => [node.className, node.getBoundingClientRect()]);
+          for (let i = 0; i < parts.length; i += 1) {
+            for (let j = i + 1; j < parts.length; j += 1) {
+              const [a, b] = [parts[i][1], parts[j][1]];
+              const dx = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+              const dy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+              if (dx > 0.5 && dy > 0.5) found.push(card.getAttribute('aria-label') + ': '
+                + parts[i][0] + ' / ' + parts[j][0]);
+            }
+          }
+        });
+        return found;
+        """,
+        selector,
+    )
+
+
+def test_the_howto_page_walks_a_deal_to_its_score(server, browsers, shots):
+    """From the lobby's link: next to the end, every moment told, back, then autoplay."""
+    steps = howto_steps()
+    driver = browsers()
+    _viewport(driver, 1280, 900)
+    driver.get(server.base + "/")
+    driver.find_element(By.ID, "howto-link").click()
+    WebDriverWait(driver, WAIT).until(lambda d: _step(d) == 0)
+    assert driver.find_element(By.ID, "howto-back").get_attribute("disabled") == "true"
+    seen = set()
+    texts = []
+    for index in range(len(steps)):
+        assert _step(driver) == index
+        seen.update(_body(driver, "data-kinds").split())
+        texts.append(driver.find_element(By.ID, "howto-text").text)
+        assert texts[-1] == "\n".join(steps[index]["sentences"])
+        frame = steps[index]["frame"]
+        # The other hands as backs, as many as each holds; the trick placed by seat.
+        for place, seat in (("top", "N"), ("left", "W"), ("right", "E")):
+            backs = driver.find_elements(By.CSS_SELECTOR, f"#pos-{place} .back")
+            assert len(backs) == frame["held"].get(seat, 0)
+        played = driver.find_elements(By.CSS_SELECTOR, "#trick .played")
+        if frame["trick"]:
+            assert [p.get_attribute("data-seat") for p in played] == [
+                c["seat"] for c in frame["trick"]
+            ]
+        elif frame["last_trick"] and frame["last_trick"]["current"]:
+            # A finished trick stays on the table, its winner marked, until the next lead.
+            assert len(played) == 4
+            winner = driver.find_element(By.CSS_SELECTOR, "#trick .played.winner")
+            assert winner.get_attribute("data-seat") == frame["last_trick"]["winner"]
+        if "blooper_led" in steps[index]["kinds"] and not _body(driver, "data-shot-done"):
+            time.sleep(0.5)  # the card's slide in is over: the picture shows it still
+            driver.save_screenshot(str(shots / "howto.png"))
+            driver.execute_script("document.body.dataset.shotDone = '1'")
+        if index == 1:
+            # The turned card is drawn, with the trump in words.
+            turned = driver.find_element(By.CSS_SELECTOR, "#turned .card")
+            assert turned.get_attribute("aria-label") == frame["turned"]["words"]
+            assert driver.find_element(By.ID, "turned").text.endswith(frame["trump_words"])
+        if "refused" in steps[index]["kinds"]:
+            refused = driver.find_element(By.CSS_SELECTOR, "#hand button.refused")
+            assert refused.get_attribute("data-code") == frame["refused"]["code"]
+            assert driver.find_element(By.ID, "notice").text == frame["refused"]["message"]
+        if index < len(steps) - 1:
+            driver.find_element(By.ID, "howto-next").click()
+            WebDriverWait(driver, WAIT).until(lambda d, i=index: _step(d) == i + 1)
+    assert seen >= set(MOMENTS)
+    assert driver.find_element(By.ID, "howto-next").get_attribute("disabled") == "true"
+    assert driver.find_element(By.ID, "howto-end").is_displayed()
+    assert "made it" in texts[-1] and "missed" in texts[-1]
+    driver.find_element(By.ID, "howto-back").click()
+    WebDriverWait(driver, WAIT).until(lambda d: _step(d) == len(steps) - 2)
+    # The last trick, at any moment, in place; and back to the trick.
+    driver.find_element(By.ID, "show-last").click()
+    caption = driver.find_element(By.ID, "trick-caption").text
+    assert caption.startswith("Last trick (Deal 1 of 1, trick ")
+    assert driver.find_element(By.ID, "show-last").get_attribute("aria-pressed") == "true"
+    driver.find_element(By.ID, "show-last").click()
+    # Autoplay, quickened for the test, plays on to the end and stops there.
+    driver.execute_script("document.body.dataset.pace = '60'")
+    driver.find_element(By.ID, "howto-back").click()
+    driver.find_element(By.ID, "howto-auto").click()
+    WebDriverWait(driver, WAIT).until(lambda d: _step(d) == len(steps) - 1)
+    WebDriverWait(driver, WAIT).until(
+        lambda d: d.find_element(By.ID, "howto-auto").get_attribute("aria-pressed") == "false"
+    )
+    assert driver.get_log("browser") == []
+
+
+def test_the_howto_on_a_phone_and_without_motion(server, browsers, shots):
+    """At 390 px every card stays readable (blooper and trump apart); reduced motion: none."""
+    steps = howto_steps()
+    blooper = next(i for i, step in enumerate(steps) if "blooper_led" in step["kinds"])
+    driver = browsers(390, 844)
+    _viewport(driver, 390, 844, reduced_motion=True)
+    driver.get(server.base + "/how-to")
+    WebDriverWait(driver, WAIT).until(lambda d: _step(d) == 0)
+    for index in range(blooper + 1):
+        if index:
+            driver.find_element(By.ID, "howto-next").click()
+            WebDriverWait(driver, WAIT).until(lambda d, i=index: _step(d) == i)
+        assert _overlaps(driver, ".card") == []
+    assert driver.execute_script("return innerWidth") == 390
+    joker = driver.find_element(By.CSS_SELECTOR, "#trick .card.joker")
+    assert "little blooper" in joker.get_attribute("aria-label")
+    assert joker.find_element(By.CSS_SELECTOR, ".band").text.lower() == "blooper"
+    fresh = driver.find_element(By.CSS_SELECTOR, "#trick .played.fresh")
+    assert fresh.value_of_css_property("animation-name") == "none"
+    driver.save_screenshot(str(shots / "howto-phone.png"))
+    # With motion allowed, the card played slides in from its seat.
+    _viewport(driver, 390, 844)
+    driver.find_element(By.ID, "howto-back").click()
+    driver.find_element(By.ID, "howto-next").click()
+    fresh = driver.find_element(By.CSS_SELECTOR, "#trick .played.fresh")
+    assert fresh.value_of_css_property("animation-name").startswith("from-")
+    # No page scrolls sideways on a phone.
+    assert driver.execute_script("return document.documentElement.scrollWidth") <= 390
+
+
+def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, shots):
+    """A finished trick stays 1.5 s though the computers lead at once; the layout fits."""
+    driver = browsers(1280, 900)
+    _viewport(driver, 1280, 900)
+    # West deals first: North, South's partner, bids before South, so that South's
+    # bids can take the side past the tricks there are (an overbid, warned).
+    driver.get(server.base + "/")
+    form = driver.find_element(By.ID, "computer-form")
+    form.find_element(By.TAG_NAME, "summary").click()
+    form.find_element(By.CSS_SELECTOR, 'select[name="first_dealer"] option[value="W"]').click()
+    driver.find_element(By.ID, "computer-short").click()
+    WebDriverWait(driver, WAIT).until(lambda d: "/seat/" in d.current_url)
+    # The last trick is above the fold at 1280 by 900, as soon as there is one.
+    kept = False
+    warned = False
+    for _ in range(400):
+        if _over(driver):
+            break
+        _wait_turn_or_end(driver)
+        if _over(driver):
+            break
+        overbids = driver.find_elements(By.CSS_SELECTOR, "#bids button.overbid")
+        if overbids and not warned:
+            # The warning is written on the page, not only in a tooltip.
+            note = driver.find_element(By.ID, "overbid-note")
+            assert note.is_displayed()
+            label = overbids[0].get_attribute("aria-label")
+            warning = label.split("Warning: ", 1)[1].removesuffix(" You may still bid it.")
+            assert warning in note.text
+            warned = True
+        # The cards of the trick in play (the page may still be showing the last one).
+        in_trick = int(_body(driver, "data-trick") or 0)
+        playing = _body(driver, "data-phase") == "play"
+        if playing and in_trick == 3 and not kept:
+            # South completes the trick; at pace 0 the next lead follows at once.
+            before = _version(driver)
+            driver.find_element(By.CSS_SELECTOR, "#hand button.legal").click()
+            WebDriverWait(driver, WAIT).until(lambda d, v=before: _version(d) > v)
+            started = time.monotonic()
+            seats = set()
+            while time.monotonic() - started < 1.2:
+                played = driver.find_elements(By.CSS_SELECTOR, "#trick .played")
+                seats.add(tuple(p.get_attribute("data-seat") for p in played))
+                assert len(played) == 4, "the finished trick left the table too soon"
+                time.sleep(0.1)
+            assert len(seats) == 1
+            kept = True
+            last = driver.find_element(By.ID, "last-heading").rect
+            assert last["y"] + last["height"] <= driver.execute_script("return innerHeight")
+            driver.save_screenshot(str(shots / "trick-kept.png"))
+            continue
+        _my_move(driver)
+    assert kept and warned
+    WebDriverWait(driver, WAIT).until(_over)
+    # After the match each side shows the last deal, not an empty "No target yet".
+    sides = driver.find_element(By.CSS_SELECTOR, ".sides").text
+    assert "No target yet" not in sides and "Last deal" in sides
+    rows = driver.find_elements(By.CSS_SELECTOR, "#sheet tbody tr")
+    labels = [row.find_elements(By.TAG_NAME, "td")[0].text for row in rows]
+    counted = [label for label in labels if label.isdigit()]
+    assert counted == [str(n) for n in range(1, 15)][: len(counted)]
+    assert all(label.isdigit() or "re-deal" in label or label == "tiebreak" for label in labels)
+    # On a phone the score sheet's totals are in sight, not cut off.
+    _viewport(driver, 390, 844)
+    driver.find_element(By.CSS_SELECTOR, "details.sheet").location_once_scrolled_into_view  # noqa: B018
+    right = driver.execute_script(
+        "return Math.max(...Array.from(document.querySelectorAll('#sheet tr > :last-child'))"
+        ".map((cell) => cell.getBoundingClientRect().right))"
+    )
+    assert right <= 390
