@@ -8,27 +8,31 @@ many, and the cards that were best instead). Then a summary per seat.
 ``--json`` prints the same as one JSON document; ``--svg DIR`` draws each
 finished deal with its costly cards marked (``deal-N.svg``). An illegal record
 ends with the refusal (exit status 1); input that is not a record exits with 2.
+While it works, a progress bar (cards analysed of the record's cards) is drawn on
+standard error when that is a terminal; ``--progress`` draws it anyway and
+``--no-progress`` never does.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from ..core.actions import Bid, Deal
 from ..core.cards import PAIRS, Card
-from ..engine.state import MatchState, Phase
-from ..formats.checking import IllegalRecord, Step, replay_steps
+from ..engine.state import MatchState
+from ..formats.checking import IllegalRecord, replay_steps
 from ..formats.records import Record, RecordError
 from ..pictures.prose import PAIR_NAMES
 from ..pictures.svg import deal_svg
-from ..solver.analysis import DealAnalysis, analyze_deal, seat_summaries
+from ..solver.analysis import DealAnalysis, Progress, analyze_match, seat_summaries
 from ._common import (
     EXIT_INVALID,
     EXIT_OK,
     CommandError,
     Commands,
+    ProgressBar,
     add_command,
     add_json_option,
     write_lines,
@@ -55,28 +59,26 @@ def add_parser(commands: Commands) -> None:
         metavar="DIR",
         help="write a picture of each finished deal, its costly cards marked, into DIR",
     )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="draw a progress bar on standard error (default: when it is a terminal)",
+    )
 
 
-def analyze_record(record: Record) -> tuple[list[DealAnalysis | None], MatchState]:
+def analyze_record(
+    record: Record, progress: Progress | None = None
+) -> tuple[list[DealAnalysis | None], MatchState]:
     """Each deal's analysis (None for a deal without play: thrown in) and the final state.
 
-    Raises :class:`IllegalRecord` at the record's first illegal action.
+    The record is replayed first (:func:`~backalley.solver.analysis.analyze_match`
+    then analyses the final state, telling ``progress`` of each card). Raises
+    :class:`IllegalRecord` at the record's first illegal action, before anything
+    is solved.
     """
-    starts: dict[int, MatchState] = {}
-    dealt = [0]
-
-    def visit(step: Step, state: MatchState) -> None:
-        if isinstance(step.action, Deal):
-            dealt[0] += 1
-        if isinstance(step.action, Deal | Bid) and state.phase is Phase.PLAY:
-            starts[dealt[0] - 1] = state
-
-    final = replay_steps(record, visit)
-    analyses: list[DealAnalysis | None] = []
-    for index, item in enumerate(record.deals):
-        start = starts.get(index)
-        analyses.append(None if start is None else analyze_deal(start, item.plays))
-    return analyses, final
+    final = replay_steps(record)
+    return analyze_match(final, progress), final
 
 
 def _card_list(cards: tuple[Card, ...]) -> str:
@@ -171,8 +173,17 @@ def run(args: argparse.Namespace) -> int:
         record = read_record(args.record)
     except RecordError as error:
         raise CommandError(f"{args.record}: not a record: {error}") from None
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    bar: ProgressBar | None = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = ProgressBar(sys.stderr, total, "cards analysed")
+        bar(done)
+
     try:
-        analyses, final = analyze_record(record)
+        analyses, final = analyze_record(record, progress if show else None)
     except IllegalRecord as error:
         write_lines(
             [
@@ -181,6 +192,9 @@ def run(args: argparse.Namespace) -> int:
             ]
         )
         return EXIT_INVALID
+    finally:
+        if bar is not None:
+            bar.clear()
     if args.svg is not None:
         _pictures(analyses, final, Path(args.svg))
     if args.json:

@@ -130,23 +130,29 @@ class Search:
 
     # --- the exact count ----------------------------------------------------------
 
-    def value(
+    def value(  # noqa: PLR0913 - the position as plain values, for speed
         self,
         hands: list[int],
         trick: tuple[int, ...],
         leader: int,
         broken: bool,
         guess: int = -1,
+        *,
+        floor: int = 0,
+        ceiling: int = 99,
     ) -> int:
         """The tricks our pair takes from here on (the current trick included), best play.
 
         ``hands`` are the four seats' masks (changed during the search and given
         back as they were), ``trick`` the cards of the current trick so far,
         ``leader`` its leader, ``broken`` whether a trump or joker was played to an
-        earlier trick. ``guess`` (any number) is where the search starts looking.
+        earlier trick. ``guess`` (any number) is where the search starts looking;
+        ``floor`` and ``ceiling`` are bounds the caller already knows the count
+        lies within (a wrong bound gives a wrong count), so no question is asked
+        outside them.
         """
-        low = 0
-        high = hands[(leader + len(trick)) & 3].bit_count()
+        low = max(0, floor)
+        high = min(hands[(leader + len(trick)) & 3].bit_count(), ceiling)
         probe = guess
         while low < high:
             # The first question at the guess (else halfway), then a trick at a time
@@ -169,8 +175,14 @@ class Search:
         broken: bool,
         card: int,
         guess: int = -1,
+        *,
+        floor: int = 0,
+        ceiling: int = 99,
     ) -> int:
-        """The tricks our pair takes from here on if the seat to move plays ``card`` now."""
+        """The tricks our pair takes from here on if the seat to move plays ``card`` now.
+
+        ``floor`` and ``ceiling`` bound the count as for :meth:`value`.
+        """
         seat = (leader + len(trick)) & 3
         bit = 1 << card
         hands[seat] ^= bit
@@ -179,9 +191,45 @@ class Search:
             winner = (leader + winning_card(played, self.trumps)[1]) & 3
             ours = 1 if winner & 1 == self.pair else 0
             after_broken = broken or self._has_trump(played)
-            found = ours + self.value(hands, _NO_TRICK, winner, after_broken, guess - ours)
+            found = ours + self.value(
+                hands,
+                _NO_TRICK,
+                winner,
+                after_broken,
+                guess - ours,
+                floor=floor - ours,
+                ceiling=ceiling - ours,
+            )
         else:
-            found = self.value(hands, played, leader, broken, guess)
+            found = self.value(hands, played, leader, broken, guess, floor=floor, ceiling=ceiling)
+        hands[seat] ^= bit
+        return found
+
+    def can_after(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
+        self,
+        hands: list[int],
+        trick: tuple[int, ...],
+        leader: int,
+        broken: bool,
+        card: int,
+        need: int,
+    ) -> bool:
+        """Whether our pair still takes ``need`` tricks from here on if ``card`` is played now.
+
+        One question of :meth:`can` (the current trick counted), cheaper than the
+        exact count of :meth:`after` when only a threshold matters.
+        """
+        seat = (leader + len(trick)) & 3
+        bit = 1 << card
+        hands[seat] ^= bit
+        played = (*trick, card)
+        if len(played) == 4:
+            winner = (leader + winning_card(played, self.trumps)[1]) & 3
+            ours = 1 if winner & 1 == self.pair else 0
+            after_broken = broken or self._has_trump(played)
+            found = self.can(hands, _NO_TRICK, winner, after_broken, need - ours)
+        else:
+            found = self.can(hands, played, leader, broken, need)
         hands[seat] ^= bit
         return found
 
