@@ -24,7 +24,8 @@ fast, after the bridge solvers (DDS):
   between them (the cards of the current trick count as out), one is tried.
   Jokers are never merged with other cards.
 - **Quick tricks**: at the start of a trick, the leader's sure winners (top
-  cards of a suit that neither opponent can ruff in time), or the partner's when
+  cards of a suit that neither opponent can ruff in time, all of them once the
+  leader's top trumps are enough to draw the opponents'), or the partner's when
   the leader can reach them with a lead of a suit the partner holds the top card
   of, bound the search.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
@@ -535,6 +536,10 @@ class Search:
         wins as many tricks as it has cards, but no more than either opponent
         holding a trump still follows suit. Top trumps count when the leader may
         lead a trump now (asked of ``allowed_plays``); the highest trump wins.
+        When they are at least as many as either opponent's trumps, the leader
+        draws those first (a trump led must be followed with a trump, jokers
+        included, and the top trump wins each round), and the side suits' top
+        cards then count in full: no opponent has a trump left to ruff them.
         Leaves in ``self.relevant`` the plain cards counted.
         """
         trumps = self.trumps
@@ -542,23 +547,29 @@ class Search:
         left_hand = hands[(leader + 1) & 3]
         right_hand = hands[(leader + 3) & 3]
         out = hands[0] | hands[1] | hands[2] | hands[3]
-        total = 0
+        top_trumps = 0
+        if mine & trumps:
+            leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
+            if leads & trumps:
+                top_trumps = _run_on_top(out & trumps, mine)
         counted = 0
+        # The opponents' trumps are drawn by the top trumps when these are as many.
+        drawn = top_trumps >= max(
+            (left_hand & trumps).bit_count(), (right_hand & trumps).bit_count()
+        )
+        total = top_trumps
         for suit in SUIT_MASKS:
             if suit & trumps:
                 continue
             tops = _run_on_top(out & suit, mine)
             if tops:
                 counted |= _top_cards(out & suit, tops)
-                if left_hand & trumps:
-                    tops = min(tops, (left_hand & suit).bit_count())
-                if right_hand & trumps:
-                    tops = min(tops, (right_hand & suit).bit_count())
+                if not drawn:
+                    if left_hand & trumps:
+                        tops = min(tops, (left_hand & suit).bit_count())
+                    if right_hand & trumps:
+                        tops = min(tops, (right_hand & suit).bit_count())
                 total += tops
-        if mine & trumps:
-            leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
-            if leads & trumps:
-                total += _run_on_top(out & trumps, mine)
         # The top cards counted: their ranks decide the bound.
         self.relevant = counted
         return min(total, mine.bit_count())
