@@ -26,7 +26,13 @@ from ..formats.checking import IllegalRecord, replay_steps
 from ..formats.records import Record, RecordError
 from ..pictures.prose import PAIR_NAMES
 from ..pictures.svg import deal_svg
-from ..solver.analysis import DealAnalysis, Progress, analyze_match, seat_summaries
+from ..solver.analysis import (
+    DealAnalysis,
+    Progress,
+    analysis_document,
+    analyze_match,
+    seat_summaries,
+)
 from ._common import (
     EXIT_INVALID,
     EXIT_OK,
@@ -113,41 +119,6 @@ def _text(analyses: list[DealAnalysis | None], record: Record) -> list[str]:
     return lines
 
 
-def _json(analyses: list[DealAnalysis | None]) -> dict[str, object]:
-    deals: list[dict[str, object]] = []
-    for number, analysis in enumerate(analyses, start=1):
-        if analysis is None:
-            deals.append({"deal": number, "played": False})
-            continue
-        deals.append(
-            {
-                "deal": number,
-                "played": True,
-                "double_dummy": dict(zip(("NS", "EW"), analysis.double_dummy, strict=True)),
-                "taken": dict(zip(("NS", "EW"), analysis.taken, strict=True)),
-                "costly": [
-                    {
-                        "trick": costly.trick,
-                        "seat": costly.seat.letter,
-                        "card": costly.card.code,
-                        "lost": costly.lost,
-                        "best": [card.code for card in costly.best],
-                    }
-                    for costly in analysis.costly
-                ],
-            }
-        )
-    seats = {
-        summary.seat.letter: {
-            "cards": summary.cards,
-            "costly": summary.costly,
-            "lost": summary.lost,
-        }
-        for summary in seat_summaries([a for a in analyses if a is not None])
-    }
-    return {"deals": deals, "seats": seats}
-
-
 def _pictures(analyses: list[DealAnalysis | None], final: MatchState, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for number, analysis in enumerate(analyses, start=1):
@@ -198,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
     if args.svg is not None:
         _pictures(analyses, final, Path(args.svg))
     if args.json:
-        write_lines([json.dumps(_json(analyses), indent=2)])
+        write_lines([json.dumps(analysis_document(analyses), indent=2)])
     else:
         write_lines(_text(analyses, record))
     return EXIT_OK

@@ -66,6 +66,7 @@ __all__ = [
     "DealAnalysis",
     "Progress",
     "SeatSummary",
+    "analysis_document",
     "analyze_deal",
     "analyze_match",
     "analyze_result",
@@ -256,3 +257,46 @@ def seat_summaries(deals: Sequence[DealAnalysis]) -> tuple[SeatSummary, ...]:
             )
         )
     return tuple(summaries)
+
+
+def analysis_document(analyses: Sequence[DealAnalysis | None]) -> dict[str, object]:
+    """The analyses of a match's deals as one JSON-ready document (``backalley analyze --json``).
+
+    ``deals``: one entry a deal, in order, ``{"deal": N, "played": false}`` for a
+    deal without play, else its double-dummy tricks and tricks taken (``NS``,
+    ``EW``) and its costly cards (trick number, seat letter, card code, tricks
+    lost, the best cards' codes); ``seats``: each seat's cards, costly cards and
+    tricks lost (:func:`seat_summaries`).
+    """
+    deals: list[dict[str, object]] = []
+    for number, analysis in enumerate(analyses, start=1):
+        if analysis is None:
+            deals.append({"deal": number, "played": False})
+            continue
+        deals.append(
+            {
+                "deal": number,
+                "played": True,
+                "double_dummy": dict(zip(("NS", "EW"), analysis.double_dummy, strict=True)),
+                "taken": dict(zip(("NS", "EW"), analysis.taken, strict=True)),
+                "costly": [
+                    {
+                        "trick": costly.trick,
+                        "seat": costly.seat.letter,
+                        "card": costly.card.code,
+                        "lost": costly.lost,
+                        "best": [card.code for card in costly.best],
+                    }
+                    for costly in analysis.costly
+                ],
+            }
+        )
+    seats = {
+        summary.seat.letter: {
+            "cards": summary.cards,
+            "costly": summary.costly,
+            "lost": summary.lost,
+        }
+        for summary in seat_summaries([a for a in analyses if a is not None])
+    }
+    return {"deals": deals, "seats": seats}
