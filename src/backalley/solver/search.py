@@ -465,7 +465,9 @@ class Search:
             return tops[::-1] + [card for card in tried[::-1] if card not in tops]
         best, best_at = winning_card(trick, trumps)
         # Following: by rank, not by suit, so a discard is the lowest card of any suit.
-        tried.sort(key=_rank_of)
+        # Cards of one plain suit are in rank order already (the common case: following).
+        if allowed & ~_PLAIN_SUIT_OF[tried[0]]:
+            tried.sort(key=_rank_of)
         if (leader + best_at) & 3 == seat ^ 2:
             return tried  # the partner wins the trick so far: the lowest first
         # The cards that would win the trick so far, as one mask rather than a call of
