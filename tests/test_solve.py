@@ -246,15 +246,13 @@ def test_the_partner_entry_bound_and_a_full_table_change_no_count(state: MatchSt
     assert small.emptied >= len(small.table)
 
 
-def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_opponents() -> None:
-    # Hearts trumps; North bid Board (it may lead a trump at once) and holds the
-    # top two trumps and the top two clubs. East, void in clubs, holds one trump:
-    # cashed at once the clubs are ruffed, but two rounds of trumps draw East's
-    # first, and then the clubs win. Four sure tricks.
+def _drawing(north: list[str], east: list[str]) -> tuple[MatchState, int]:
+    # Hearts trumps; North bid Board (it may lead a trump at once) and leads, with
+    # the top two clubs; East is void in clubs. The state and North's quick tricks.
     state = position(
         {
-            Seat.NORTH: ["AH", "KH", "AC", "KC"],
-            Seat.EAST: ["2H", "3D", "4D", "5D"],
+            Seat.NORTH: [*north, "AC", "KC"],
+            Seat.EAST: [*east, "4D", "5D"],
             Seat.SOUTH: ["6D", "7D", "8D", "9D"],
             Seat.WEST: ["TD", "JD", "QD", "3S"],
         },
@@ -264,32 +262,26 @@ def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_oppone
     )
     pos = position_in_play(state)
     search = Search.of(pos, 0)
-    hands = list(pos[P.HANDS])
-    assert search._cashing(hands, pos[P.LEADER], pos[P.BROKEN]) == 4
+    quick = search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN])
     # Only the clubs' ranks decided it (the trump suit is in the key whole).
     assert search.relevant == (1 << Card.CA) | (1 << Card.CK)
+    return state, quick
+
+
+def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_opponents() -> None:
+    # North's AH KH against East's one trump: cashed at once the clubs are ruffed,
+    # but two rounds of trumps draw East's first, and then the clubs win.
+    state, quick = _drawing(["AH", "KH"], ["2H", "3D"])
+    assert quick == 4
     assert solve(state).value == 4
-    assert solve(state) == Solution(Seat.NORTH, tuple(_reference_counts(state).items()))
+    assert dict(solve(state).items()) == _reference_counts(state)
 
 
 def test_too_few_top_trumps_draw_nothing() -> None:
-    # The same, but East holds two trumps against North's one top trump (its 2H is
-    # below both of East's): the clubs
-    # stay capped by East's length in them (none), so only the ace of trumps counts.
-    state = position(
-        {
-            Seat.NORTH: ["AH", "2H", "AC", "KC"],
-            Seat.EAST: ["3H", "4H", "4D", "5D"],
-            Seat.SOUTH: ["6D", "7D", "8D", "9D"],
-            Seat.WEST: ["TD", "JD", "QD", "3S"],
-        },
-        turned="9H",
-        bids=["board", 0, 0, 0],
-        dealer=Seat.WEST,
-    )
-    pos = position_in_play(state)
-    search = Search.of(pos, 0)
-    assert search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN]) == 1
+    # East's two trumps against North's one top trump (its 2H is below both of
+    # East's): the clubs stay capped by East's length in them (none).
+    state, quick = _drawing(["AH", "2H"], ["3H", "4H"])
+    assert quick == 1
     assert dict(solve(state).items()) == _reference_counts(state)
 
 

@@ -187,22 +187,16 @@ class Search:
         seat = (leader + len(trick)) & 3
         bit = 1 << card
         hands[seat] ^= bit
-        played = (*trick, card)
-        if len(played) == 4:
-            winner = (leader + winning_card(played, self.trumps)[1]) & 3
-            ours = 1 if winner & 1 == self.pair else 0
-            after_broken = broken or self._has_trump(played)
-            found = ours + self.value(
-                hands,
-                _NO_TRICK,
-                winner,
-                after_broken,
-                guess - ours,
-                floor=floor - ours,
-                ceiling=ceiling - ours,
-            )
-        else:
-            found = self.value(hands, played, leader, broken, guess, floor=floor, ceiling=ceiling)
+        trick, leader, broken, ours = self._step(trick, leader, broken, card)
+        found = ours + self.value(
+            hands,
+            trick,
+            leader,
+            broken,
+            guess - ours,
+            floor=floor - ours,
+            ceiling=ceiling - ours,
+        )
         hands[seat] ^= bit
         return found
 
@@ -223,16 +217,24 @@ class Search:
         seat = (leader + len(trick)) & 3
         bit = 1 << card
         hands[seat] ^= bit
-        played = (*trick, card)
-        if len(played) == 4:
-            winner = (leader + winning_card(played, self.trumps)[1]) & 3
-            ours = 1 if winner & 1 == self.pair else 0
-            after_broken = broken or self._has_trump(played)
-            found = self.can(hands, _NO_TRICK, winner, after_broken, need - ours)
-        else:
-            found = self.can(hands, played, leader, broken, need)
+        trick, leader, broken, ours = self._step(trick, leader, broken, card)
+        found = self.can(hands, trick, leader, broken, need - ours)
         hands[seat] ^= bit
         return found
+
+    def _step(
+        self, trick: tuple[int, ...], leader: int, broken: bool, card: int
+    ) -> tuple[tuple[int, ...], int, bool, int]:
+        """The trick, leader and trumps broken once ``card`` is played, and our trick won by it.
+
+        The last is 1 when ``card`` completes a trick our pair wins, else 0.
+        """
+        played = (*trick, card)
+        if len(played) < 4:
+            return played, leader, broken, 0
+        winner = (leader + winning_card(played, self.trumps)[1]) & 3
+        ours = 1 if winner & 1 == self.pair else 0
+        return _NO_TRICK, winner, broken or self._has_trump(played), ours
 
     def equivalents(
         self, hands: list[int], trick: tuple[int, ...], leader: int, broken: bool
