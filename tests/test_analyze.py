@@ -9,6 +9,7 @@ tricks it took.
 from __future__ import annotations
 
 import json
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import attrs
@@ -26,6 +27,7 @@ from backalley.players import HeuristicPlayer, RandomPlayer, play_match
 from backalley.solver.analysis import (
     CostlyCard,
     DealAnalysis,
+    analysis_document,
     analyze_deal,
     analyze_match,
     analyze_result,
@@ -287,3 +289,20 @@ def test_the_progress_bar_is_drawn_when_asked_and_not_into_a_pipe(
     # Standard error is not a terminal here: no bar unless asked.
     assert main(["analyze", name]) == 0
     assert capsys.readouterr().err == ""
+
+
+def _document_of(state: MatchState) -> dict[str, object]:
+    return analysis_document(analyze_match(state))
+
+
+def test_a_finished_match_is_analysed_in_a_worker_process() -> None:
+    # What a server does to keep its event loop free: the state goes to another
+    # process (states pickle), the JSON document comes back.
+    final = _match(8, 5)
+    assert isinstance(final, MatchState) and final.is_over
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        document = pool.submit(_document_of, final).result(timeout=60)
+    assert document == _document_of(final)
+    assert json.loads(json.dumps(document)) == document
+    deals = document["deals"]
+    assert isinstance(deals, list) and len(deals) == len(final.history)
