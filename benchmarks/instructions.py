@@ -9,6 +9,10 @@ same work as ``compare_openspiel.py`` (legal actions + seeded choice + apply, fo
 the player actions of seeded random standard matches, or of OpenSpiel's ``oh_hell``
 games) but says nothing about how fast each instruction runs: read it beside the
 timed figures, never instead of them.
+
+``--solver`` counts the double-dummy search instead: instructions per search node,
+solving the first lead of ``--solver-deals`` random deals of ``--solver-size``
+cards (``solve_speed.py``'s deals) twice and once.
 """
 
 from __future__ import annotations
@@ -56,6 +60,31 @@ def deals(matches: int, passes: int) -> int:
         for state, deal in zip(starts, chosen, strict=True):
             apply(state, deal)
     return len(starts)
+
+
+SOLVER_SIZE = 8
+"""The hand size of the deals ``--solver`` solves (``--solver-size``)."""
+
+
+def solver(deals: int, passes: int) -> int:
+    """Solve the first lead of ``deals`` random deals ``passes`` times; the nodes of one pass."""
+    sys.path.insert(0, str(HERE))
+    from solve_speed import first_leads  # noqa: PLC0415
+
+    from backalley.core.position import to_move  # noqa: PLC0415
+    from backalley.solver import Search, solve_position  # noqa: PLC0415
+
+    size = int(os.environ.get("SOLVER_SIZE", SOLVER_SIZE))
+    starts = [state.position for state in first_leads(size, deals, 2026 + size)]
+    nodes = 0
+    # Passes 0 (the run that is not counted) solves once, for the number of nodes.
+    for _ in range(max(passes, 1)):
+        nodes = 0
+        for pos in starts:
+            search = Search.of(pos, to_move(pos) % 2)
+            solve_position(pos, search)
+            nodes += search.nodes
+    return nodes
 
 
 def theirs(games: int, passes: int) -> int:
@@ -123,13 +152,18 @@ def main() -> None:
     parser.add_argument(
         "--deals", action="store_true", help="count an apply of a Deal instead of a player action"
     )
+    parser.add_argument(
+        "--solver", action="store_true", help="count a node of the double-dummy search instead"
+    )
+    parser.add_argument("--solver-deals", type=int, default=20)
+    parser.add_argument("--solver-size", type=int, default=SOLVER_SIZE)
     parser.add_argument("--matches", type=int, default=3)
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         which, size, passes = args.worker
-        run = {"ours": ours, "deals": deals, "theirs": theirs}[which]
+        run = {"ours": ours, "deals": deals, "theirs": theirs, "solver": solver}[which]
         print(run(int(size), int(passes)))
         return
     base = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
@@ -150,6 +184,18 @@ def main() -> None:
             for label, python, which, _, env in runs
             if which == "ours"
         ]
+    if args.solver:
+        runs = [
+            (
+                label,
+                python,
+                "solver",
+                args.solver_deals,
+                {**env, "SOLVER_SIZE": str(args.solver_size)},
+            )
+            for label, python, which, _, env in runs
+            if which == "ours"
+        ]
     for label, python, which, size, env in runs:
         done = subprocess.run(
             [python, __file__, "--worker", which, str(size), "0"],
@@ -163,6 +209,8 @@ def main() -> None:
         twice = counted(python, which, size, 2, env)
         once = counted(python, which, size, 1, env)
         what = "apply of a Deal" if args.deals else "player action"
+        if which == "solver":
+            what = f"search node ({actions} nodes, {args.solver_size}-card deals)"
         print(f"{label:48} {(twice - once) / actions:10.0f} instructions per {what}")
 
 

@@ -13,8 +13,14 @@ runs out is counted as over budget, at the budget, and the figures say how many
 did (a median with none over is exact; with some over, the percentiles above
 the first deal over budget are lower bounds). ``--each`` prints every deal.
 
+``--dds`` solves as many random bridge deals of each size in the same run with
+DDS (the ``endplay`` package's ``solve_board``: every legal card of the opening
+leader valued, the same job for bridge; a random strain and leader a deal) and
+prints its figures and the ratio of the medians, ours over DDS's.
+
     python benchmarks/solve_speed.py --sizes 7 13 --deals 200
     python benchmarks/solve_speed.py --sizes 13 --deals 20 --budget 60
+    python benchmarks/solve_speed.py --sizes 11 13 --deals 30 --budget 60 --dds
 """
 
 from __future__ import annotations
@@ -44,6 +50,44 @@ def first_leads(size: int, deals: int, seed: int) -> list[MatchState]:
             state = apply(state, options[rng.randrange(len(options))])
         found.append(state)
     return found
+
+
+def dds_deals(size: int, deals: int, seed: int) -> list[tuple[str, int, int]]:
+    """``deals`` random bridge deals of ``size`` cards a hand: PBN, leader and strain.
+
+    The strain is 0-3 for a trump suit (spades, hearts, diamonds, clubs) or 4 for
+    no trumps, each as likely; the leader is any seat.
+    """
+    rng = random.Random(seed)
+    ranks = "AKQJT98765432"
+    found = []
+    for _ in range(deals):
+        pack = [(suit, rank) for suit in range(4) for rank in range(13)]
+        rng.shuffle(pack)
+        hands = []
+        for seat in range(4):
+            mine = pack[seat * size : (seat + 1) * size]
+            suits = [
+                "".join(ranks[rank] for rank in sorted(r for s, r in mine if s == suit))
+                for suit in range(4)
+            ]
+            hands.append(".".join(suits))
+        found.append(("N:" + " ".join(hands), rng.randrange(4), rng.randrange(5)))
+    return found
+
+
+def dds_times(size: int, deals: int, seed: int) -> list[float]:
+    """CPU seconds of DDS's ``solve_board`` on each of ``dds_deals``."""
+    from endplay.dds import solve_board  # noqa: PLC0415 - only with --dds
+    from endplay.types import Deal, Denom, Player  # noqa: PLC0415
+
+    times = []
+    for pbn, leader, strain in dds_deals(size, deals, seed):
+        deal = Deal(pbn, first=Player(leader), trump=Denom(strain))
+        start = time.process_time()
+        solve_board(deal)
+        times.append(time.process_time() - start)
+    return times
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -94,6 +138,7 @@ def main() -> None:
     parser.add_argument("--budget", type=int, default=0, help="CPU seconds a deal, 0: none")
     parser.add_argument("--memory", type=int, default=4096, help="MB a deal under --budget")
     parser.add_argument("--each", action="store_true", help="print every deal")
+    parser.add_argument("--dds", action="store_true", help="DDS on bridge deals beside (endplay)")
     args = parser.parse_args()
     build = "compiled" if backalley.__compiled__ else "pure Python"
     print(f"backalley {backalley.__version__}, {build}")
@@ -134,6 +179,15 @@ def main() -> None:
             f"p95 {percentile(ms, 0.95):.1f} ms, max {max(ms):.1f} ms; {solved}"
             + (f"; {over} over the budget of {args.budget} s" if args.budget else "")
         )
+        if args.dds:
+            dds = [1000 * t for t in dds_times(size, args.deals, args.seed + size)]
+            print(
+                f"{size:2d} cards, DDS, {len(dds)} bridge deals: median "
+                f"{statistics.median(dds):.2f} ms, p95 {percentile(dds, 0.95):.2f} ms, "
+                f"max {max(dds):.2f} ms; ours / DDS, medians: "
+                f"{statistics.median(ms) / statistics.median(dds):.0f}x"
+            )
+    print(f"load average {os.getloadavg()[0]:.1f} (1 min) on {os.cpu_count()} CPUs")
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import pytest
 
 from backalley import Rules
 from backalley.cli import main
-from backalley.cli.simulate import _ProgressBar
+from backalley.cli._common import ProgressBar
 from backalley.players import HeuristicPlayer, RandomPlayer, play_match
 from backalley.players.simulation import (
     match_seed,
@@ -110,7 +110,7 @@ def test_unknown_player_kind_is_refused(capsys: pytest.CaptureFixture[str]) -> N
 def test_progress_bar_draws_in_place() -> None:
     """The progress bar redraws one line with a carriage return and clears it at the end."""
     stream = io.StringIO()
-    bar = _ProgressBar(stream, 4)
+    bar = ProgressBar(stream, 4, "matches")
     bar(1)
     bar(4)
     bar.clear()

@@ -244,3 +244,59 @@ def test_the_partner_entry_bound_and_a_full_table_change_no_count(state: MatchSt
     # With no room, every new key empties the table first: it holds one key at most.
     assert len(small.table) <= 1
     assert small.emptied >= len(small.table)
+
+
+def _drawing(north: list[str], east: list[str]) -> tuple[MatchState, int]:
+    # Hearts trumps; North bid Board (it may lead a trump at once) and leads, with
+    # the top two clubs; East is void in clubs. The state and North's quick tricks.
+    state = position(
+        {
+            Seat.NORTH: [*north, "AC", "KC"],
+            Seat.EAST: [*east, "4D", "5D"],
+            Seat.SOUTH: ["6D", "7D", "8D", "9D"],
+            Seat.WEST: ["TD", "JD", "QD", "3S"],
+        },
+        turned="9H",
+        bids=["board", 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+    pos = position_in_play(state)
+    search = Search.of(pos, 0)
+    quick = search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN])
+    # Only the clubs' ranks decided it (the trump suit is in the key whole).
+    assert search.relevant == (1 << Card.CA) | (1 << Card.CK)
+    return state, quick
+
+
+def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_opponents() -> None:
+    # North's AH KH against East's one trump: cashed at once the clubs are ruffed,
+    # but two rounds of trumps draw East's first, and then the clubs win.
+    state, quick = _drawing(["AH", "KH"], ["2H", "3D"])
+    assert quick == 4
+    assert solve(state).value == 4
+    assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def test_too_few_top_trumps_draw_nothing() -> None:
+    # East's two trumps against North's one top trump (its 2H is below both of
+    # East's): the clubs stay capped by East's length in them (none).
+    state, quick = _drawing(["AH", "2H"], ["3H", "4H"])
+    assert quick == 1
+    assert dict(solve(state).items()) == _reference_counts(state)
+
+
+@pytest.mark.parametrize(
+    "size", [5, pytest.param(6, marks=[pytest.mark.slow, pytest.mark.timeout(900)])]
+)
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_it_equals_minimax_over_apply_on_larger_hands(size: int, data: st.DataObject) -> None:
+    # The bounds and the table at the sizes where they start to cut: first leads
+    # and later tricks, with trumps (Board bidders, who may lead one at once) and
+    # without. The minimax of a six-card deal takes seconds: that size runs with
+    # the slow tests.
+    steer = data.draw(
+        st.sampled_from([{}, {"trick_boundary": True}, {"boards": True}, {"no_trump": True}])
+    )
+    state = data.draw(_in_play(size, **steer))
+    assert dict(solve(state).items()) == _reference_counts(state)

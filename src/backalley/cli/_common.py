@@ -26,6 +26,7 @@ __all__ = [
     "STOP_SIGNALS",
     "CommandError",
     "Commands",
+    "ProgressBar",
     "Stopped",
     "add_command",
     "add_json_option",
@@ -215,3 +216,35 @@ def jobs_within_cpus(command: str, jobs: int) -> int:
         )
         return cpus
     return jobs
+
+
+BAR_WIDTH: Final = 30
+"""The characters of a progress bar's bar, between its brackets."""
+
+
+class ProgressBar:
+    """A one-line bar on a terminal's standard error, redrawn in place: ``[###---] 3/10 unit``.
+
+    Commands draw one only when standard error is a terminal (or when asked), so
+    that a log or a pipe never fills with redrawn lines.
+    """
+
+    def __init__(self, stream: TextIO, total: int, unit: str) -> None:
+        self.stream = stream
+        self.total = total
+        self.unit = unit
+        self.width = 0
+
+    def __call__(self, done: int) -> None:
+        """Redraw the bar at ``done`` of the total."""
+        filled = BAR_WIDTH * done // self.total if self.total else BAR_WIDTH
+        bar = "#" * filled + "-" * (BAR_WIDTH - filled)
+        line = f"[{bar}] {done}/{self.total} {self.unit}"
+        self.width = max(self.width, len(line))
+        self.stream.write("\r" + line)
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """Rub the bar out, leaving the cursor at the start of the empty line."""
+        self.stream.write("\r" + " " * self.width + "\r")
+        self.stream.flush()

@@ -8,27 +8,37 @@ many, and the cards that were best instead). Then a summary per seat.
 ``--json`` prints the same as one JSON document; ``--svg DIR`` draws each
 finished deal with its costly cards marked (``deal-N.svg``). An illegal record
 ends with the refusal (exit status 1); input that is not a record exits with 2.
+While it works, a progress bar (cards analysed of the record's cards) is drawn on
+standard error when that is a terminal; ``--progress`` draws it anyway and
+``--no-progress`` never does.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
-from ..core.actions import Bid, Deal
 from ..core.cards import PAIRS, Card
-from ..engine.state import MatchState, Phase
-from ..formats.checking import IllegalRecord, Step, replay_steps
+from ..engine.state import MatchState
+from ..formats.checking import IllegalRecord, replay_steps
 from ..formats.records import Record, RecordError
 from ..pictures.prose import PAIR_NAMES
 from ..pictures.svg import deal_svg
-from ..solver.analysis import DealAnalysis, analyze_deal, seat_summaries
+from ..solver.analysis import (
+    DealAnalysis,
+    Progress,
+    analysis_document,
+    analyze_match,
+    seat_summaries,
+)
 from ._common import (
     EXIT_INVALID,
     EXIT_OK,
     CommandError,
     Commands,
+    ProgressBar,
     add_command,
     add_json_option,
     write_lines,
@@ -55,28 +65,26 @@ def add_parser(commands: Commands) -> None:
         metavar="DIR",
         help="write a picture of each finished deal, its costly cards marked, into DIR",
     )
+    parser.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="draw a progress bar on standard error (default: when it is a terminal)",
+    )
 
 
-def analyze_record(record: Record) -> tuple[list[DealAnalysis | None], MatchState]:
+def analyze_record(
+    record: Record, progress: Progress | None = None
+) -> tuple[list[DealAnalysis | None], MatchState]:
     """Each deal's analysis (None for a deal without play: thrown in) and the final state.
 
-    Raises :class:`IllegalRecord` at the record's first illegal action.
+    The record is replayed first (:func:`~backalley.solver.analysis.analyze_match`
+    then analyses the final state, telling ``progress`` of each card). Raises
+    :class:`IllegalRecord` at the record's first illegal action, before anything
+    is solved.
     """
-    starts: dict[int, MatchState] = {}
-    dealt = [0]
-
-    def visit(step: Step, state: MatchState) -> None:
-        if isinstance(step.action, Deal):
-            dealt[0] += 1
-        if isinstance(step.action, Deal | Bid) and state.phase is Phase.PLAY:
-            starts[dealt[0] - 1] = state
-
-    final = replay_steps(record, visit)
-    analyses: list[DealAnalysis | None] = []
-    for index, item in enumerate(record.deals):
-        start = starts.get(index)
-        analyses.append(None if start is None else analyze_deal(start, item.plays))
-    return analyses, final
+    final = replay_steps(record)
+    return analyze_match(final, progress), final
 
 
 def _card_list(cards: tuple[Card, ...]) -> str:
@@ -111,41 +119,6 @@ def _text(analyses: list[DealAnalysis | None], record: Record) -> list[str]:
     return lines
 
 
-def _json(analyses: list[DealAnalysis | None]) -> dict[str, object]:
-    deals: list[dict[str, object]] = []
-    for number, analysis in enumerate(analyses, start=1):
-        if analysis is None:
-            deals.append({"deal": number, "played": False})
-            continue
-        deals.append(
-            {
-                "deal": number,
-                "played": True,
-                "double_dummy": dict(zip(("NS", "EW"), analysis.double_dummy, strict=True)),
-                "taken": dict(zip(("NS", "EW"), analysis.taken, strict=True)),
-                "costly": [
-                    {
-                        "trick": costly.trick,
-                        "seat": costly.seat.letter,
-                        "card": costly.card.code,
-                        "lost": costly.lost,
-                        "best": [card.code for card in costly.best],
-                    }
-                    for costly in analysis.costly
-                ],
-            }
-        )
-    seats = {
-        summary.seat.letter: {
-            "cards": summary.cards,
-            "costly": summary.costly,
-            "lost": summary.lost,
-        }
-        for summary in seat_summaries([a for a in analyses if a is not None])
-    }
-    return {"deals": deals, "seats": seats}
-
-
 def _pictures(analyses: list[DealAnalysis | None], final: MatchState, folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     for number, analysis in enumerate(analyses, start=1):
@@ -171,8 +144,17 @@ def run(args: argparse.Namespace) -> int:
         record = read_record(args.record)
     except RecordError as error:
         raise CommandError(f"{args.record}: not a record: {error}") from None
+    show = sys.stderr.isatty() if args.progress is None else args.progress
+    bar: ProgressBar | None = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = ProgressBar(sys.stderr, total, "cards analysed")
+        bar(done)
+
     try:
-        analyses, final = analyze_record(record)
+        analyses, final = analyze_record(record, progress if show else None)
     except IllegalRecord as error:
         write_lines(
             [
@@ -181,10 +163,13 @@ def run(args: argparse.Namespace) -> int:
             ]
         )
         return EXIT_INVALID
+    finally:
+        if bar is not None:
+            bar.clear()
     if args.svg is not None:
         _pictures(analyses, final, Path(args.svg))
     if args.json:
-        write_lines([json.dumps(_json(analyses), indent=2)])
+        write_lines([json.dumps(analysis_document(analyses), indent=2)])
     else:
         write_lines(_text(analyses, record))
     return EXIT_OK

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import functools
 import sys
-from typing import TextIO
 
 from ..cluster import DEFAULT_MATCH_CHUNK, IncompleteRun
 from ..cluster import simulate as simulate_on_cluster
@@ -28,8 +27,6 @@ __all__ = ["add_parser", "run", "summary_lines"]
 
 DEFAULT_SIMULATE_SEED = 2026
 DEFAULT_MATCHES = 100
-_BAR_WIDTH = 30
-
 
 HELP = "play many matches between computer players and summarise the results"
 """The command's line in ``backalley --help``."""
@@ -87,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     args.jobs = common.jobs_within_cpus("simulate", args.jobs)
     rules = common.rules_from(args)
     total = 2 * args.matches if args.duplicate else args.matches
-    bar = _ProgressBar(sys.stderr, total) if sys.stderr.isatty() else None
+    bar = common.ProgressBar(sys.stderr, total, "matches") if sys.stderr.isatty() else None
     done = 0
 
     def progress(count: int) -> None:
@@ -179,21 +176,3 @@ def summary_lines(summary: Summary) -> list[str]:
     )
     lines.append(f"throw-ins: {summary.throw_ins} ({summary.throw_ins / n:.2f} a match)")
     return lines
-
-
-class _ProgressBar:
-    """A one-line bar on a terminal's standard error, redrawn in place."""
-
-    def __init__(self, stream: TextIO, total: int) -> None:
-        self.stream = stream
-        self.total = total
-
-    def __call__(self, done: int) -> None:
-        filled = _BAR_WIDTH * done // self.total
-        bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
-        self.stream.write(f"\r[{bar}] {done}/{self.total} matches")
-        self.stream.flush()
-
-    def clear(self) -> None:
-        self.stream.write("\r" + " " * (_BAR_WIDTH + 30) + "\r")
-        self.stream.flush()

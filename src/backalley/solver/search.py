@@ -24,7 +24,8 @@ fast, after the bridge solvers (DDS):
   between them (the cards of the current trick count as out), one is tried.
   Jokers are never merged with other cards.
 - **Quick tricks**: at the start of a trick, the leader's sure winners (top
-  cards of a suit that neither opponent can ruff in time), or the partner's when
+  cards of a suit that neither opponent can ruff in time, all of them once the
+  leader's top trumps are enough to draw the opponents'), or the partner's when
   the leader can reach them with a lead of a suit the partner holds the top card
   of, bound the search.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
@@ -130,23 +131,29 @@ class Search:
 
     # --- the exact count ----------------------------------------------------------
 
-    def value(
+    def value(  # noqa: PLR0913 - the position as plain values, for speed
         self,
         hands: list[int],
         trick: tuple[int, ...],
         leader: int,
         broken: bool,
         guess: int = -1,
+        *,
+        floor: int = 0,
+        ceiling: int = 99,
     ) -> int:
         """The tricks our pair takes from here on (the current trick included), best play.
 
         ``hands`` are the four seats' masks (changed during the search and given
         back as they were), ``trick`` the cards of the current trick so far,
         ``leader`` its leader, ``broken`` whether a trump or joker was played to an
-        earlier trick. ``guess`` (any number) is where the search starts looking.
+        earlier trick. ``guess`` (any number) is where the search starts looking;
+        ``floor`` and ``ceiling`` are bounds the caller already knows the count
+        lies within (a wrong bound gives a wrong count), so no question is asked
+        outside them.
         """
-        low = 0
-        high = hands[(leader + len(trick)) & 3].bit_count()
+        low = max(0, floor)
+        high = min(hands[(leader + len(trick)) & 3].bit_count(), ceiling)
         probe = guess
         while low < high:
             # The first question at the guess (else halfway), then a trick at a time
@@ -169,21 +176,65 @@ class Search:
         broken: bool,
         card: int,
         guess: int = -1,
+        *,
+        floor: int = 0,
+        ceiling: int = 99,
     ) -> int:
-        """The tricks our pair takes from here on if the seat to move plays ``card`` now."""
+        """The tricks our pair takes from here on if the seat to move plays ``card`` now.
+
+        ``floor`` and ``ceiling`` bound the count as for :meth:`value`.
+        """
         seat = (leader + len(trick)) & 3
         bit = 1 << card
         hands[seat] ^= bit
-        played = (*trick, card)
-        if len(played) == 4:
-            winner = (leader + winning_card(played, self.trumps)[1]) & 3
-            ours = 1 if winner & 1 == self.pair else 0
-            after_broken = broken or self._has_trump(played)
-            found = ours + self.value(hands, _NO_TRICK, winner, after_broken, guess - ours)
-        else:
-            found = self.value(hands, played, leader, broken, guess)
+        trick, leader, broken, ours = self._step(trick, leader, broken, card)
+        found = ours + self.value(
+            hands,
+            trick,
+            leader,
+            broken,
+            guess - ours,
+            floor=floor - ours,
+            ceiling=ceiling - ours,
+        )
         hands[seat] ^= bit
         return found
+
+    def can_after(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
+        self,
+        hands: list[int],
+        trick: tuple[int, ...],
+        leader: int,
+        broken: bool,
+        card: int,
+        need: int,
+    ) -> bool:
+        """Whether our pair still takes ``need`` tricks from here on if ``card`` is played now.
+
+        One question of :meth:`can` (the current trick counted), cheaper than the
+        exact count of :meth:`after` when only a threshold matters.
+        """
+        seat = (leader + len(trick)) & 3
+        bit = 1 << card
+        hands[seat] ^= bit
+        trick, leader, broken, ours = self._step(trick, leader, broken, card)
+        found = self.can(hands, trick, leader, broken, need - ours)
+        hands[seat] ^= bit
+        return found
+
+    def _step(
+        self, trick: tuple[int, ...], leader: int, broken: bool, card: int
+    ) -> tuple[tuple[int, ...], int, bool, int]:
+        """The trick, leader and trumps broken once ``card`` is played, and our trick won by it.
+
+        The last is 1 when ``card`` completes a trick our pair wins, else 0.
+        """
+        played = (*trick, card)
+        if len(played) < 4:
+            return played, leader, broken, 0
+        winner = (leader + winning_card(played, self.trumps)[1]) & 3
+        ours = 1 if winner & 1 == self.pair else 0
+        return _NO_TRICK, winner, broken or self._has_trump(played), ours
 
     def equivalents(
         self, hands: list[int], trick: tuple[int, ...], leader: int, broken: bool
@@ -416,7 +467,9 @@ class Search:
             return tops[::-1] + [card for card in tried[::-1] if card not in tops]
         best, best_at = winning_card(trick, trumps)
         # Following: by rank, not by suit, so a discard is the lowest card of any suit.
-        tried.sort(key=_rank_of)
+        # Cards of one plain suit are in rank order already (the common case: following).
+        if allowed & ~_PLAIN_SUIT_OF[tried[0]]:
+            tried.sort(key=_rank_of)
         if (leader + best_at) & 3 == seat ^ 2:
             return tried  # the partner wins the trick so far: the lowest first
         # The cards that would win the trick so far, as one mask rather than a call of
@@ -487,6 +540,10 @@ class Search:
         wins as many tricks as it has cards, but no more than either opponent
         holding a trump still follows suit. Top trumps count when the leader may
         lead a trump now (asked of ``allowed_plays``); the highest trump wins.
+        When they are at least as many as either opponent's trumps, the leader
+        draws those first (a trump led must be followed with a trump, jokers
+        included, and the top trump wins each round), and the side suits' top
+        cards then count in full: no opponent has a trump left to ruff them.
         Leaves in ``self.relevant`` the plain cards counted.
         """
         trumps = self.trumps
@@ -494,23 +551,29 @@ class Search:
         left_hand = hands[(leader + 1) & 3]
         right_hand = hands[(leader + 3) & 3]
         out = hands[0] | hands[1] | hands[2] | hands[3]
-        total = 0
+        top_trumps = 0
+        if mine & trumps:
+            leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
+            if leads & trumps:
+                top_trumps = _run_on_top(out & trumps, mine)
         counted = 0
+        # The opponents' trumps are drawn by the top trumps when these are as many.
+        drawn = top_trumps >= max(
+            (left_hand & trumps).bit_count(), (right_hand & trumps).bit_count()
+        )
+        total = top_trumps
         for suit in SUIT_MASKS:
             if suit & trumps:
                 continue
             tops = _run_on_top(out & suit, mine)
             if tops:
                 counted |= _top_cards(out & suit, tops)
-                if left_hand & trumps:
-                    tops = min(tops, (left_hand & suit).bit_count())
-                if right_hand & trumps:
-                    tops = min(tops, (right_hand & suit).bit_count())
+                if not drawn:
+                    if left_hand & trumps:
+                        tops = min(tops, (left_hand & suit).bit_count())
+                    if right_hand & trumps:
+                        tops = min(tops, (right_hand & suit).bit_count())
                 total += tops
-        if mine & trumps:
-            leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
-            if leads & trumps:
-                total += _run_on_top(out & trumps, mine)
         # The top cards counted: their ranks decide the bound.
         self.relevant = counted
         return min(total, mine.bit_count())
