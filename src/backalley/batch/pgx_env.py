@@ -12,9 +12,9 @@ which it carries whole (``state._match``).
 Where pgx's conventions differ from :class:`backalley.batch.Env`'s, pgx's hold here:
 
 - **The seed comes from the key**: ``init(key)`` plays the match of the 64-bit
-  seed drawn from ``key`` (:func:`seed_of`), whose decks are shuffled on the host
-  by the core's ``seeded_deck`` (a ``jax.pure_callback`` in ``init``; ``step``
-  calls nothing on the host).
+  seed drawn from ``key`` (:func:`seed_of`), whose decks are the core's
+  ``seeded_deck``, shuffled on the device when each deal is dealt: neither
+  ``init`` nor ``step`` calls anything on the host.
 - **An illegal action ends the match**, as pgx's ``step`` does, where the batch
   engine refuses the action and leaves the lane as it was, with a reason code.
   The match is lost by the pair whose seat chose it: -1 to both its seats, +1 to
@@ -39,6 +39,9 @@ reference ``MatchState``. Needs the ``pgx`` extra (pgx, with JAX). See
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
+from pathlib import Path
 from typing import Any, Final
 
 from .._extras import require_extra
@@ -50,12 +53,13 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import pgx  # noqa: E402
 from pgx._src.struct import dataclass as pgx_dataclass  # noqa: E402
+from pgx._src.struct import field as pgx_field  # noqa: E402
 
 from ..adapters.encoding import OBSERVATION  # noqa: E402
 from ..core.action_index import NUM_ACTION_INDICES  # noqa: E402
-from ..core.cards import PACK_SIZE  # noqa: E402
 from ..core.rules import Rules  # noqa: E402
 from ..engine.state import MatchState  # noqa: E402
+from ..pictures.svg import state_svg  # noqa: E402
 from . import kernel as K  # noqa: E402
 from .engine import SPARE_DEALS, Env  # noqa: E402
 from .observe import observe  # noqa: E402
@@ -84,11 +88,73 @@ class State(pgx.State):  # type: ignore[misc]
     legal_action_mask: jax.Array
     _step_count: jax.Array
     _match: K.State
+    _rules: Rules = pgx_field(pytree_node=False)
+    """The match's rules (static: not an array), which drawing the state replays it by."""
 
     @property
     def env_id(self) -> str:
         """The game's id among pgx's environments."""
         return ENV_ID
+
+    def save_svg(
+        self, filename: str, *, color_theme: str | None = None, scale: float | None = None
+    ) -> None:
+        """Draw the state into ``filename`` (SVG), as :meth:`to_svg` draws it."""
+        Path(filename).write_text(self.to_svg(color_theme=color_theme, scale=scale))
+
+    def to_svg(self, *, color_theme: str | None = None, scale: float | None = None) -> str:
+        """The state as SVG: every hand, the bids and the trick (``pictures.svg.state_svg``).
+
+        The match is replayed through ``apply`` (as :meth:`BackAlley.match_state`
+        does) and drawn as the library draws a match; a batched state draws each
+        match, one below the other. The library's pictures have one theme, the
+        light one; ``scale`` multiplies the size.
+        """
+        if color_theme not in (None, "light"):
+            raise ValueError(f"the pictures have one theme, 'light', not {color_theme!r}")
+        if scale is not None and (
+            isinstance(scale, bool) or not isinstance(scale, int | float) or scale <= 0
+        ):
+            raise ValueError(f"scale is a number above 0, not {scale!r}")
+        match = self._match
+        shape = match.phase.shape
+        flat = jax.tree.map(
+            lambda field: np.asarray(field).reshape(-1, *field.shape[len(shape) :]), match
+        )
+        engine = _engine_of(self._rules)
+        drawings = [state_svg(engine.lane_state(flat, lane)) for lane in range(flat.phase.shape[0])]
+        return _stacked(drawings, 1.0 if scale is None else float(scale))
+
+
+@functools.lru_cache(maxsize=8)
+def _engine_of(rules: Rules) -> Env:
+    """The batch engine that replays matches of ``rules`` (made once per rules)."""
+    return Env(rules)
+
+
+_SIZE: Final = re.compile(r'<svg[^>]* width="([0-9.]+)" height="([0-9.]+)"')
+
+
+def _stacked(drawings: list[str], scale: float) -> str:
+    """SVG documents one below the other in one document, ``scale`` times their size."""
+    sizes = []
+    for drawing in drawings:
+        found = _SIZE.match(drawing)
+        assert found is not None, "the pictures' documents start with their size"
+        sizes.append((float(found.group(1)), float(found.group(2))))
+    width = max(w for w, _ in sizes)
+    height = sum(h for _, h in sizes)
+    parts = []
+    top = 0.0
+    for drawing, (_, h) in zip(drawings, sizes, strict=True):
+        parts.append(drawing.replace("<svg ", f'<svg x="0" y="{top:g}" ', 1))
+        top += h
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * scale:g}"'
+        f' height="{height * scale:g}" viewBox="0 0 {width:g} {height:g}">\n'
+        + "".join(parts)
+        + "</svg>\n"
+    )
 
 
 def seed_of(key: jax.Array) -> jax.Array:
@@ -113,10 +179,8 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
         self.rules = self.engine.rules
         self.rewards = rewards
         kernel = self.engine.kernel
-        # One lane at its first chance step, as constants; init fills in its seed and decks.
-        blank = kernel.blank(
-            np.zeros((1, kernel.decks, PACK_SIZE), np.int8), np.zeros((1, 2), np.uint32)
-        )
+        # One lane at its first chance step, as constants; init fills in its seed.
+        blank = kernel.blank(jnp.zeros((1, 2), jnp.uint32))
         self._blank: K.State = jax.tree.map(lambda field: field[0], blank)
         # The kernel of one lane, its tables constants of the caller's compiled code.
         self._lane = kernel.bound(kernel.tables)
@@ -125,24 +189,9 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
 
     def _init(self, key: jax.Array) -> State:
         words = seed_of(key)
-        kernel = self.engine.kernel
-        decks = jax.pure_callback(
-            self._host_decks,
-            jax.ShapeDtypeStruct((kernel.decks, PACK_SIZE), jnp.int8),  # type: ignore[no-untyped-call]
-            words,
-            vmap_method="expand_dims",
-        )
-        match = dataclasses.replace(self._blank, decks=decks, seed=words)
+        match = dataclasses.replace(self._blank, seed=words)
         match = self._lane.legal(self._lane._deal(match))
         return self._wrap(match, jnp.zeros((), jnp.int32), jnp.zeros(4, jnp.float32))
-
-    def _host_decks(self, words: Any) -> np.ndarray[Any, np.dtype[np.int8]]:
-        """The decks of the seeds ``words`` (..., 2), shuffled by the core, on the host."""
-        words = np.asarray(words).astype(np.uint64)
-        flat = words.reshape(-1, 2)
-        seeds = [int(high) << 32 | int(low) for high, low in flat.tolist()]
-        decks = self.engine.decks_of(seeds)
-        return decks.reshape(*words.shape[:-1], *decks.shape[1:])
 
     def _step(self, state: State, action: jax.Array, key: Any) -> State:
         del key  # the deals are the seed's: nothing random happens in a step
@@ -202,6 +251,7 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
             legal_action_mask=match.legal_action_mask,
             _step_count=steps,
             _match=match,
+            _rules=self.rules,
         )
 
     @property
