@@ -60,5 +60,17 @@ def test_the_pgx_environment_without_pgx_names_its_extra(monkeypatch):
     )
 
 
+def test_the_sb3_environment_without_stable_baselines3_names_the_rl_extra(monkeypatch):
+    pytest.importorskip("jax")
+    pytest.importorskip("gymnasium")
+    monkeypatch.setitem(sys.modules, "stable_baselines3", None)
+    monkeypatch.delitem(sys.modules, "backalley.batch.sb3", raising=False)
+    with pytest.raises(MissingExtra) as missing:
+        importlib.import_module("backalley.batch.sb3")
+    assert str(missing.value) == (
+        "backalley.batch.sb3 needs the 'rl' extra: pip install 'backalley[rl]'"
+    )
+
+
 def test_a_module_that_is_there_is_not_refused():
     require_extra("backalley.test", "test", ["json", "random"])

@@ -79,10 +79,7 @@ _PREFIX_WORDS: Final = tuple(
 )
 _LAST_DOMAIN_BYTE: Final = SHUFFLE_DOMAIN[16]
 
-_SIZES: Final = np.arange(PACK_SIZE, 1, -1, dtype=np.uint32)
-"""Draw ``t`` (0 to 52) draws below ``n = 54 - t`` and swaps position ``n - 1``."""
-_HIGHEST: Final = (2**32 - 1 - (2**32 % _SIZES.astype(np.uint64))).astype(np.uint32)
-"""Per draw, the highest word accepted: ``2**32 - 2**32 mod n - 1`` (fits in 32 bits)."""
+# Draw t (0 to 52) draws below n = 54 - t and swaps position n - 1.
 
 
 def _rotr(x: Array, n: int) -> Array:
@@ -97,7 +94,9 @@ def _compress(w: list[Array]) -> list[Array]:
     eight rounds at a time: fully unrolled, XLA takes minutes to compile them on a
     CPU; not unrolled, they run at half the speed (``docs/batch.md``).
     """
-    constants = jnp.asarray(_K)
+    # Built from scalars, not a NumPy constant: the code holds no captured array, which
+    # a batching rule of the pgx env's (custom_vmap) needs even under a mapped cond.
+    constants = jnp.stack([_U32(value) for value in _K.tolist()])
 
     def round_(t: Array, carry: tuple[Array, ...]) -> tuple[Array, ...]:
         a, b, c, d, e, f, g, h = carry[:8]
@@ -174,8 +173,12 @@ def _fast(words: Array) -> tuple[Array, Array]:
     ``words`` (..., 56); where a word is rejected the deck is wrong and the flag False.
     """
     draws = words[..., :_DRAWS]
-    accepted = jnp.all(draws <= jnp.asarray(_HIGHEST), axis=-1)
-    picks = (draws % jnp.asarray(_SIZES)).astype(jnp.int32)
+    # Computed here, not captured NumPy constants (see _compress): n, and the highest
+    # accepted word 2**32 - 1 - 2**32 mod n, with 2**32 mod n as (2**32 - n) mod n.
+    sizes = _U32(PACK_SIZE) - jnp.arange(_DRAWS, dtype=_U32)
+    highest = _U32(2**32 - 1) - (_U32(0) - sizes) % sizes
+    accepted = jnp.all(draws <= highest, axis=-1)
+    picks = (draws % sizes).astype(jnp.int32)
     deck = jnp.broadcast_to(jnp.arange(PACK_SIZE, dtype=jnp.int32), (*words.shape[:-1], PACK_SIZE))
 
     def one(t: Array, deck: Array) -> Array:

@@ -157,6 +157,42 @@ def _stacked(drawings: list[str], scale: float) -> str:
     )
 
 
+def _settler(kernel: K.Kernel) -> Any:
+    """A lane's ended deal closed, the next one dealt, the legal mask: batched by gathering.
+
+    For one lane it is the kernel's ``_deal`` then ``legal``. Under ``jax.vmap`` (as
+    pgx's users batch ``init`` and ``step``) a mapped function would close and deal
+    every lane at every step, each deck's SHA-256 included, though a lane deals
+    once in dozens of steps; its batching rule is instead the batch engine's
+    :func:`~backalley.batch.kernel.deal_lanes`, which gathers the lanes that need
+    it, as ``Env.step`` does.
+    """
+
+    @jax.custom_batching.custom_vmap
+    def settle(tables: dict[str, jax.Array], match: K.State) -> K.State:
+        lane = kernel.bound(tables)
+        return lane.legal(lane._deal(match))
+
+    @settle.def_vmap
+    def settle_lanes(
+        size: int, batched: list[Any], tables: dict[str, jax.Array], match: K.State
+    ) -> tuple[K.State, Any]:
+        # The tables are constants: batched only where an enclosing cond broadcast
+        # every operand (pgx's step is one), every row the same.
+        tables = jax.tree.map(
+            lambda table, mapped: table[0] if mapped else table, tables, batched[0]
+        )
+
+        def spread(field: jax.Array, mapped: bool) -> jax.Array:
+            return field if mapped else jnp.broadcast_to(field, (size, *field.shape))
+
+        lanes = jax.tree.map(spread, match, batched[1])
+        settled = K.deal_lanes(kernel, tables, lanes)
+        return settled, jax.tree.map(lambda _: True, settled)
+
+    return lambda match: settle(kernel.tables, match)
+
+
 def seed_of(key: jax.Array) -> jax.Array:
     """The match seed ``init(key)`` plays, as two 32-bit words, high first (uint32 (2,))."""
     return jax.random.bits(key, (2,), jnp.uint32)
@@ -184,13 +220,14 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
         self._blank: K.State = jax.tree.map(lambda field: field[0], blank)
         # The kernel of one lane, its tables constants of the caller's compiled code.
         self._lane = kernel.bound(kernel.tables)
+        self._settle = _settler(kernel)
 
     # --- pgx's abstract methods -------------------------------------------------------
 
     def _init(self, key: jax.Array) -> State:
         words = seed_of(key)
         match = dataclasses.replace(self._blank, seed=words)
-        match = self._lane.legal(self._lane._deal(match))
+        match = self._settle(match)
         return self._wrap(match, jnp.zeros((), jnp.int32), jnp.zeros(4, jnp.float32))
 
     def _step(self, state: State, action: jax.Array, key: Any) -> State:
@@ -198,7 +235,7 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
         lane = self._lane
         match = lane.step(state._match, jnp.asarray(action, jnp.int32), jnp.asarray(-1, jnp.int32))
         # A deal that ends is followed by the next one at once (a chance step is no step).
-        match = lane.legal(lane._deal(match))
+        match = self._settle(match)
         if self.rewards == "points":
             rewards = match.rewards
         else:
