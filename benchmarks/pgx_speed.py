@@ -5,7 +5,8 @@ matches, each a ``jax.lax.scan`` drawing one uniformly random legal action per
 lane (``sample_legal``): the batch engine's ``Env.step``; pgx's ``BackAlley.step``
 ``jax.vmap``-ped, as pgx's users batch it; and the same under pgx's
 ``auto_reset`` (every step checks for an ended match and starts the next from a
-new key, ``init`` inside the compiled step). Reported: player actions a second
+new key, ``init`` inside the compiled step), and ``BackAlley.auto_reset_step``,
+the same states without an ``init`` of every lane at every step. Reported: player actions a second
 by the wall clock and in CPU time (medians of ``--repeats``, the three alternating
 within a repeat), each pgx figure's ratio to the Env's, and each loop's first
 call (its compile).
@@ -36,6 +37,7 @@ def loops(lanes: int, steps: int) -> dict[str, tuple[object, object]]:
     game = BackAlley(rules)
     step = jax.vmap(game.step)
     resetting = jax.vmap(auto_reset(game.step, game.init))
+    ours = jax.vmap(game.auto_reset_step)
 
     def scan(advance):
         def run(state, key):
@@ -57,6 +59,7 @@ def loops(lanes: int, steps: int) -> dict[str, tuple[object, object]]:
         "Env": (scan(lambda state, action, keys: env.step(state, action)), env.init(0, n=lanes)),
         "pgx": (scan(step), start_pgx),
         "pgx auto_reset": (scan(resetting), start_pgx),
+        "auto_reset_step": (scan(ours), start_pgx),
     }
 
 

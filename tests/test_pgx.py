@@ -201,3 +201,29 @@ def test_bad_settings_are_refused():
     state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(0), 2))
     with pytest.raises(ValueError, match="a batched state: say which lane"):
         env.match_state(state)
+
+
+def test_auto_reset_step_is_pgx_auto_reset_with_fewer_inits():
+    """The same states as pgx's ``auto_reset(step, init)``, step by step, illegal actions too."""
+    from pgx.experimental import auto_reset  # noqa: PLC0415
+
+    env = BackAlley(Rules(schedule=[2, 1]))
+    theirs = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+    ours = jax.jit(jax.vmap(env.auto_reset_step))
+    lanes = 6
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(5), lanes))
+    key = jax.random.key(6)
+    ended = 0
+    for count in range(60):
+        key, pick, odd, step_key = jax.random.split(key, 4)
+        action = sample_legal(state.legal_action_mask, pick)
+        # Now and then an action that may be illegal: pgx ends that match.
+        if count % 7 == 3:
+            action = jax.random.randint(odd, (lanes,), 0, 68)
+        keys = jax.random.split(step_key, lanes)
+        expected, got = theirs(state, action, keys), ours(state, action, keys)
+        for mine, pgx_leaf in zip(jax.tree.leaves(got), jax.tree.leaves(expected), strict=True):
+            assert np.array_equal(np.asarray(mine), np.asarray(pgx_leaf)), count
+        ended += int((expected.terminated | expected.truncated).sum())
+        state = got
+    assert ended >= lanes  # matches ended and were started again

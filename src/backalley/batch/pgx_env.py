@@ -242,6 +242,38 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
             rewards = jnp.where(match.terminated, K.seat_results(match.winner), 0.0)
         return self._wrap(match, state._step_count, rewards)
 
+    def auto_reset_step(self, state: State, action: jax.Array, key: jax.Array) -> State:
+        """``pgx.experimental.auto_reset(self.step, self.init)``, without an init in every lane.
+
+        The same states for the same keys (a test compares them step by step): a
+        match that ends is replaced by the match of a seed drawn from the key, its
+        ``terminated``, ``truncated`` and ``rewards`` those of the last step. pgx's
+        wrapper chooses with a ``lax.cond``, which ``jax.vmap`` turns into both
+        branches for every lane, so every lane would be started afresh (its deck
+        hashed and dealt) at every step; here only the ended lanes are started,
+        and they are dealt by the same gathering as the step's deals.
+        """
+        first, second = jax.random.split(key)
+        done = state.terminated | state.truncated
+        false = jnp.zeros((), jnp.bool_)
+        state = state.replace(
+            terminated=false,
+            truncated=false,
+            rewards=jnp.where(done, jnp.zeros_like(state.rewards), state.rewards),
+        )
+        state = self.step(state, action, first)
+        ended = state.terminated | state.truncated
+        fresh = dataclasses.replace(self._blank, seed=seed_of(second))
+        match = jax.tree.map(lambda new, old: jnp.where(ended, new, old), fresh, state._match)
+        match = self._settle(match)
+        steps = jnp.where(ended, jnp.zeros_like(state._step_count), state._step_count)
+        started = self._wrap(match, steps, state.rewards)
+        seen = jnp.where(ended, self.observe(started), state.observation)
+        restarted: State = started.replace(
+            observation=seen, terminated=state.terminated, truncated=state.truncated
+        )
+        return restarted
+
     def _observe(self, state: State, player_id: jax.Array) -> jax.Array:
         seat = jnp.where(player_id < 0, 0, player_id).astype(jnp.int32)
         seen: jax.Array = observe(state._match, seat, deals=self.rules.deals)
