@@ -2,7 +2,8 @@
 
 Three compiled random playouts of ``--steps`` steps over N lanes of short-schedule
 matches, each a ``jax.lax.scan`` drawing one uniformly random legal action per
-lane (``sample_legal``): the batch engine's ``Env.step``; pgx's ``BackAlley.step``
+lane (``sample_legal``): the batch engine's ``Env.step``; the same with the
+mover's observation made at each step (as pgx's step makes it); pgx's ``BackAlley.step``
 ``jax.vmap``-ped, as pgx's users batch it; and the same under pgx's
 ``auto_reset`` (every step checks for an ended match and starts the next from a
 new key, ``init`` inside the compiled step), and ``BackAlley.auto_reset_step``,
@@ -26,6 +27,7 @@ import jax.numpy as jnp
 from pgx.experimental import auto_reset
 
 from backalley import Rules
+from backalley.adapters.encoding import OBSERVATION
 from backalley.batch import Env, sample_legal
 from backalley.batch.pgx_env import BackAlley
 
@@ -54,9 +56,34 @@ def loops(lanes: int, steps: int) -> dict[str, tuple[object, object]]:
 
         return jax.jit(run)
 
+    def observed(state, action, keys):
+        # The step and the mover's observation, carried (as pgx's state carries it).
+        state, _ = state
+        state = env.step(state, action)
+        return state, env.observe(state, jnp.maximum(state.current_player, 0))
+
+    def scan_observed():
+        def run(carry, key):
+            def body(carry, key):
+                (state, seen), count = carry
+                action = sample_legal(state.legal_action_mask, key)
+                state, seen = observed((state, seen), action, None)
+                return ((state, seen), count + (action >= 0).sum()), None
+
+            (carry, count), _ = jax.lax.scan(
+                body, (carry, jnp.zeros((), jnp.int32)), jax.random.split(key, steps)
+            )
+            return carry, count
+
+        return jax.jit(run)
+
     start_pgx = jax.jit(jax.vmap(game.init))(jax.random.split(jax.random.key(0), lanes))
     return {
         "Env": (scan(lambda state, action, keys: env.step(state, action)), env.init(0, n=lanes)),
+        "Env + observation": (
+            scan_observed(),
+            (env.init(0, n=lanes), jnp.zeros((lanes, OBSERVATION.size), jnp.float32)),
+        ),
         "pgx": (scan(step), start_pgx),
         "pgx auto_reset": (scan(resetting), start_pgx),
         "auto_reset_step": (scan(ours), start_pgx),
