@@ -227,3 +227,30 @@ def test_auto_reset_step_is_pgx_auto_reset_with_fewer_inits():
         ended += int((expected.terminated | expected.truncated).sum())
         state = got
     assert ended >= lanes  # matches ended and were started again
+
+
+def test_the_step_is_pgxs_step():
+    """``BackAlley.step`` (fewer copies under vmap) gives pgx's step's states, leaf by leaf."""
+    env = BackAlley(Rules(schedule=[2, 1]), spare_deals=1)
+    theirs = jax.jit(jax.vmap(lambda s, a, k: pgx.Env.step(env, s, a, k)))
+    ours = jax.jit(jax.vmap(env.step))
+    lanes = 8
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(8), lanes))
+    key = jax.random.key(9)
+    seen = {"terminated": 0, "truncated": 0, "illegal": 0}
+    for count in range(80):
+        key, pick, odd, step_key = jax.random.split(key, 4)
+        action = sample_legal(state.legal_action_mask, pick)
+        action = jnp.where(action < 0, 0, action)
+        if count % 5 == 2:  # some illegal actions, some Passes (throw-ins: truncation)
+            action = jnp.where(jax.random.bernoulli(odd, 0.5, (lanes,)), 0, action + 1) % 68
+        keys = jax.random.split(step_key, lanes)
+        expected, got = theirs(state, action, keys), ours(state, action, keys)
+        for mine, pgx_leaf in zip(jax.tree.leaves(got), jax.tree.leaves(expected), strict=True):
+            assert np.array_equal(np.asarray(mine), np.asarray(pgx_leaf)), count
+        seen["illegal"] += int((~state.legal_action_mask[jnp.arange(lanes), action]).sum())
+        seen["terminated"] += int(expected.terminated.sum())
+        seen["truncated"] += int(expected.truncated.sum())
+        state = got
+    # Finished matches were stepped again, and illegal actions taken.
+    assert seen["terminated"] > lanes and seen["illegal"] > 0
