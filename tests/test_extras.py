@@ -49,26 +49,25 @@ def test_the_vector_environment_without_gymnasium_names_the_pettingzoo_extra(
     )
 
 
-def test_the_pgx_environment_without_pgx_names_its_extra(monkeypatch):
-    pytest.importorskip("jax")
-    monkeypatch.setitem(sys.modules, "pgx", None)
-    monkeypatch.delitem(sys.modules, "backalley.batch.pgx_env", raising=False)
-    with pytest.raises(MissingExtra) as missing:
-        importlib.import_module("backalley.batch.pgx_env")
-    assert str(missing.value) == (
-        "backalley.batch.pgx_env needs the 'pgx' extra: pip install 'backalley[pgx]'"
-    )
-
-
-def test_the_sb3_environment_without_stable_baselines3_names_the_rl_extra(monkeypatch):
+@pytest.mark.parametrize(
+    ("module", "blocked", "extra"),
+    [
+        ("backalley.batch.pgx_env", "pgx", "pgx"),
+        ("backalley.batch.sb3", "stable_baselines3", "rl"),
+    ],
+)
+def test_a_batch_environment_without_its_framework_names_its_extra(
+    monkeypatch, module, blocked, extra
+):
     pytest.importorskip("jax")
     pytest.importorskip("gymnasium")
-    monkeypatch.setitem(sys.modules, "stable_baselines3", None)
-    monkeypatch.delitem(sys.modules, "backalley.batch.sb3", raising=False)
+    monkeypatch.setitem(sys.modules, blocked, None)
+    monkeypatch.delitem(sys.modules, module, raising=False)
     with pytest.raises(MissingExtra) as missing:
-        importlib.import_module("backalley.batch.sb3")
-    assert str(missing.value) == (
-        "backalley.batch.sb3 needs the 'rl' extra: pip install 'backalley[rl]'"
+        importlib.import_module(module)
+    assert (
+        str(missing.value)
+        == f"{module} needs the {extra!r} extra: pip install 'backalley[{extra}]'"
     )
 
 
