@@ -18,6 +18,7 @@ _NEEDS = {
     ],
     "pettingzoo": [
         "src/backalley/batch/vector.py",
+        "src/backalley/batch/sb3.py",
         "src/backalley/pettingzoo.py",
         "src/backalley/adapters/pettingzoo.py",
         "docs/pettingzoo.md",
@@ -30,8 +31,10 @@ _NEEDS = {
     "pgx": ["src/backalley/batch/pgx_env.py", "docs/batch.md"],
     # The training example of docs/batch.md needs optax beside JAX.
     "optax": ["docs/batch.md"],
+    "stable_baselines3": ["src/backalley/batch/sb3.py"],
     "gymnasium": [
         "src/backalley/batch/vector.py",
+        "src/backalley/batch/sb3.py",
         "src/backalley/pettingzoo.py",
         "src/backalley/adapters/pettingzoo.py",
         "docs/pettingzoo.md",

@@ -8,8 +8,15 @@ rewarded per deal (its pair's score minus the other pair's); then it plays
 plays the same seeds, and the North-South win rates are printed with their 95%
 Wilson intervals, with the steps and wall time of training.
 
-    pip install 'backalley[pettingzoo,sb3]' torch  # a CPU build of torch is enough
+With ``--lanes N`` South trains on ``backalley.batch.sb3.SeatVecEnv`` instead: N
+matches of the batch engine in one compiled step, the other seats uniformly
+random legal players inside it (as ``RandomPlayer`` plays), MaskablePPO
+collecting ``2048 // N`` steps a lane per update (2,048 a rollout, as with one
+environment); the evaluation is the same.
+
+    pip install 'backalley[pettingzoo,rl]' torch  # a CPU build of torch is enough
     python benchmarks/maskable_ppo.py --steps 50000 --matches 1000
+    python benchmarks/maskable_ppo.py --steps 50000 --matches 1000 --lanes 64  # with [batch]
 """
 
 from __future__ import annotations
@@ -35,10 +42,23 @@ def make_env(rewards: str = "deal") -> SeatEnv:
     return SeatEnv(RandomPlayer(), seat=Seat.SOUTH, schedule=SCHEDULE, rewards=rewards)
 
 
-def train(steps: int, seed: int = 0, **settings: Any) -> MaskablePPO:
-    """A MaskablePPO policy trained for ``steps`` of South's actions (its defaults otherwise)."""
+def make_vec_env(lanes: int, seed: int) -> Any:
+    """South against random players in ``lanes`` matches of the batch engine (SB3's VecEnv)."""
+    from backalley.batch.sb3 import SeatVecEnv  # noqa: PLC0415 -- only --lanes needs JAX
+
+    return SeatVecEnv(lanes, seat=Seat.SOUTH, schedule=SCHEDULE, seed=seed)
+
+
+def train(steps: int, seed: int = 0, lanes: int = 0, **settings: Any) -> MaskablePPO:
+    """A MaskablePPO policy trained for ``steps`` of South's actions (its defaults otherwise).
+
+    ``lanes``: on the batch engine's SB3 VecEnv of that many lanes (0: one SeatEnv).
+    """
     torch.set_num_threads(1)  # one core: the run repeats, and leaves the others free
-    model = MaskablePPO("MultiInputPolicy", make_env(), seed=seed, device="cpu", **settings)
+    env = make_vec_env(lanes, seed) if lanes else make_env()
+    if lanes:
+        settings.setdefault("n_steps", max(1, 2048 // lanes))
+    model = MaskablePPO("MultiInputPolicy", env, seed=seed, device="cpu", **settings)
     model.learn(total_timesteps=steps)
     return model
 
@@ -88,9 +108,10 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=50_000, help="South's actions to train on")
     parser.add_argument("--matches", type=int, default=1000, help="matches to evaluate on")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--lanes", type=int, default=0, help="train on SeatVecEnv of N lanes")
     args = parser.parse_args()
     start = time.perf_counter()
-    model = train(args.steps, seed=args.seed)
+    model = train(args.steps, seed=args.seed, lanes=args.lanes)
     trained = time.perf_counter() - start
     print(f"trained {args.steps} steps in {trained:.0f} s ({args.steps / trained:.0f} steps/s)")
     start = time.perf_counter()

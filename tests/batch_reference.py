@@ -9,6 +9,7 @@ totals, rewards and outcome; with ``observe``, all four seats' observations too.
 
 from __future__ import annotations
 
+import jax
 import numpy as np
 
 from backalley import Phase, apply, legal_actions, new_match, seeded_deal
@@ -184,3 +185,23 @@ def same_lane_states(twin: Twin) -> None:
     """``lane_state`` of every lane equals the reference state (==)."""
     for lane, state in enumerate(twin.states):
         assert twin.env.lane_state(twin.state, lane) == state
+
+
+def primitives(jaxpr) -> set[str]:
+    """The names of every primitive in a jaxpr and the jaxprs nested in it."""
+    names = set()
+    for eqn in jaxpr.eqns:
+        names.add(eqn.primitive.name)
+        for value in eqn.params.values():
+            for item in value if isinstance(value, tuple | list) else (value,):
+                inner = getattr(item, "jaxpr", item)
+                if hasattr(inner, "eqns"):
+                    names |= primitives(inner)
+    return names
+
+
+def callbacks(function, *args) -> set[str]:
+    """The host callbacks (``pure_callback``, ``io_callback``, ...) that ``function`` traces to."""
+    return {
+        name for name in primitives(jax.make_jaxpr(function)(*args).jaxpr) if "callback" in name
+    }

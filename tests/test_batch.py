@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -20,14 +23,17 @@ from backalley.batch import (
     NOT_AN_ACTION,
     REASON_CODES,
     Env,
+    _cache,
     reason_code,
     reasons,
     sample_legal,
 )
 from backalley.batch import _dealing as batch_dealing
-from backalley.batch._dealing import seeded_decks
+from backalley.core.cards import Card
 from backalley.core.dealing import seeded_deck
-from batch_reference import Twin, biased, card_mask, same_lane_states, uniform
+from batch_reference import Twin, biased, callbacks, card_mask, same_lane_states, uniform
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def play(twin: Twin, rng, steps: int, policy, *, restart: bool = False) -> None:
@@ -373,30 +379,153 @@ def test_long_differential_run(envs, rules, policy):
     assert twin.lane_steps >= 200_000
 
 
-# --- the decks, dealt on the host -----------------------------------------------------
+# --- the decks, dealt on the device ---------------------------------------------------
+
+_decks_of = jax.jit(batch_dealing.decks_of)
+_deck_of = jax.jit(jax.vmap(batch_dealing.deck_of))
+_exact = jax.jit(jax.vmap(batch_dealing.shuffle_exact))
+
+# Seeds whose deal 5 has a rejected word among its first 53 (a word above
+# 2**32 - 2**32 mod n - 1): about one deck in 6.5 million, found by a search with
+# hashlib. The test checks that they do hit the rejection rule.
+REJECTING = [(22498921, 5), (27978401, 5)]
 
 
-def test_vectorized_decks_are_the_cores():
+def _words(seeds: list[int]) -> jax.Array:
+    return jnp.asarray(np.array([[s >> 32, s & 0xFFFFFFFF] for s in seeds], dtype=np.uint32))
+
+
+def _cores(seeds: list[int], numbers: list[int]) -> list[list[int]]:
+    return [[int(card) for card in seeded_deck(s, k)] for s, k in zip(seeds, numbers, strict=True)]
+
+
+def _stream(seed: int, number: int, blocks: int) -> list[int]:
+    """The word stream of docs/dealing.md, by hashlib."""
+    prefix = b"backalley-deal-v1" + seed.to_bytes(8, "big") + number.to_bytes(4, "big")
+    words = []
+    for counter in range(blocks):
+        digest = hashlib.sha256(prefix + counter.to_bytes(4, "big")).digest()
+        words += [int.from_bytes(digest[k : k + 4], "big") for k in range(0, 32, 4)]
+    return words
+
+
+def test_device_decks_are_the_cores():
     rng = np.random.default_rng(11)
-    seeds = [int(seed) for seed in rng.integers(0, 2**63, 600, dtype=np.int64)] + [0, 2**64 - 1]
+    seeds = [int(seed) for seed in rng.integers(0, 2**63, 600, dtype=np.int64)]
+    seeds += [0, 2**64 - 1, 2**32 - 1, 2**32, 2026]
     numbers = [int(number) for number in rng.integers(0, 40, len(seeds))]
-    numbers[-1] = 2**32 - 1
-    decks = seeded_decks(seeds, numbers)
-    for row, (seed, number) in enumerate(zip(seeds, numbers, strict=True)):
-        assert decks[row].tolist() == [int(card) for card in seeded_deck(seed, number)]
+    numbers[-5:] = [0, 2**32 - 1, 255, 256, 0]
+    numbers[:50] = [int(number) for number in rng.integers(0, 2**32, 50, dtype=np.int64)]
+    expected = _cores(seeds, numbers)
+    decks = _decks_of(_words(seeds), jnp.asarray(np.array(numbers, dtype=np.uint32)))
+    assert np.asarray(decks).tolist() == expected
+    # One lane at a time (the pgx env's path) and the word-by-word path agree.
+    few = jnp.asarray(np.array(numbers[-40:], dtype=np.uint32))
+    assert np.asarray(_deck_of(_words(seeds[-40:]), few)).tolist() == expected[-40:]
+    assert np.asarray(_exact(_words(seeds[-40:]), few)).tolist() == expected[-40:]
 
 
-def test_a_rejected_word_is_left_to_the_core(monkeypatch):
-    """A stream with a rejected word (too rare to meet by chance) is shuffled by the core."""
-    # With every limit at 0 every word is rejected: all decks come from seeded_deck.
-    monkeypatch.setattr(batch_dealing, "_LIMITS", np.zeros(53, dtype=np.uint64))
-    calls = []
+def test_device_decks_meet_the_conformance_vectors():
+    vectors = json.loads((ROOT / "conformance" / "dealing.json").read_text())
+    decks = vectors["decks"]
+    seeds = [vector["seed"] for vector in decks]
+    numbers = jnp.asarray(np.array([vector["deal_number"] for vector in decks], np.uint32))
+    got = np.asarray(_decks_of(_words(seeds), numbers)).tolist()
+    assert got == [[int(Card.parse(code)) for code in vector["deck"]] for vector in decks]
+    for vector in vectors["blocks"]:
+        block = batch_dealing.stream_block(
+            _words([vector["seed"]])[0], vector["deal_number"], vector["block"]
+        )
+        assert np.asarray(block).tolist() == vector["words"]
+    # The rejection rule on made-up streams: the words used and the index drawn.
+    for vector in vectors["draws"]:
+        words = jnp.asarray(np.array(vector["words"], dtype=np.uint32))
+        j, used = batch_dealing.draw(lambda at, words=words: words[at], jnp.uint32(0), vector["n"])
+        assert (int(j), int(used)) == (vector["j"], vector["used"]), vector
 
-    def counted(seed, number):
-        calls.append((seed, number))
-        return seeded_deck(seed, number)
 
-    monkeypatch.setattr(batch_dealing, "seeded_deck", counted)
-    decks = batch_dealing.seeded_decks([5, 6], [0, 3])
-    assert calls == [(5, 0), (6, 3)]
-    assert decks[1].tolist() == [int(card) for card in seeded_deck(6, 3)]
+@pytest.mark.parametrize(("seed", "number"), REJECTING)
+def test_decks_with_a_rejected_word_are_the_cores(seed, number):
+    words = _stream(seed, number, 7)
+    sizes = range(54, 1, -1)
+    assert any(word >= 2**32 - 2**32 % n for word, n in zip(words, sizes, strict=False))
+    expected = _cores([seed], [number])
+    # Among ordinary lanes, in the batch path, and alone, in the one-lane path.
+    seeds = [seed, seed + 1, seed]
+    numbers = jnp.asarray(np.array([number, number, number + 1], dtype=np.uint32))
+    got = np.asarray(_decks_of(_words(seeds), numbers)).tolist()
+    assert got == expected + _cores([seed + 1, seed], [number, number + 1])
+    assert np.asarray(_deck_of(_words([seed]), numbers[:1])).tolist() == expected
+    assert Env().decks_of([seed], deals=number + 1)[0, number].tolist() == expected[0]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(2, 54),
+    st.lists(st.integers(0, 2**32 - 1) | st.integers(2**32 - 60, 2**32 - 1), min_size=1),
+)
+def test_a_draw_follows_the_rejection_rule(n, words):
+    """docs/dealing.md's draw: the first word below the limit, modulo n; the words it used."""
+    limit = 2**32 - 2**32 % n
+    accepted = [at for at, word in enumerate(words) if word < limit]
+    if not accepted:
+        return
+    stream = jnp.asarray(np.array(words, dtype=np.uint32))
+    j, used = batch_dealing.draw(lambda at: stream[at], jnp.uint32(0), n)
+    assert (int(j), int(used)) == (words[accepted[0]] % n, accepted[0] + 1)
+
+
+def test_the_callback_finder_finds_a_callback():
+    def host(x):
+        return jax.pure_callback(np.negative, jax.ShapeDtypeStruct(x.shape, x.dtype), x)
+
+    assert callbacks(lambda x: jax.lax.cond(x.sum() > 0, host, lambda y: y, x), jnp.ones(3))
+
+
+def test_init_reset_and_step_never_call_the_host():
+    env = Env(Rules(schedule=[2]))
+    words = _words([1, 2, 3])
+    state = env.init([1, 2, 3])
+    assert not callbacks(lambda w: env._start(env._tables, w), words)
+    assert not callbacks(lambda b: env._start_from(env._tables, b, 4), words[0])
+    assert not callbacks(lambda s, c: env._reset(env._tables, s, c), state, jnp.ones(3, bool))
+    actions = jnp.zeros(3, jnp.int32)
+    assert not callbacks(env.step, state, actions)
+
+
+def test_init_from_a_base_seed_plays_consecutive_seeds():
+    env = Env(Rules(schedule=[2]))
+    base = 2**64 - 2
+    state = env.init(base, n=4)
+    assert env.seeds(state) == [2**64 - 2, 2**64 - 1, 0, 1]
+    assert env.seeds(env.init(np.array([5, 2**63], dtype=np.uint64))) == [5, 2**63]
+    for lane, seed in enumerate(env.seeds(state)):
+        match = seeded_deal(new_match(env.rules, seed=seed))
+        assert env.lane_state(state, lane) == apply(new_match(env.rules, seed=seed), match)
+    # Reset on the device: the chosen lanes start the matches of their seeds plus N.
+    again = env.reset(state, jnp.asarray([True, False, True, False]))
+    assert env.seeds(again) == [2, 2**64 - 1, 4, 1]
+
+
+def test_the_compilation_cache_is_on_unless_the_process_chose_otherwise(monkeypatch, tmp_path):
+    before = jax.config.jax_compilation_cache_dir
+    monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
+    monkeypatch.delenv("BACKALLEY_JAX_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert _cache.cache_dir() == tmp_path / "backalley" / "jax"
+    for off in ("0", "off", "No"):
+        monkeypatch.setenv("BACKALLEY_JAX_CACHE", off)
+        assert _cache.cache_dir() is None
+    try:
+        jax.config.update("jax_compilation_cache_dir", None)
+        assert _cache.use_compilation_cache() is None  # off: nothing is set
+        assert jax.config.jax_compilation_cache_dir is None
+        monkeypatch.setenv("BACKALLEY_JAX_CACHE", str(tmp_path / "here"))
+        assert _cache.use_compilation_cache() == tmp_path / "here"
+        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "here")
+        # A cache the process chose is kept.
+        monkeypatch.setenv("BACKALLEY_JAX_CACHE", str(tmp_path / "elsewhere"))
+        assert _cache.use_compilation_cache() is None
+        assert jax.config.jax_compilation_cache_dir == str(tmp_path / "here")
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)

@@ -53,15 +53,25 @@ def test_the_vector_environment_without_gymnasium_names_the_pettingzoo_extra(
     )
 
 
-def test_the_pgx_environment_without_pgx_names_its_extra(monkeypatch):
+@pytest.mark.parametrize(
+    ("module", "blocked", "extra"),
+    [
+        ("backalley.batch.pgx_env", "pgx", "pgx"),
+        ("backalley.batch.sb3", "stable_baselines3", "rl"),
+    ],
+)
+def test_a_batch_environment_without_its_framework_names_its_extra(
+    monkeypatch, module, blocked, extra
+):
     pytest.importorskip("jax")
-    monkeypatch.setitem(sys.modules, "pgx", None)
-    monkeypatch.delitem(sys.modules, "backalley.batch.pgx_env", raising=False)
+    pytest.importorskip("gymnasium")
+    monkeypatch.setitem(sys.modules, blocked, None)
+    monkeypatch.delitem(sys.modules, module, raising=False)
     with pytest.raises(MissingExtra) as missing:
-        importlib.import_module("backalley.batch.pgx_env")
+        importlib.import_module(module)
     assert str(missing.value) == (
-        "backalley.batch.pgx_env needs the 'pgx' extra: pip install 'backalley[pgx]' "
-        "(in a clone of the repository: pip install -e '.[pgx]')"
+        f"{module} needs the {extra!r} extra: pip install 'backalley[{extra}]' "
+        f"(in a clone of the repository: pip install -e '.[{extra}]')"
     )
 
 

@@ -1,9 +1,9 @@
 """The batch engine as a ``pgx.Env``: pgx's own API test, and ``apply`` at every step.
 
-pgx's ``api_test`` is run as pgx ships it but for two checks only pgx's own games
-can pass: that the id is among pgx's ids (``EnvId`` lists them) and drawing the
-last state with pgx's visualizer (which draws pgx's games). Both are widened for
-the run, nothing else.
+pgx's ``api_test`` is run as pgx ships it but for one check only pgx's own games
+can pass: that the id is among pgx's ids (``EnvId``, a ``Literal`` of pgx's own
+games' ids, which no outside game can join). It is widened for the run, nothing
+else; the drawing of the last state (``save_svg``) is the library's, and runs.
 """
 # ruff: noqa: E402 -- the frameworks are imported only after importorskip has found them
 
@@ -23,8 +23,10 @@ from backalley import IllegalAction, Rules, apply, legal_actions, new_match, see
 from backalley.adapters import encoding
 from backalley.adapters._views import seat_view
 from backalley.batch import Env, sample_legal
-from backalley.batch.pgx_env import ENV_ID, BackAlley, State, seed_of
+from backalley.batch.pgx_env import ENV_ID, BackAlley, seed_of
 from backalley.core.action_index import action_index, index_action
+from backalley.pictures.svg import state_svg
+from batch_reference import callbacks
 
 SHORT = Rules(schedule=[3, 2, 1])
 
@@ -36,7 +38,6 @@ def seed(words):
 
 def test_pgx_api_test_passes(monkeypatch):
     monkeypatch.setattr(pgx_api_test, "EnvId", Literal[(*get_args(pgx_api_test.EnvId), ENV_ID)])
-    monkeypatch.setattr(State, "save_svg", lambda self, filename, **kwargs: None)
     env = BackAlley(SHORT)
     pgx_api_test.api_test_batch(env, num=1)
     # api_test_single as pgx ships it cannot run under this JAX (its act_randomly samples
@@ -161,6 +162,36 @@ def test_the_same_seed_plays_the_batch_engines_match():
     assert env.match_state(state).seed == seed(words)
 
 
+def test_a_state_is_drawn_with_the_librarys_pictures(tmp_path):
+    env = BackAlley(SHORT)
+    states = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(3), 2))
+    one = jax.tree.map(lambda field: field[0], states)
+    path = tmp_path / "one.svg"
+    one.save_svg(str(path))
+    match = env.match_state(one)
+    drawn = path.read_text()
+    # The library's drawing of the replayed match, every hand in it.
+    assert drawn.startswith("<svg") and state_svg(match).split("\n", 1)[1] in drawn
+    both = states.to_svg(scale=2)
+    assert both.count("<svg") == 3
+    assert state_svg(env.match_state(states, 1)).split("\n", 1)[1] in both
+    with pytest.raises(ValueError, match="one theme"):
+        one.save_svg(str(path), color_theme="dark")
+    with pytest.raises(ValueError, match="scale"):
+        one.to_svg(scale=0)
+
+
+def test_init_and_step_never_call_the_host():
+    """No callback in init or step (init reached the host by a pure_callback once)."""
+    env = BackAlley(SHORT)
+    key = jax.random.key(1)
+    assert not callbacks(env.init, key)
+    state = env.init(key)
+    assert not callbacks(env.step, state, jnp.int32(0), key)
+    keys = jax.random.split(key, 3)
+    assert not callbacks(jax.vmap(env.init), keys)
+
+
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="rewards is 'match' or 'points'"):
         BackAlley(SHORT, rewards="deal")
@@ -170,3 +201,56 @@ def test_bad_settings_are_refused():
     state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(0), 2))
     with pytest.raises(ValueError, match="a batched state: say which lane"):
         env.match_state(state)
+
+
+def test_auto_reset_step_is_pgx_auto_reset_with_fewer_inits():
+    """The same states as pgx's ``auto_reset(step, init)``, step by step, illegal actions too."""
+    from pgx.experimental import auto_reset  # noqa: PLC0415
+
+    env = BackAlley(Rules(schedule=[2, 1]))
+    theirs = jax.jit(jax.vmap(auto_reset(env.step, env.init)))
+    ours = jax.jit(jax.vmap(env.auto_reset_step))
+    lanes = 6
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(5), lanes))
+    key = jax.random.key(6)
+    ended = 0
+    for count in range(60):
+        key, pick, odd, step_key = jax.random.split(key, 4)
+        action = sample_legal(state.legal_action_mask, pick)
+        # Now and then an action that may be illegal: pgx ends that match.
+        if count % 7 == 3:
+            action = jax.random.randint(odd, (lanes,), 0, 68)
+        keys = jax.random.split(step_key, lanes)
+        expected, got = theirs(state, action, keys), ours(state, action, keys)
+        for mine, pgx_leaf in zip(jax.tree.leaves(got), jax.tree.leaves(expected), strict=True):
+            assert np.array_equal(np.asarray(mine), np.asarray(pgx_leaf)), count
+        ended += int((expected.terminated | expected.truncated).sum())
+        state = got
+    assert ended >= lanes  # matches ended and were started again
+
+
+def test_the_step_is_pgxs_step():
+    """``BackAlley.step`` (fewer copies under vmap) gives pgx's step's states, leaf by leaf."""
+    env = BackAlley(Rules(schedule=[2, 1]), spare_deals=1)
+    theirs = jax.jit(jax.vmap(lambda s, a, k: pgx.Env.step(env, s, a, k)))
+    ours = jax.jit(jax.vmap(env.step))
+    lanes = 8
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.key(8), lanes))
+    key = jax.random.key(9)
+    seen = {"terminated": 0, "truncated": 0, "illegal": 0}
+    for count in range(80):
+        key, pick, odd, step_key = jax.random.split(key, 4)
+        action = sample_legal(state.legal_action_mask, pick)
+        action = jnp.where(action < 0, 0, action)
+        if count % 5 == 2:  # some illegal actions, some Passes (throw-ins: truncation)
+            action = jnp.where(jax.random.bernoulli(odd, 0.5, (lanes,)), 0, action + 1) % 68
+        keys = jax.random.split(step_key, lanes)
+        expected, got = theirs(state, action, keys), ours(state, action, keys)
+        for mine, pgx_leaf in zip(jax.tree.leaves(got), jax.tree.leaves(expected), strict=True):
+            assert np.array_equal(np.asarray(mine), np.asarray(pgx_leaf)), count
+        seen["illegal"] += int((~state.legal_action_mask[jnp.arange(lanes), action]).sum())
+        seen["terminated"] += int(expected.terminated.sum())
+        seen["truncated"] += int(expected.truncated.sum())
+        state = got
+    # Finished matches were stepped again, and illegal actions taken.
+    assert seen["terminated"] > lanes and seen["illegal"] > 0

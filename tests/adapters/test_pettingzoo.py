@@ -243,6 +243,30 @@ def test_a_value_outside_the_action_space_raises_whatever_the_policy(illegal):
         game.step("pass")
 
 
+def test_a_seat_takes_any_integer_like_action():
+    """An int, a NumPy integer or a 0-d array (what ``model.predict`` gives for one env)."""
+    game = bp.SeatEnv(RandomPlayer(), schedule=[2])
+    steps = 0
+    for kind in (int, np.int64, np.uint8, np.array, lambda i: np.array(i, np.int32)):
+        observation, _ = game.reset(seed=5)
+        twin = bp.SeatEnv(RandomPlayer(), schedule=[2])
+        twin.reset(seed=5)
+        ended = False
+        while not ended:
+            index = int(np.flatnonzero(observation["action_mask"])[0])
+            observation, reward, ended, truncated, _ = game.step(kind(index))
+            expected = twin.step(index)
+            assert (reward, ended) == (expected[1], expected[2])
+            assert game._table.match == twin._table.match
+            ended = ended or truncated
+            steps += 1
+    assert steps > 4
+    game.reset(seed=5)
+    for bad in (True, np.bool_(False), np.array(True), 1.0, np.array([3]), np.array(2.0)):
+        with pytest.raises(TypeError, match="0-d integer array"):
+            game.step(bad)
+
+
 @pytest.mark.parametrize(
     ("settings", "words"),
     [

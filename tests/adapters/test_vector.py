@@ -27,6 +27,7 @@ from backalley.adapters import encoding
 from backalley.adapters._views import seat_view
 from backalley.batch.vector import SeatVectorEnv, random_opponent
 from backalley.core.action_index import action_index, index_action
+from backalley.players import HeuristicPlayer, RandomPlayer
 
 SHORT = Rules(schedule=[3, 2, 1])
 
@@ -203,6 +204,40 @@ def test_an_opponent_that_chooses_an_illegal_action_is_an_error():
         env.reset(seed=1)
 
 
+@pytest.mark.parametrize(
+    ("opponent", "error"),
+    [
+        (HeuristicPlayer(), TypeError),
+        (RandomPlayer(), TypeError),
+        ("heuristic-on-the-host", ValueError),
+        (42, TypeError),
+        (lambda state, key: jnp.zeros(state.phase.shape[0], jnp.float32), TypeError),
+        (lambda state, key: jnp.zeros(3, jnp.int32), TypeError),
+    ],
+)
+def test_an_opponent_that_cannot_run_in_the_compiled_step_is_refused(opponent, error):
+    """A host player (it crashed inside the trace once) is refused, naming what is accepted."""
+    with pytest.raises(error, match=r"opponent is 'random' \(the default.*or a JAX function"):
+        SeatVectorEnv(2, rules=SHORT, opponent=opponent)
+    assert SeatVectorEnv(2, rules=SHORT, opponent="random").opponent is random_opponent
+
+
+def test_gymnasium_makes_it_by_the_module_and_id_form():
+    """``module:id`` imports the module that registers the id, as Gymnasium users write it."""
+    env = gymnasium.make_vec(
+        "backalley.pettingzoo:backalley/Seat-v0",
+        num_envs=3,
+        vectorization_mode="vector_entry_point",
+        rules=SHORT,
+        seat=Seat.NORTH,
+    )
+    assert isinstance(env, SeatVectorEnv) and env.num_envs == 3 and env.seat is Seat.NORTH
+    obs, _ = env.reset(seed=1)
+    assert obs["action_mask"].shape == (3, 68) and obs["action_mask"].any(axis=1).all()
+    one = gymnasium.make("backalley.pettingzoo:backalley/Seat-v0", players=RandomPlayer())
+    assert one.reset(seed=1)[0]["action_mask"].any()
+
+
 def test_gymnasium_vector_wrappers_run_over_it():
     env = RecordEpisodeStatistics(SeatVectorEnv(3, rules=SHORT))
     obs, _ = env.reset(seed=4)
@@ -266,3 +301,49 @@ def test_bad_actions_and_options_are_refused_and_change_nothing():
         env.reset(options={"state": None})
     assert env.state is state
     assert random_opponent is env.opponent
+
+
+def test_maskable_ppo_trains_on_the_sb3_vec_env_as_shipped():
+    """sb3-contrib's MaskablePPO on SeatVecEnv: a few thousand steps, never an illegal action."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO  # noqa: PLC0415 -- after importorskip
+    from sb3_contrib.common.maskable.utils import is_masking_supported  # noqa: PLC0415
+
+    from backalley.batch.sb3 import SeatVecEnv  # noqa: PLC0415 -- needs the rl extra
+
+    torch.set_num_threads(1)
+    env = SeatVecEnv(16, rules=SHORT, seed=3)
+    assert is_masking_supported(env)
+    model = MaskablePPO(
+        "MultiInputPolicy", env, n_steps=128, batch_size=256, n_epochs=2, seed=1, device="cpu"
+    )
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    seen = {"steps": 0, "ended": 0, "illegal": 0}
+
+    def count(local, _):
+        seen["steps"] += env.num_envs
+        infos = local["infos"]
+        seen["ended"] += sum("terminal_observation" in info for info in infos)
+        seen["illegal"] += sum("reason" in info for info in infos)
+        return True
+
+    from stable_baselines3.common.callbacks import ConvertCallback  # noqa: PLC0415
+
+    model.learn(total_timesteps=4096, callback=ConvertCallback(count))
+    assert seen["steps"] >= 4096 and seen["ended"] > 0 and seen["illegal"] == 0
+    assert any(
+        not torch.equal(a, b) for a, b in zip(before, model.policy.parameters(), strict=True)
+    )
+    # SB3's reset/step contract: observations of N lanes, one info dict per lane.
+    obs = env.reset()
+    masks = env.action_masks()
+    assert obs["observation"].shape == (16, 696) and masks.any(axis=1).all()
+    env.step_async(np.argmax(masks, axis=1))
+    obs, rewards, dones, infos = env.step_wait()
+    assert rewards.shape == dones.shape == (16,) and len(infos) == 16
+    assert (
+        env.env_method("action_masks", indices=[0, 1])[1].tolist() == env.action_masks()[1].tolist()
+    )
+    with pytest.raises(AttributeError, match="share their settings"):
+        env.set_attr("seat", 1)

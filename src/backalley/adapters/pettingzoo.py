@@ -45,6 +45,7 @@ seat's view (:mod:`backalley.adapters.encoding`).
 
 from __future__ import annotations
 
+import operator
 import random
 import sys
 import warnings
@@ -183,6 +184,27 @@ def observation_space(layout: encoding.Layout = encoding.OBSERVATION) -> spaces.
     )
 
 
+def action_number(index: Any) -> int:
+    """An action given as any integer-like value, as an int: TypeError for anything else.
+
+    A Python int, a NumPy integer, or a 0-d integer array (NumPy's or JAX's, as
+    ``model.predict`` gives one for a single environment), as Gymnasium's own
+    environments take; a bool, a float or an array of more than one number is refused.
+    """
+    if type(index) is int:
+        return index
+    refusal = TypeError(
+        f"an action is an index 0-{NUM_ACTION_INDICES - 1} (an int, a NumPy integer or"
+        f" a 0-d integer array), not {index!r}"
+    )
+    if isinstance(index, bool | np.bool_) or getattr(index, "dtype", None) == np.bool_:
+        raise refusal
+    try:
+        return operator.index(index)
+    except TypeError:
+        raise refusal from None
+
+
 class _Table:
     """A match that deals itself: the part the AEC and the single-seat environments share."""
 
@@ -255,10 +277,7 @@ class _Table:
         if seat is None:
             raise ValueError("the match is over: no more actions")
         if type(index) is not int:
-            if isinstance(index, np.integer):
-                index = int(index)
-            if not isinstance(index, int) or isinstance(index, bool):
-                raise TypeError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index!r}")
+            index = action_number(index)
         if not 0 <= index < NUM_ACTION_INDICES:
             raise ValueError(f"an action is an index 0-{NUM_ACTION_INDICES - 1}, not {index}")
         match = apply(self.match, ACTIONS[seat][index])
@@ -460,7 +479,13 @@ def env(**kwargs: Any) -> Any:
 
 
 SEAT_ENV_ID: Final = "backalley/Seat-v0"
-"""The id of :class:`SeatEnv` in Gymnasium's registry: ``gymnasium.make(SEAT_ENV_ID, ...)``."""
+"""The id of :class:`SeatEnv` in Gymnasium's registry: ``gymnasium.make(SEAT_ENV_ID, ...)``.
+
+Registered when this module is imported; ``gymnasium.make("backalley.pettingzoo:backalley/Seat-v0",
+players=...)`` imports it first (Gymnasium's ``module:id`` form), and
+``gymnasium.make_vec`` of the same id with ``vectorization_mode="vector_entry_point"``
+makes the batch engine's :class:`~backalley.batch.vector.SeatVectorEnv`.
+"""
 
 ILLEGAL_POLICIES: Final = ("terminate", "raise")
 """What :class:`SeatEnv` does with an action the rules refuse."""
@@ -618,7 +643,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         except IllegalAction as refusal:
             if self.illegal == "raise":
                 raise
-            return self._refused(int(action), refusal)
+            return self._refused(action_number(action), refusal)
         reward += self._others_play()
         observation = table.observe(self.seat)
         terminated = table.match.is_over
@@ -655,4 +680,9 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
 
 
 if SEAT_ENV_ID not in gymnasium.registry:
-    gymnasium.register(SEAT_ENV_ID, entry_point=SeatEnv)
+    # The vector entry point is named, not imported: JAX loads only when it is made.
+    gymnasium.register(
+        SEAT_ENV_ID,
+        entry_point=SeatEnv,
+        vector_entry_point="backalley.batch.vector:SeatVectorEnv",
+    )

@@ -11,6 +11,10 @@ require_extra("backalley.batch", "batch", ["jax", "numpy"])
 
 # The names are listed once, in the engine's ``__all__``; the package re-exports them.
 from . import engine as _engine  # noqa: E402 -- only once the extra is known to be there
+from ._cache import use_compilation_cache  # noqa: E402
 from .engine import *  # noqa: E402, F403 -- exactly the engine's __all__
+
+# Compiled programs are kept on disk between processes (``_cache`` says when not).
+use_compilation_cache()
 
 __all__ = list(_engine.__all__)

@@ -10,11 +10,13 @@ lanes with ``jax.vmap``; the step calls nothing on the host, so it runs inside
 ``jax.jit``, ``lax.scan`` and ``lax.while_loop``, on a CPU or a GPU.
 
 Lane ``i`` of ``env.init(seeds)`` is the match ``new_match(rules, seed=seeds[i])``:
-its decks are the core's ``seeded_deck(seed, k)``, shuffled on the host when the
-lane starts. Actions are the fixed indices of :mod:`backalley.core.action_index`;
-an illegal one is refused in its lane alone, with the reason code the reference
-``apply`` gives, and :meth:`Env.lane_state` replays a lane through ``apply``.
-``docs/batch.md`` describes it all.
+its decks are the core's ``seeded_deck(seed, k)``, shuffled on the device (SHA-256
+in 32-bit operations, :mod:`backalley.batch._dealing`) when each deal is dealt, so
+that ``init``, ``reset`` and ``step`` all run on the device, compiled. Actions are
+the fixed indices of :mod:`backalley.core.action_index`; an illegal one is refused
+in its lane alone, with the reason code the reference ``apply`` gives, and
+:meth:`Env.lane_state` replays a lane through ``apply``. ``docs/batch.md`` describes
+it all.
 
 >>> from backalley import Rules
 >>> env = Env(Rules(schedule=[2]))
@@ -48,7 +50,7 @@ from ..core.errors import Reason
 from ..core.rules import Rules
 from ..engine.match import apply, new_match, seeded_deal
 from ..engine.state import MatchState
-from ._dealing import seeded_decks
+from ._dealing import decks_of
 from .kernel import (
     BID,
     DEAL,
@@ -108,7 +110,10 @@ def reasons(codes: Iterable[int] | npt.ArrayLike) -> list[Reason | None]:
     return found
 
 
-def _seeds(value: Sequence[int] | npt.NDArray[np.integer] | int, n: int | None) -> list[int]:
+def _seed_words(
+    value: Sequence[int] | npt.NDArray[np.integer] | int, n: int | None
+) -> tuple[npt.NDArray[np.uint32], int]:
+    """The seeds given to ``init``, checked: a base seed's two words (2,) and n, or (N, 2)."""
     if isinstance(value, bool):
         raise TypeError(f"seeds are whole numbers, not {value!r}")
     if n is not None and (not isinstance(n, int) or isinstance(n, bool) or n < 1):
@@ -117,20 +122,41 @@ def _seeds(value: Sequence[int] | npt.NDArray[np.integer] | int, n: int | None) 
         if n is None:
             raise TypeError("give the number of lanes n with a single base seed")
         check_whole(int(value), MAX_SEED, "a seed")
-        return [(int(value) + lane) % (MAX_SEED + 1) for lane in range(n)]
-    seeds = [int(seed) if isinstance(seed, np.integer) else seed for seed in value]
-    for seed in seeds:
-        check_whole(seed, MAX_SEED, "a seed")
-    if not seeds:
+        return _words([int(value)])[0], n
+    array = np.asarray(value)
+    if array.dtype.kind in "iu" and array.ndim == 1:
+        # Checked as a whole: a million seeds are not a million Python integers.
+        if array.size and (array.min() < 0 or array.astype(np.uint64).max() > MAX_SEED):
+            bad = array[array < 0][0] if (array < 0).any() else array.max()
+            check_whole(int(bad), MAX_SEED, "a seed")
+        seeds = array.astype(np.uint64)
+        words = np.stack([seeds >> np.uint64(32), seeds & np.uint64(0xFFFFFFFF)], axis=-1)
+        words = words.astype(np.uint32)
+    else:
+        listed = [int(seed) if isinstance(seed, np.integer) else seed for seed in value]
+        for seed in listed:
+            check_whole(seed, MAX_SEED, "a seed")
+        words = _words(listed)
+    if not len(words):
         raise ValueError("a batch needs at least one lane: give at least one seed")
-    if n is not None and n != len(seeds):
-        raise ValueError(f"n is {n} but {len(seeds)} seeds were given")
-    return seeds
+    if n is not None and n != len(words):
+        raise ValueError(f"n is {n} but {len(words)} seeds were given")
+    return words, len(words)
 
 
 def _words(seeds: list[int]) -> npt.NDArray[np.uint32]:
     """Each seed as two 32-bit words, high first."""
-    return np.array([[seed >> 32, seed & 0xFFFFFFFF] for seed in seeds], dtype=np.uint32)
+    return np.array([[seed >> 32, seed & 0xFFFFFFFF] for seed in seeds], dtype=np.uint32).reshape(
+        -1, 2
+    )
+
+
+def _plus(words: jax.Array, add: jax.Array) -> jax.Array:
+    """Seeds (..., 2) plus ``add`` (below 2**32), modulo 2**64, in 32-bit words."""
+    high, low = words[..., 0], words[..., 1]
+    total = low + add.astype(jnp.uint32)
+    carry = (total < low).astype(jnp.uint32)
+    return jnp.stack([high + carry, total], axis=-1)
 
 
 def _restart(state: State, blank: State, chosen: jax.Array) -> State:
@@ -171,7 +197,9 @@ class Env:
         self.kernel = kernel = Kernel(rules, rules.deals + spare_deals, record)
         self._tables = kernel.tables
         self._deal = jax.jit(functools.partial(deal_lanes, kernel))
-        self._restart = jax.jit(_restart)
+        self._start = jax.jit(functools.partial(_start, kernel))
+        self._start_from = jax.jit(functools.partial(_start_from, kernel), static_argnums=2)
+        self._reset = jax.jit(functools.partial(_reset, kernel))
         step = jax.vmap(functools.partial(step_lane, kernel), in_axes=(None, 0, 0, 0))
         self._step = jax.jit(step)
         self._observe = jax.jit(jax.vmap(functools.partial(observe, deals=rules.deals)))
@@ -188,23 +216,29 @@ class Env:
     ) -> State:
         """New matches, one per seed (or ``n`` lanes from a base seed), each dealt its first deal.
 
-        The decks of every deal a lane may need are shuffled here, on the host.
+        Lane ``i`` from a base seed plays seed ``base + i`` (modulo 2**64). The
+        lanes are made and dealt on the device, in one compiled call: only the
+        seeds (or the base seed) go there.
         """
-        chosen = _seeds(seeds, n)
-        blank = self.kernel.blank(self.decks_of(chosen), _words(chosen))
-        state: State = self._deal(self._tables, blank)
+        words, count = _seed_words(seeds, n)
+        state: State
+        if words.ndim == 1:
+            state = self._start_from(self._tables, jnp.asarray(words), count)
+        else:
+            state = self._start(self._tables, jnp.asarray(words))
         return state
 
-    def decks_of(self, seeds: list[int]) -> npt.NDArray[np.int8]:
-        """Every deck the matches of ``seeds`` may need, shuffled on the host: (N, D, 54).
+    def decks_of(self, seeds: Sequence[int], deals: int | None = None) -> npt.NDArray[np.int8]:
+        """The decks of the first ``deals`` deals (all the Env allows by default): (N, D, 54).
 
-        Deck ``k`` of a seed is the core's ``seeded_deck(seed, k)``.
+        Deck ``k`` of a seed is the core's ``seeded_deck(seed, k)``, as card numbers,
+        shuffled on the device as the step shuffles it.
         """
-        count = self.kernel.decks
-        decks = seeded_decks(
-            [seed for seed in seeds for _ in range(count)], list(range(count)) * len(seeds)
-        )
-        return decks.reshape(len(seeds), count, -1)
+        words, count = _seed_words(seeds, None)
+        deals = self.kernel.decks if deals is None else deals
+        numbers = np.tile(np.arange(deals, dtype=np.uint32), count)
+        decks = decks_of(jnp.asarray(np.repeat(words, deals, axis=0)), jnp.asarray(numbers))
+        return np.asarray(decks).astype(np.int8).reshape(count, deals, PACK_SIZE)
 
     def reset(self, state: State, lanes: npt.ArrayLike | None = None) -> State:
         """New matches in the chosen lanes (a bool mask or lane numbers; all by default).
@@ -214,6 +248,10 @@ class Env:
         """
         n = _lane_count(state)
         chosen = np.zeros(n, dtype=np.bool_)
+        if isinstance(lanes, jax.Array) and lanes.dtype == jnp.bool_ and lanes.shape == (n,):
+            # A mask already on the device (a step's ``terminated``, say) stays there.
+            reset: State = self._reset(self._tables, state, lanes)
+            return reset
         if lanes is None:
             chosen[:] = True
         else:
@@ -230,14 +268,7 @@ class Env:
                 chosen[picked] = True
         if not chosen.any():
             return state
-        seeds = [(seed + n) % (MAX_SEED + 1) for seed in self.seeds(state)]
-        rows = np.flatnonzero(chosen)
-        # Decks for the chosen lanes only; one shape of everything, one compilation.
-        decks = np.zeros((n, self.kernel.decks, PACK_SIZE), dtype=np.int8)
-        decks[rows] = self.decks_of([seeds[row] for row in rows.tolist()])
-        blank = self.kernel.blank(decks, _words(seeds))
-        fresh = self._restart(state, blank, jnp.asarray(chosen))
-        restarted: State = self._deal(self._tables, fresh)
+        restarted: State = self._reset(self._tables, state, jnp.asarray(chosen))
         return restarted
 
     # --- stepping ------------------------------------------------------------------
@@ -344,6 +375,25 @@ class Env:
 
     def __repr__(self) -> str:
         return f"<batch Env, rules {self.rules!r}>"
+
+
+def _start(kernel: Kernel, tables: dict[str, jax.Array], words: jax.Array) -> State:
+    """New lanes of the seeds ``words`` (N, 2), dealt their first deal (compiled)."""
+    return deal_lanes(kernel, tables, kernel.blank(words))
+
+
+def _start_from(kernel: Kernel, tables: dict[str, jax.Array], base: jax.Array, n: int) -> State:
+    """``n`` new lanes of seeds ``base``, ``base + 1``, ... (modulo 2**64), dealt (compiled)."""
+    words = _plus(jnp.broadcast_to(base, (n, 2)), jnp.arange(n, dtype=jnp.uint32))
+    return _start(kernel, tables, words)
+
+
+def _reset(kernel: Kernel, tables: dict[str, jax.Array], state: State, chosen: jax.Array) -> State:
+    """New matches in the ``chosen`` lanes, of their seeds plus N (compiled)."""
+    n = state.phase.shape[0]
+    seeds = _plus(state.seed, jnp.asarray(n, jnp.uint32))
+    fresh = _restart(state, kernel.blank(seeds), chosen)
+    return deal_lanes(kernel, tables, fresh)
 
 
 def sample_legal(mask: jax.Array, key: jax.Array) -> jax.Array:

@@ -16,17 +16,18 @@ and the cards the next player may play (PLAY-2 to PLAY-6, JOKER-1 to JOKER-3).
 Where a rule is a function of a few small values it is looked up in a table the
 core filled (:mod:`backalley.batch._tables`), not restated.
 
-The decks come with the state: ``decks[k]`` is the order of deal number ``k``,
-``seeded_deck(seed, k)``, dealt on the host when the lane starts. A lane that
-needs more deals than it was given (more throw-ins and tiebreak deals than its
-spare decks) stops, ``truncated``.
+Each deal's deck is shuffled where it is dealt, on the device: deal number ``k``
+of a lane is dealt from ``seeded_deck(seed, k)``, computed from the lane's seed
+by :mod:`backalley.batch._dealing` (SHA-256 in 32-bit operations). A lane that
+needs more deals than the kernel allows (more throw-ins and tiebreak deals than
+its spare deals) stops, ``truncated``.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import Final
+from typing import Any, Final
 
 import jax
 import jax.numpy as jnp
@@ -40,6 +41,7 @@ from ..core.errors import Reason
 from ..core.position import BID, DEAL, OVER, PLAY
 from ..core.rules import MAX_HAND_SIZE, Rules, TiePolicy
 from . import _tables as T
+from ._dealing import deck_of, decks_of
 
 __all__ = [
     "BID",
@@ -145,8 +147,6 @@ class State:
     ntricks: Array
     won: Array
     broken: Array
-    decks: Array
-    """(D, 54) int8: the deck of deal number k, ``seeded_deck(seed, k)``."""
     seed: Array
     """(2,) uint32: the match's seed, high word first."""
     log: Array
@@ -183,7 +183,7 @@ def _where(cond: Array, state: State, **fields: Array) -> State:
 class Kernel:
     """The kernel of one set of :class:`~backalley.core.rules.Rules`, for one lane.
 
-    ``decks`` is the number of decks a lane holds (the schedule's deals plus spare
+    ``decks`` is the number of deals a lane may have (the schedule's deals plus spare
     ones for throw-ins and tiebreak deals); ``record`` keeps the log of actions
     that ``lane_state`` replays.
     """
@@ -233,26 +233,26 @@ class Kernel:
 
     # --- a new match -------------------------------------------------------------
 
-    def blank(self, decks: np.ndarray, seeds: np.ndarray) -> State:
-        """Lanes at the chance step of their first deal (made on the host).
+    def blank(self, seeds: Array) -> State:
+        """Lanes at the chance step of their first deal, made on the device.
 
-        ``decks`` (N, D, 54) are each lane's decks, ``seeds`` (N, 2) its seed's words;
-        :func:`deal_lanes` deals them.
+        ``seeds`` (N, 2) uint32 is each lane's seed as two words, high first;
+        :func:`deal_lanes` deals them. Traceable: ``init`` compiles it.
         """
-        n = decks.shape[0]
-        i32 = np.int32
+        n = seeds.shape[0]
+        i32 = jnp.int32
 
-        def full(shape: tuple[int, ...], value: int, dtype: type = i32) -> Array:
-            return jnp.asarray(np.full((n, *shape), value, dtype=dtype))
+        def full(shape: tuple[int, ...], value: int | bool, dtype: Any = i32) -> Array:
+            return jnp.full((n, *shape), value, dtype=dtype)
 
         rules = self.rules
         return State(
             current_player=full((), -1),
-            legal_action_mask=full((NUM_ACTION_INDICES,), 0, np.bool_),
-            rewards=full((4,), 0, np.float32),
-            terminated=full((), 0, np.bool_),
-            truncated=full((), 0, np.bool_),
-            refused=full((), 0, np.uint8),
+            legal_action_mask=full((NUM_ACTION_INDICES,), 0, jnp.bool_),
+            rewards=full((4,), 0, jnp.float32),
+            terminated=full((), 0, jnp.bool_),
+            truncated=full((), 0, jnp.bool_),
+            refused=full((), 0, jnp.uint8),
             phase=full((), DEAL),
             deals=full((), 0),
             counted=full((), 0),
@@ -261,7 +261,7 @@ class Kernel:
             # MATCH-1: the first dealer deals the schedule's first size.
             dealer=full((), flow.dealer_of_deal(rules, 0)),
             hand_size=full((), flow.hand_size_of_deal(rules, 0)),
-            tiebreak=full((), flow.in_tiebreak(rules, 0), np.bool_),
+            tiebreak=full((), flow.in_tiebreak(rules, 0), jnp.bool_),
             hands=full((4, T.WORDS), 0),
             dealt=full((4, T.WORDS), 0),
             turned=full((), -1),
@@ -277,10 +277,9 @@ class Kernel:
             ntrick=full((), 0),
             ntricks=full((), 0),
             won=full((2,), 0),
-            broken=full((), 0, np.bool_),
-            decks=jnp.asarray(decks.astype(np.int8)),
-            seed=jnp.asarray(seeds.astype(np.uint32)),
-            log=full((self.log_size if self.record else 0,), 0, np.int8),
+            broken=full((), 0, jnp.bool_),
+            seed=jnp.asarray(seeds).astype(jnp.uint32),
+            log=full((self.log_size if self.record else 0,), 0, jnp.int8),
             logged=full((), 0),
         )
 
@@ -515,8 +514,8 @@ class Kernel:
         )
 
     def _deck(self, state: State) -> Array:
-        """The deck of the lane's next deal."""
-        return state.decks[jnp.clip(state.deals, 0, self.decks - 1)]
+        """The deck of the lane's next deal, ``seeded_deck(seed, deals)``, shuffled here."""
+        return deck_of(state.seed, state.deals)
 
     def _deal(self, state: State) -> State:
         """A lane's ended deal closed, then, at a chance step, the deck of its deal dealt."""
@@ -645,11 +644,11 @@ def deal_lanes(kernel: Kernel, tables: dict[str, Array], state: State) -> State:
     def deal_chunk(state: State) -> State:
         (lanes,) = jnp.nonzero(pending(state), size=chunk, fill_value=n)
         picked = jnp.minimum(lanes, n - 1)
-        # Closing and dealing read neither the decks nor the log: they are not gathered.
-        empty = jnp.zeros((n, 0), jnp.int8)
-        light = dataclasses.replace(state, decks=empty, log=empty)
+        # Closing and dealing do not read the log: it is not gathered.
+        light = dataclasses.replace(state, log=jnp.zeros((n, 0), jnp.int8))
         sub = jax.vmap(bound.finish)(jax.tree.map(lambda field: field[picked], light))
-        deck = state.decks[picked, jnp.clip(sub.deals, 0, kernel.decks - 1)]
+        # The decks of the gathered lanes' next deals, shuffled here (DEAL-1).
+        deck = decks_of(sub.seed, sub.deals)
         dealt = jax.vmap(bound.deal)(sub, deck)
         put = {
             name: getattr(state, name).at[lanes].set(getattr(dealt, name), mode="drop")
@@ -667,6 +666,6 @@ def deal_lanes(kernel: Kernel, tables: dict[str, Array], state: State) -> State:
 _DEAL_FIELDS: Final = tuple(
     field.name
     for field in dataclasses.fields(State)
-    if field.name not in ("legal_action_mask", "refused", "decks", "seed", "log", "logged")
+    if field.name not in ("legal_action_mask", "refused", "seed", "log", "logged")
 )
-"""What closing a deal and dealing write: all but the mask, the refusal, the decks and the log."""
+"""What closing a deal and dealing write: all but the mask, the refusal, the seed and the log."""

@@ -12,9 +12,9 @@ which it carries whole (``state._match``).
 Where pgx's conventions differ from :class:`backalley.batch.Env`'s, pgx's hold here:
 
 - **The seed comes from the key**: ``init(key)`` plays the match of the 64-bit
-  seed drawn from ``key`` (:func:`seed_of`), whose decks are shuffled on the host
-  by the core's ``seeded_deck`` (a ``jax.pure_callback`` in ``init``; ``step``
-  calls nothing on the host).
+  seed drawn from ``key`` (:func:`seed_of`), whose decks are the core's
+  ``seeded_deck``, shuffled on the device when each deal is dealt: neither
+  ``init`` nor ``step`` calls anything on the host.
 - **An illegal action ends the match**, as pgx's ``step`` does, where the batch
   engine refuses the action and leaves the lane as it was, with a reason code.
   The match is lost by the pair whose seat chose it: -1 to both its seats, +1 to
@@ -39,6 +39,9 @@ reference ``MatchState``. Needs the ``pgx`` extra (pgx, with JAX). See
 from __future__ import annotations
 
 import dataclasses
+import functools
+import re
+from pathlib import Path
 from typing import Any, Final
 
 from .._extras import require_extra
@@ -50,14 +53,15 @@ import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 import pgx  # noqa: E402
 from pgx._src.struct import dataclass as pgx_dataclass  # noqa: E402
+from pgx._src.struct import field as pgx_field  # noqa: E402
 
 from ..adapters.encoding import OBSERVATION  # noqa: E402
 from ..core.action_index import NUM_ACTION_INDICES  # noqa: E402
-from ..core.cards import PACK_SIZE  # noqa: E402
 from ..core.rules import Rules  # noqa: E402
 from ..engine.state import MatchState  # noqa: E402
+from ..pictures.svg import state_svg  # noqa: E402
 from . import kernel as K  # noqa: E402
-from .engine import SPARE_DEALS, Env  # noqa: E402
+from .engine import NO_ACTION, SPARE_DEALS, Env  # noqa: E402
 from .observe import observe  # noqa: E402
 
 __all__ = ["ENV_ID", "REWARDS", "BackAlley", "State", "seed_of"]
@@ -84,11 +88,109 @@ class State(pgx.State):  # type: ignore[misc]
     legal_action_mask: jax.Array
     _step_count: jax.Array
     _match: K.State
+    _rules: Rules = pgx_field(pytree_node=False)
+    """The match's rules (static: not an array), which drawing the state replays it by."""
 
     @property
     def env_id(self) -> str:
         """The game's id among pgx's environments."""
         return ENV_ID
+
+    def save_svg(
+        self, filename: str, *, color_theme: str | None = None, scale: float | None = None
+    ) -> None:
+        """Draw the state into ``filename`` (SVG), as :meth:`to_svg` draws it."""
+        Path(filename).write_text(self.to_svg(color_theme=color_theme, scale=scale))
+
+    def to_svg(self, *, color_theme: str | None = None, scale: float | None = None) -> str:
+        """The state as SVG: every hand, the bids and the trick (``pictures.svg.state_svg``).
+
+        The match is replayed through ``apply`` (as :meth:`BackAlley.match_state`
+        does) and drawn as the library draws a match; a batched state draws each
+        match, one below the other. The library's pictures have one theme, the
+        light one; ``scale`` multiplies the size.
+        """
+        if color_theme not in (None, "light"):
+            raise ValueError(f"the pictures have one theme, 'light', not {color_theme!r}")
+        if scale is not None and (
+            isinstance(scale, bool) or not isinstance(scale, int | float) or scale <= 0
+        ):
+            raise ValueError(f"scale is a number above 0, not {scale!r}")
+        match = self._match
+        shape = match.phase.shape
+        flat = jax.tree.map(
+            lambda field: np.asarray(field).reshape(-1, *field.shape[len(shape) :]), match
+        )
+        engine = _engine_of(self._rules)
+        drawings = [state_svg(engine.lane_state(flat, lane)) for lane in range(flat.phase.shape[0])]
+        return _stacked(drawings, 1.0 if scale is None else float(scale))
+
+
+@functools.lru_cache(maxsize=8)
+def _engine_of(rules: Rules) -> Env:
+    """The batch engine that replays matches of ``rules`` (made once per rules)."""
+    return Env(rules)
+
+
+_SIZE: Final = re.compile(r'<svg[^>]* width="([0-9.]+)" height="([0-9.]+)"')
+
+
+def _stacked(drawings: list[str], scale: float) -> str:
+    """SVG documents one below the other in one document, ``scale`` times their size."""
+    sizes = []
+    for drawing in drawings:
+        found = _SIZE.match(drawing)
+        assert found is not None, "the pictures' documents start with their size"
+        sizes.append((float(found.group(1)), float(found.group(2))))
+    width = max(w for w, _ in sizes)
+    height = sum(h for _, h in sizes)
+    parts = []
+    top = 0.0
+    for drawing, (_, h) in zip(drawings, sizes, strict=True):
+        parts.append(drawing.replace("<svg ", f'<svg x="0" y="{top:g}" ', 1))
+        top += h
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width * scale:g}"'
+        f' height="{height * scale:g}" viewBox="0 0 {width:g} {height:g}">\n'
+        + "".join(parts)
+        + "</svg>\n"
+    )
+
+
+def _settler(kernel: K.Kernel) -> Any:
+    """A lane's ended deal closed, the next one dealt, the legal mask: batched by gathering.
+
+    For one lane it is the kernel's ``_deal`` then ``legal``. Under ``jax.vmap`` (as
+    pgx's users batch ``init`` and ``step``) a mapped function would close and deal
+    every lane at every step, each deck's SHA-256 included, though a lane deals
+    once in dozens of steps; its batching rule is instead the batch engine's
+    :func:`~backalley.batch.kernel.deal_lanes`, which gathers the lanes that need
+    it, as ``Env.step`` does.
+    """
+
+    @jax.custom_batching.custom_vmap
+    def settle(tables: dict[str, jax.Array], match: K.State) -> K.State:
+        lane = kernel.bound(tables)
+        return lane.legal(lane._deal(match))
+
+    @settle.def_vmap
+    def settle_lanes(
+        size: int, batched: list[Any], tables: dict[str, jax.Array], match: K.State
+    ) -> tuple[K.State, Any]:
+        # The tables are constants: batched only where an enclosing cond broadcast
+        # every operand (pgx's step is one), every row the same.
+        tables = jax.tree.map(
+            lambda table, mapped: table[0] if mapped else table, tables, batched[0]
+        )
+
+        def spread(field: jax.Array, mapped: bool) -> jax.Array:
+            return field if mapped else jnp.broadcast_to(field, (size, *field.shape))
+
+        lanes = jax.tree.map(spread, match, batched[1])
+        settled = K.deal_lanes(kernel, tables, lanes)
+        return settled, jax.tree.map(lambda _: True, settled)
+
+    return lambda match: settle(kernel.tables, match)
 
 
 def seed_of(key: jax.Array) -> jax.Array:
@@ -113,48 +215,109 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
         self.rules = self.engine.rules
         self.rewards = rewards
         kernel = self.engine.kernel
-        # One lane at its first chance step, as constants; init fills in its seed and decks.
-        blank = kernel.blank(
-            np.zeros((1, kernel.decks, PACK_SIZE), np.int8), np.zeros((1, 2), np.uint32)
-        )
+        # One lane at its first chance step, as constants; init fills in its seed.
+        blank = kernel.blank(jnp.zeros((1, 2), jnp.uint32))
         self._blank: K.State = jax.tree.map(lambda field: field[0], blank)
         # The kernel of one lane, its tables constants of the caller's compiled code.
         self._lane = kernel.bound(kernel.tables)
+        self._settle = _settler(kernel)
 
     # --- pgx's abstract methods -------------------------------------------------------
 
     def _init(self, key: jax.Array) -> State:
         words = seed_of(key)
-        kernel = self.engine.kernel
-        decks = jax.pure_callback(
-            self._host_decks,
-            jax.ShapeDtypeStruct((kernel.decks, PACK_SIZE), jnp.int8),  # type: ignore[no-untyped-call]
-            words,
-            vmap_method="expand_dims",
-        )
-        match = dataclasses.replace(self._blank, decks=decks, seed=words)
-        match = self._lane.legal(self._lane._deal(match))
+        match = dataclasses.replace(self._blank, seed=words)
+        match = self._settle(match)
         return self._wrap(match, jnp.zeros((), jnp.int32), jnp.zeros(4, jnp.float32))
-
-    def _host_decks(self, words: Any) -> np.ndarray[Any, np.dtype[np.int8]]:
-        """The decks of the seeds ``words`` (..., 2), shuffled by the core, on the host."""
-        words = np.asarray(words).astype(np.uint64)
-        flat = words.reshape(-1, 2)
-        seeds = [int(high) << 32 | int(low) for high, low in flat.tolist()]
-        decks = self.engine.decks_of(seeds)
-        return decks.reshape(*words.shape[:-1], *decks.shape[1:])
 
     def _step(self, state: State, action: jax.Array, key: Any) -> State:
         del key  # the deals are the seed's: nothing random happens in a step
         lane = self._lane
         match = lane.step(state._match, jnp.asarray(action, jnp.int32), jnp.asarray(-1, jnp.int32))
         # A deal that ends is followed by the next one at once (a chance step is no step).
-        match = lane.legal(lane._deal(match))
+        match = self._settle(match)
         if self.rewards == "points":
             rewards = match.rewards
         else:
             rewards = jnp.where(match.terminated, K.seat_results(match.winner), 0.0)
         return self._wrap(match, state._step_count, rewards)
+
+    def step(self, state: State, action: jax.Array, key: jax.Array | None = None) -> State:
+        """Pgx's ``Env.step``, the same states, with fewer copies of the state under ``vmap``.
+
+        pgx's step chooses with three ``lax.cond`` (a finished match, an illegal
+        action, the all-legal mask at the end), and ``jax.vmap`` makes each a
+        select of every field of the state, its match and action log included. Here
+        the step is taken in every lane and only the fields those branches change
+        are selected: a finished match's lane is given no action (its match
+        unchanged but for the refusal code and the step's rewards, which are put
+        back), and an illegal action changes only the rewards and ``terminated``.
+        A test compares it with pgx's step, leaf by leaf.
+        """
+        action = jnp.asarray(action)
+        is_illegal = ~state.legal_action_mask[action]
+        done = state.terminated | state.truncated
+        # No action in a finished match (ended by an illegal action its kernel match
+        # may still be live): the kernel leaves the lane as it is.
+        idle = jnp.where(done, NO_ACTION, action)
+        stepped = self._step(state.replace(_step_count=state._step_count + 1), idle, key)
+        match = dataclasses.replace(
+            stepped._match,
+            refused=jnp.where(done, state._match.refused, stepped._match.refused),
+            rewards=jnp.where(done, state._match.rewards, stepped._match.rewards),
+        )
+        pair = jnp.arange(4) & 1
+        lost = jnp.where(pair == (state.current_player & 1), -1.0, 1.0).astype(jnp.float32)
+        rewards = jnp.where(done, jnp.zeros_like(state.rewards), stepped.rewards)
+        terminated = jnp.where(done, state.terminated, stepped.terminated)
+        mask = jnp.where(done, state.legal_action_mask, stepped.legal_action_mask)
+        # An illegal action loses the match (_step_with_illegal_action), ended or not.
+        rewards = jnp.where(is_illegal, lost, rewards)
+        terminated = terminated | is_illegal
+        mask = jnp.where(terminated, True, mask)
+        result: State = stepped.replace(
+            current_player=jnp.where(done, state.current_player, stepped.current_player),
+            rewards=rewards,
+            terminated=terminated,
+            truncated=jnp.where(done, state.truncated, stepped.truncated),
+            legal_action_mask=mask,
+            _step_count=jnp.where(done, state._step_count, stepped._step_count),
+            _match=match,
+        )
+        observed: State = result.replace(observation=self.observe(result))
+        return observed
+
+    def auto_reset_step(self, state: State, action: jax.Array, key: jax.Array) -> State:
+        """``pgx.experimental.auto_reset(self.step, self.init)``, without an init in every lane.
+
+        The same states for the same keys (a test compares them step by step): a
+        match that ends is replaced by the match of a seed drawn from the key, its
+        ``terminated``, ``truncated`` and ``rewards`` those of the last step. pgx's
+        wrapper chooses with a ``lax.cond``, which ``jax.vmap`` turns into both
+        branches for every lane, so every lane would be started afresh (its deck
+        hashed and dealt) at every step; here only the ended lanes are started,
+        and they are dealt by the same gathering as the step's deals.
+        """
+        first, second = jax.random.split(key)
+        done = state.terminated | state.truncated
+        false = jnp.zeros((), jnp.bool_)
+        state = state.replace(
+            terminated=false,
+            truncated=false,
+            rewards=jnp.where(done, jnp.zeros_like(state.rewards), state.rewards),
+        )
+        state = self.step(state, action, first)
+        ended = state.terminated | state.truncated
+        fresh = dataclasses.replace(self._blank, seed=seed_of(second))
+        match = jax.tree.map(lambda new, old: jnp.where(ended, new, old), fresh, state._match)
+        match = self._settle(match)
+        steps = jnp.where(ended, jnp.zeros_like(state._step_count), state._step_count)
+        started = self._wrap(match, steps, state.rewards)
+        seen = jnp.where(ended, self.observe(started), state.observation)
+        restarted: State = started.replace(
+            observation=seen, terminated=state.terminated, truncated=state.truncated
+        )
+        return restarted
 
     def _observe(self, state: State, player_id: jax.Array) -> jax.Array:
         seat = jnp.where(player_id < 0, 0, player_id).astype(jnp.int32)
@@ -202,6 +365,7 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
             legal_action_mask=match.legal_action_mask,
             _step_count=steps,
             _match=match,
+            _rules=self.rules,
         )
 
     @property

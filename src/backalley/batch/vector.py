@@ -68,7 +68,7 @@ from .engine import NO_ACTION, NOT_AN_ACTION, REASON_CODES, SPARE_DEALS, Env  # 
 from .engine import sample_legal as _sample_legal  # noqa: E402
 from .kernel import State, seat_results  # noqa: E402
 
-__all__ = ["AUTORESET_MODES", "Opponent", "SeatVectorEnv", "random_opponent"]
+__all__ = ["AUTORESET_MODES", "OPPONENTS", "Opponent", "SeatVectorEnv", "random_opponent"]
 
 Opponent = Callable[[State, jax.Array], jax.Array]
 """A policy for the seats the agent does not play: (batch state, key) -> one index per lane.
@@ -96,6 +96,48 @@ def random_opponent(state: State, key: jax.Array) -> jax.Array:
     return _sample_legal(state.legal_action_mask, key)
 
 
+OPPONENTS: Final = ("random",)
+"""The opponents named by a string: ``"random"``, :func:`random_opponent`."""
+
+_ACCEPTED: Final = (
+    "opponent is 'random' (the default: uniformly random legal actions) or a JAX function"
+    " (state, key) -> one action index per lane, which runs inside the compiled step"
+)
+
+
+def _opponent(opponent: object, engine: Env, n: int) -> Opponent:
+    """The opponent function ``opponent`` names, checked by tracing it on the batch state.
+
+    A player of :mod:`backalley.players` (a function of a seat's view, run on the
+    host) cannot run inside the compiled step: it is refused with a sentence that
+    says what is accepted, as anything else that does not trace to (n,) integers.
+    """
+    if isinstance(opponent, str):
+        if opponent == "random":
+            return random_opponent
+        raise ValueError(f"{_ACCEPTED}; not {opponent!r}")
+    if not callable(opponent):
+        raise TypeError(f"{_ACCEPTED}; not {opponent!r}")
+    words = jax.ShapeDtypeStruct((n, 2), jnp.uint32)  # type: ignore[no-untyped-call]
+    state = jax.eval_shape(lambda seeds: engine._start(engine._tables, seeds), words)
+    key = jax.eval_shape(lambda: jax.random.key(0))
+    host = " (a player of backalley.players runs on the host: SeatEnv seats it)"
+    try:
+        chosen = jax.eval_shape(opponent, state, key)
+    except Exception as error:
+        raise TypeError(
+            f"{_ACCEPTED}; {opponent!r} does not run on the batch state"
+            f" ({type(error).__name__}){host}"
+        ) from None
+    shape = getattr(chosen, "shape", None)
+    dtype = getattr(chosen, "dtype", None)
+    if shape != (n,) or dtype is None or jnp.dtype(dtype).kind not in "iu":
+        raise TypeError(
+            f"{_ACCEPTED}; {opponent!r} gives {shape} {dtype}, not ({n},) integers{host}"
+        )
+    return opponent
+
+
 def _pair_reward(rewards: jax.Array, seat: int) -> jax.Array:
     """The agent's pair's points at a step minus the other pair's (``rewards``: per seat)."""
     return rewards[:, seat] - rewards[:, (seat + 1) & 3]
@@ -117,7 +159,7 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
         rules: Rules | None = None,
         schedule: Any = None,
         rewards: str = "deal",
-        opponent: Opponent = random_opponent,
+        opponent: Opponent | str = "random",
         illegal: str = "terminate",
         illegal_reward: float = -1.0,
         spare_deals: int = SPARE_DEALS,
@@ -142,9 +184,8 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
         if mode not in AUTORESET_MODES:
             names = " or ".join(repr(choice.value) for choice in AUTORESET_MODES)
             raise ValueError(f"autoreset_mode is {names}, not {autoreset_mode!r}")
-        if not callable(opponent):
-            raise TypeError(f"opponent is a function (state, key) -> actions, not {opponent!r}")
         self.engine = Env(rules, spare_deals=spare_deals)
+        opponent = _opponent(opponent, self.engine, num_envs)
         self.rules = self.engine.rules
         self.seat = Seat(seat)
         self.rewards = rewards
