@@ -583,3 +583,59 @@ def test_the_fuzzer_sends_seeds_a_double_reads_exactly(monkeypatch):
     assert len(seeds) == 200
     assert all(0 <= seed < 2**53 and float(seed) == seed for seed in seeds)
     assert max(seeds) > 2**50  # drawn from the whole safe range
+
+
+# --- one rule for numbers in requests ---------------------------------------------------
+
+# Each numeric field of a request, as (a request with the number NUMBER in it, what serve
+# answers when it reads the whole number that NUMBER writes).
+_NUMERIC_FIELDS = [
+    (_SEEDED + '"seed": NUMBER}', "facts"),
+    (
+        '{"type": "new_match", "rules": {"schedule": [NUMBER], "tie": "draw", '
+        '"first_dealer": "N"}}',
+        "facts",
+    ),
+    ('{"type": "hello", "protocol": "backalley-protocol", "versions": [NUMBER]}', "hello"),
+]
+
+
+def _answer(line: str) -> dict:
+    return json.loads(Session().answer(line.encode()))
+
+
+@pytest.mark.parametrize(("template", "kind"), _NUMERIC_FIELDS)
+@pytest.mark.parametrize("written", ["1", "1.0", "1e0", "10e-1", "1.000"])
+def test_every_numeric_field_reads_a_zero_fraction_as_its_whole_number(template, kind, written):
+    """JSON Schema's integer: 1, 1.0 and 1e0 are the same number, in every field alike,
+    and the request is valid under the published schema exactly when serve accepts it."""
+    line = template.replace("NUMBER", written)
+    validate("request", json.loads(line))
+    reply = _answer(line)
+    assert reply["type"] == kind, reply
+    reference = _answer(template.replace("NUMBER", "1"))
+    assert reply == reference
+
+
+@pytest.mark.parametrize(("template", "kind"), _NUMERIC_FIELDS)
+@pytest.mark.parametrize(
+    "written", ["1.5", "true", '"1"', "0.999999999999999999999", "1e999999999"]
+)
+def test_every_numeric_field_refuses_what_the_schema_refuses(template, kind, written):
+    """A fraction, a boolean, a string, a fraction too small for a double to see and a
+    number too large for any field are refused in every field, and the schema agrees."""
+    line = template.replace("NUMBER", written)
+    with pytest.raises(ValidationError):
+        validate("request", json.loads(line, parse_float=__import__("decimal").Decimal))
+    reply = _answer(line)
+    assert reply["type"] == "error", reply
+    assert reply["code"] in {"bad_seed", "bad_rules", "bad_hello"}
+
+
+def test_a_seed_with_a_zero_fraction_is_read_exactly_above_two_to_the_53():
+    """2**53 + 1 written with a fraction is that seed, not the double next to it."""
+    exact = _answer(_SEEDED + '"seed": 9007199254740993}')
+    assert _answer(_SEEDED + '"seed": 9007199254740993.0}') == exact
+    session = Session()
+    session.answer((_SEEDED + '"seed": 9007199254740993.0}').encode())
+    assert session.state is not None and session.state.seed == 2**53 + 1

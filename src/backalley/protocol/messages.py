@@ -61,6 +61,7 @@ __all__ = [
     "lenient_action",
     "parse_action",
     "schema",
+    "shown",
 ]
 
 PROTOCOL: Final = "backalley-protocol"
@@ -285,13 +286,17 @@ def parse_action(data: Any) -> Bid | Play | Deal:
         return _parse_deal(data)
     raise MessageError(
         'action: an action is a string such as "N 3" or "E AS", or {"deal": [54 card codes]},'
-        f" not {_shown(data)}",
+        f" not {shown(data)}",
         "bad_action",
     )
 
 
-def _shown(data: Any) -> str:
-    return json.dumps(data)[:60]
+def shown(data: Any) -> str:
+    """A request's value as a message quotes it: its JSON, at most 60 characters.
+
+    The server reads fractions as :class:`~decimal.Decimal`; they are shown as numbers.
+    """
+    return json.dumps(data, default=float)[:60]
 
 
 def _not_canonical(text: str) -> str:
@@ -299,12 +304,12 @@ def _not_canonical(text: str) -> str:
     try:
         meant = action_from_json(text)
     except RecordError as error:
-        return f"{_shown(text)} is not an action: {error.message}"
+        return f"{shown(text)} is not an action: {error.message}"
     if type(meant) is Bid and not meant.board and meant.amount > 99:
-        return f"{_shown(text)} is not an action: a bid is a number 1 to 99, pass or board"
+        return f"{shown(text)} is not an action: a bid is a number 1 to 99, pass or board"
     return (
-        f"{_shown(text)} is not written as the protocol writes actions: "
-        f"write {_shown(action_to_json(meant))} (a seat letter, one space, then pass, board, "
+        f"{shown(text)} is not written as the protocol writes actions: "
+        f"write {shown(action_to_json(meant))} (a seat letter, one space, then pass, board, "
         "a number 1 to 99 without leading zeros, or an upper-case card code)"
     )
 
@@ -327,9 +332,7 @@ def _parse_deal(data: dict[Any, Any]) -> Deal:
         raise MessageError('action: a deal is {"deal": [54 card codes]}', "bad_action")
     deck = data["deal"]
     if type(deck) is not list:
-        raise MessageError(
-            f"action.deal: a list of 54 card codes, not {_shown(deck)}", "bad_action"
-        )
+        raise MessageError(f"action.deal: a list of 54 card codes, not {shown(deck)}", "bad_action")
     if len(deck) != len(CARDS):
         raise MessageError(
             f"action.deal: a deck has {len(CARDS)} cards, not {len(deck)}", "bad_action"
@@ -339,7 +342,7 @@ def _parse_deal(data: dict[Any, Any]) -> Deal:
         card = _CARD_CODES.get(code) if type(code) is str else None
         if card is None:
             raise MessageError(
-                f"action.deal[{index}]: {_shown(code)} is not a card code as the protocol "
+                f"action.deal[{index}]: {shown(code)} is not a card code as the protocol "
                 "writes them (2-10, J, Q, K, A then C, D, H, S, upper case; BIG, LITTLE)",
                 "bad_action",
             )

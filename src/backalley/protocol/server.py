@@ -21,6 +21,7 @@ b'{"type":"legal","actions":[]}\n'
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any, BinaryIO, Final
 
 from ..core.actions import Bid, Deal, Play
@@ -28,7 +29,7 @@ from ..core.dealing import MAX_SEED
 from ..core.errors import IllegalAction
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import MatchState
-from ._codec import RecordError, rules_from_json
+from ._codec import RecordError, integer, rules_from_json
 from .messages import (
     APPLY_REQUESTS,
     CAPABILITIES,
@@ -44,6 +45,7 @@ from .messages import (
     facts,
     legal_line,
     parse_action,
+    shown,
 )
 
 __all__ = ["MAX_LINE_BYTES", "Session", "read_request", "serve"]
@@ -94,8 +96,13 @@ def read_request(line: bytes) -> Any:
     if len(line) > MAX_LINE_BYTES:
         raise MessageError(f"a request line is at most {MAX_LINE_BYTES} bytes", "line_too_long")
     try:
+        # Fractions are read exactly (Decimal): a whole number written 7.0 or 7e0 is 7, as
+        # JSON Schema says, in every field alike (``integer``), and never rounded as a double.
         return json.loads(
-            line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant
+            line.decode("utf-8"),
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constant,
+            parse_float=Decimal,
         )
     except UnicodeDecodeError as error:
         raise MessageError(f"not JSON: byte {error.start} is not UTF-8 text", "not_json") from None
@@ -153,7 +160,7 @@ class Session:
 
     def _dispatch(self, request: Any) -> bytes:
         if not isinstance(request, dict):
-            raise MessageError(f"a request is a JSON object, not {json.dumps(request)[:60]}")
+            raise MessageError(f"a request is a JSON object, not {shown(request)}")
         kind = request.get("type")
         if kind == "apply":
             if len(request) != 2:
@@ -181,9 +188,7 @@ class Session:
             raise MessageError(
                 f"a request has a 'type': one of {', '.join(REQUEST_TYPES)}", "missing_field"
             )
-        raise MessageError(
-            f"unknown request type {json.dumps(kind)[:60]}: one of {', '.join(REQUEST_TYPES)}"
-        )
+        raise MessageError(f"unknown request type {shown(kind)}: one of {', '.join(REQUEST_TYPES)}")
 
     def _state(self) -> MatchState:
         if self.state is None:
@@ -201,10 +206,10 @@ class Session:
         if (
             type(versions) is not list
             or not versions
-            or any(type(version) is not int for version in versions)
+            or any(integer(version) is None for version in versions)
         ):
             raise MessageError("hello.versions: a list of whole numbers such as [1]", "bad_hello")
-        if VERSION not in versions:
+        if VERSION not in map(integer, versions):
             raise MessageError(f"hello: this engine speaks version {VERSION} only", "bad_hello")
         return encode(_HELLO)
 
@@ -216,11 +221,12 @@ class Session:
             rules = rules_from_json(request["rules"])
         except RecordError as error:
             raise MessageError(f"new_match: {error}", "bad_rules") from None
-        seed = request.get("seed", 0)
-        if type(seed) is not int or not 0 <= seed <= MAX_SEED:
+        given = request.get("seed", 0)
+        seed = integer(given)
+        if seed is None or not 0 <= seed <= MAX_SEED:
             raise MessageError(
                 "new_match.seed: a whole number 0 to 2**64 - 1 (18446744073709551615), "
-                f"not {json.dumps(seed)[:60]}",
+                f"not {shown(given)}",
                 "bad_seed",
             )
         self.state = new_match(rules, seed=seed)
