@@ -281,7 +281,7 @@ def test_backalley_serve_speaks_the_protocol():
 
 
 def test_every_reason_has_a_rule_and_every_cited_rule_exists():
-    ids = set(re.findall(r"^\| ([A-Z]+-\d+) \|", (ROOT / "docs/rules.md").read_text(), re.M))
+    ids = set(re.findall(r"^### ([A-Z]+-\d+) ", (ROOT / "docs/rules.md").read_text(), re.M))
     assert set(RULE_OF_REASON) == set(Reason)
     assert set(RULE_OF_REASON.values()) <= ids
     assert set(FACT_RULES.values()) <= ids
