@@ -186,8 +186,10 @@ def render(page: str, found: dict[str, list[str]]) -> str:
 
 
 def problems(rules_page: str, trace_page: str, found: dict[str, list[str]]) -> list[str]:
-    """What is stale, as sentences: rules without a row, a test or an existing name, and
-    tests citing unknown rules."""
+    """What is stale, as sentences.
+
+    Rules without a row, a test or an existing name, and tests citing unknown rules.
+    """
     ids = rule_ids(rules_page)
     known = set(ids)
     cited = tests_by_rule(found)
@@ -204,7 +206,9 @@ def problems(rules_page: str, trace_page: str, found: dict[str, list[str]]) -> l
         for name in names:
             why = missing_name(name)
             if why is not None:
-                messages.append(f"rule {rule} is enforced in {name}, which does not exist: {why}")
+                messages.append(
+                    f"rule {rule} is enforced in {name}, which does not exist: {why}"
+                )
     messages += [f"rule {rule} has no test carrying its marker" for rule in ids if rule not in cited]
     messages += [
         f"{test} cites {rule}, which docs/rules.md does not define"
@@ -228,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     updated = render(page, found)
     if args.check:
         if updated != page:
-            print("docs/traceability.md: the Tests column is out of date; run scripts/rule_table.py")
+            print("docs/traceability.md: the Tests column is stale; run scripts/rule_table.py")
             return 1
         return 0
     if updated != page:

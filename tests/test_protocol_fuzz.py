@@ -153,6 +153,48 @@ def test_legality_mode_ignores_reason_codes_and_off_sends_no_illegal_actions(tmp
     assert fuzz(wrong("follow_suit"), Settings(matches=3, seed=1, mode=Mode.OFF)).difference
 
 
+def test_replies_are_compared_by_meaning_before_any_replay(monkeypatch):
+    """An engine that words its refusals, spaces and orders its replies its own way agrees
+    with the rules: no difference, and no deal is replayed on the reference to find that
+    out (the replay is only for explaining a difference)."""
+    from backalley.protocol import fuzzer as fuzzer_module  # noqa: PLC0415
+
+    replays = []
+    walk = fuzzer_module.walk_deal
+
+    def counting(*args, **kwargs):
+        if kwargs.get("detail"):
+            replays.append(1)
+        return walk(*args, **kwargs)
+
+    monkeypatch.setattr(fuzzer_module, "walk_deal", counting)
+    result = fuzz(wrong("reworded"), Settings(matches=4, seed=5))
+    assert result.difference is None
+    assert replays == []
+    # The same engine with a wrong reason code is a difference, explained after a replay.
+    strict = fuzz(wrong("wrong_reasons"), Settings(matches=3, seed=1))
+    assert strict.difference is not None
+    assert replays
+
+
+def test_same_meaning_compares_refusals_by_code_and_legal_lists_as_sets():
+    from backalley.protocol.compare import same_meaning  # noqa: PLC0415
+
+    want = b'{"type":"refused","reason":"must_follow_suit","message":"You must follow suit."}\n'
+    other = b'{"reason": "must_follow_suit", "type": "refused", "message": "Follow!"}\n'
+    wrong_code = b'{"type":"refused","reason":"wrong_phase","message":"You must follow suit."}\n'
+    assert same_meaning(other, want, Mode.STRICT)
+    assert not same_meaning(wrong_code, want, Mode.STRICT)
+    assert same_meaning(wrong_code, want, Mode.LEGALITY)
+    assert not same_meaning(b'{"type":"ok"}\n', want, Mode.LEGALITY)
+    legal = b'{"type":"legal","actions":["N 2C","N 3C"]}\n'
+    assert same_meaning(b'{"type":"legal","actions":["N 3C","N 2C"]}\n', legal, Mode.STRICT)
+    assert not same_meaning(b'{"type":"legal","actions":["N 3C"]}\n', legal, Mode.STRICT)
+    assert not same_meaning(b'{"type":"legal","actions":["N 3C","N 3C"]}\n', legal, Mode.STRICT)
+    assert not same_meaning(b"not json\n", legal, Mode.STRICT)
+    assert same_meaning(b'{"type": "ok"}\n', b'{"type":"ok"}\n', Mode.STRICT)
+
+
 def test_an_engine_without_capabilities_is_fuzzed_without_them(capsys):
     command = wrong("minimal")
     assert main(["fuzz", "--engine", command, "--matches", "5", "--reasons", "legality"]) == 0

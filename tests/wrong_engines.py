@@ -264,7 +264,27 @@ def _minimal() -> None:
     Session._legal = legal
 
 
-CORRECT = {"minimal": _minimal}
+def _reworded() -> None:
+    """A right engine that words everything its own way: refusal messages of its own, keys
+    in another order, spaces after separators, legal actions in reverse."""
+    right_answer = Session.answer
+
+    def answer(self, line):
+        reply = json.loads(right_answer(self, line))
+        if reply["type"] == "refused":
+            reply = {
+                "message": f"no: {reply['reason']}",
+                "reason": reply["reason"],
+                "type": "refused",
+            }
+        if reply["type"] == "legal":
+            reply["actions"].reverse()
+        return json.dumps(reply, separators=(", ", ": ")).encode() + b"\n"
+
+    Session.answer = answer
+
+
+CORRECT = {"minimal": _minimal, "reworded": _reworded}
 """Right engines that support only part of the protocol."""
 
 BROKEN = ("garbage", "hang", "exit", "crash_later", "no_hello", "twice")

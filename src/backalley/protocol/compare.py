@@ -32,7 +32,7 @@ from .messages import (
     parse_action,
 )
 
-__all__ = ["FACT_DIFFERENCE_RULES", "Mode", "compare", "locate", "rule_of"]
+__all__ = ["FACT_DIFFERENCE_RULES", "Mode", "compare", "locate", "rule_of", "same_meaning"]
 
 
 class Mode(enum.StrEnum):
@@ -203,6 +203,38 @@ def _parsed(item: Item, raw: bytes, number: int) -> dict[str, Any]:
     if not isinstance(reply, dict) or not isinstance(reply.get("type"), str):
         raise _broken(item, number, f"the reply is not a message: {raw[:120]!r}")
     return reply
+
+
+def same_meaning(raw: bytes, expected: bytes, mode: Mode) -> bool:
+    """Whether a reply line means what the reference's means, as the protocol compares them.
+
+    A refusal is compared by its reason code (under ``--reasons strict``; by its type
+    alone otherwise), never by its message; legal actions as a set; anything else as
+    JSON values, so spacing and key order do not matter. False when in doubt (a reply
+    that is not JSON): :func:`compare` then says what is wrong.
+    """
+    try:
+        reply = json.loads(raw)
+        want = json.loads(expected)
+    except ValueError:
+        return False
+    if not isinstance(reply, dict):
+        return False
+    kind = want["type"]
+    if kind == "refused":
+        return reply.get("type") == "refused" and (
+            mode is not Mode.STRICT or reply.get("reason") == want["reason"]
+        )
+    if kind == "legal":
+        actions = reply.get("actions")
+        return (
+            reply.get("type") == "legal"
+            and isinstance(actions, list)
+            and all(isinstance(action, str) for action in actions)
+            and len(actions) == len(want["actions"])
+            and set(actions) == set(want["actions"])
+        )
+    return bool(reply == want)
 
 
 def compare(item: Item, raw: bytes, mode: Mode, number: int) -> str | None:
