@@ -206,10 +206,10 @@ def problems(rules_page: str, trace_page: str, found: dict[str, list[str]]) -> l
         for name in names:
             why = missing_name(name)
             if why is not None:
-                messages.append(
-                    f"rule {rule} is enforced in {name}, which does not exist: {why}"
-                )
-    messages += [f"rule {rule} has no test carrying its marker" for rule in ids if rule not in cited]
+                messages.append(f"rule {rule} is enforced in {name}, which does not exist: {why}")
+    messages += [
+        f"rule {rule} has no test carrying its marker" for rule in ids if rule not in cited
+    ]
     messages += [
         f"{test} cites {rule}, which docs/rules.md does not define"
         for test, ids_ in sorted(found.items())
