@@ -62,17 +62,63 @@ WRONG = [
     ("big_joker", "JOKER-1", 10, 30),
     ("little_joker", "JOKER-2", 10, 30),
     ("no_swap", "DEAL-4", 20, 30),
-    ("board_multiplier", "SCORE-4", 10, 60),
+    ("board_multiplier", "BID-4", 10, 60),
     ("no_throw_in", "MATCH-3", 10, 30),
     ("first_board_leads", "BID-8", 10, 30),
-    ("little_beats_big", "PLAY-8", 20, 30),
+    ("little_beats_big", "CARD-3", 20, 30),
     ("no_tiebreak", "END-3", 20, 60),
     ("north_deals_first", "MATCH-1", 5, 30),
     ("level_tiebreak_draw", "END-4", 40, 100),
     ("lone_big_not_forced", "JOKER-2", 20, 30),
     ("board_bidder_banned", "PLAY-5", 5, 30),
     ("passing_pair_vs_board", "SCORE-3", 10, 30),
+    ("ace_low", "CARD-2", 10, 30),
+    ("highest_rank_wins", "PLAY-7", 10, 30),
+    ("winners_left_leads", "PLAY-8", 10, 30),
+    ("deal_passes_counterclockwise", "MATCH-2", 10, 30),
+    ("standard_one_one_card_deal", "SCHED-1", 40, 500),
+    ("twenty_five_two_one_card_deals", "SCHED-2", 40, 500),
+    ("short_one_one_card_deal", "SCHED-3", 80, 200),
+    ("custom_reversed", "SCHED-4", 10, 30),
+    ("dealt_from_the_dealer", "DEAL-1", 10, 30),
+    ("last_card_turned", "DEAL-2", 10, 30),
+    ("joker_turned_spades_trumps", "DEAL-3", 20, 30),
+    ("dealer_bids_first", "BID-1", 10, 30),
+    ("bid_the_hand_size", "BID-2", 10, 30),
+    ("bids_must_increase", "BID-3", 10, 30),
+    ("inherit_multiplier", "BID-5", 20, 60),
+    ("larger_bid_is_the_target", "BID-6", 20, 60),
+    ("no_overbid", "BID-7", 20, 30),
+    ("throw_in_counts", "MATCH-4", 10, 30),
+    ("counterclockwise_play", "PLAY-1", 10, 30),
+    ("only_trumps_may_not_lead", "PLAY-6", 20, 30),
+    ("lowest_without_trumps", "JOKER-3", 20, 30),
+    ("joker_response_forces", "JOKER-4", 20, 30),
+    ("nothing_against_a_board", "SCORE-1", 20, 60),
+    ("no_overtricks", "SCORE-2", 20, 60),
+    ("failed_board_costs_nothing", "SCORE-4", 20, 60),
+    ("lower_total_wins", "END-1", 20, 100),
+    ("draw_goes_north_south", "END-2", 60, 100),
 ]
+
+RULES_PAGE = (HERE.parent / "docs" / "rules.md").read_text(encoding="utf-8")
+PROTOCOL_PAGE = (HERE.parent / "docs" / "protocol.md").read_text(encoding="utf-8")
+
+
+def _not_broken_by_an_action() -> set[str]:
+    """The rule IDs docs/protocol.md lists as not breakable through the protocol."""
+    section = PROTOCOL_PAGE.split("Rules no action can break", 1)[1].split("\n\n|", 1)[1]
+    rows = section.split("\n\n", 1)[0]
+    return set(re.findall(r"^\| ([A-Z]+-\d+) \|", "|" + rows, re.M))
+
+
+def test_every_rule_an_action_can_break_has_a_wrong_engine():
+    """Each rule ID of docs/rules.md has a wrong engine cited by that ID, except those
+    docs/protocol.md lists (with why) as not breakable through the protocol."""
+    ids = set(re.findall(r"^### ([A-Z]+-\d+) ", RULES_PAGE, re.M))
+    exempt = _not_broken_by_an_action()
+    assert exempt <= ids
+    assert {rule for _, rule, _, _ in WRONG} == ids - exempt
 
 
 def test_each_wrong_engine_is_tested_for_the_rule_it_breaks():
