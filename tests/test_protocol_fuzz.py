@@ -27,6 +27,7 @@ from backalley.formats.checking import replay
 from backalley.formats.records import loads
 from backalley.protocol.cases import PROBE_DECK, Invalid, ScriptSource
 from backalley.protocol.client import EngineProcess, ProtocolBroken
+from backalley.protocol.coverage import REACHABLE_RULES, rules_reached, tiebreak_kinds
 from backalley.protocol.fuzzer import (
     RARE_EVENTS,
     Mode,
@@ -69,7 +70,7 @@ WRONG = [
     ("no_tiebreak", "END-3", 20, 60),
     ("north_deals_first", "MATCH-1", 5, 30),
     ("level_tiebreak_draw", "END-4", 40, 100),
-    ("lone_big_not_forced", "JOKER-2", 20, 30),
+    ("lone_big_not_forced", "JOKER-2", 60, 30),
     ("board_bidder_banned", "PLAY-5", 5, 30),
     ("passing_pair_vs_board", "SCORE-3", 10, 30),
     ("ace_low", "CARD-2", 10, 30),
@@ -97,8 +98,9 @@ WRONG = [
     ("nothing_against_a_board", "SCORE-1", 20, 60),
     ("no_overtricks", "SCORE-2", 20, 60),
     ("failed_board_costs_nothing", "SCORE-4", 20, 60),
+    ("tiebreak_at_last_size", "END-3", 200, 100),
     ("lower_total_wins", "END-1", 20, 100),
-    ("draw_goes_north_south", "END-2", 60, 100),
+    ("draw_goes_north_south", "END-2", 200, 100),
 ]
 
 RULES_PAGE = (HERE.parent / "docs" / "rules.md").read_text(encoding="utf-8")
@@ -332,18 +334,56 @@ def test_a_long_run_against_our_own_server_shows_no_difference():
     assert result.matches == 3000
 
 
-def test_the_default_run_reaches_every_rare_ending_within_200_matches():
-    """Tiebreak deals of every hand size, level tiebreaks, draws, four Boards, throw-in
-    runs, turned jokers, swaps and a lone BIG after a LITTLE lead, all in the default
-    run's first 200 matches (the counts are in docs/protocol.md)."""
-    seen = Counter()
+def test_the_default_run_reaches_every_rule_and_rare_ending_within_200_matches():
+    """Every rule an action can break decides something, and tiebreak deals of every hand
+    size and after a schedule ending below its largest, level tiebreaks, draws, four
+    Boards, throw-in runs, turned jokers, swaps and a lone BIG after a LITTLE lead all
+    happen, in the default run's first 200 matches (the counts are in docs/protocol.md)."""
+    seen, rules, kinds = Counter(), Counter(), Counter()
     for state in reference_matches(Settings(matches=200)):
         seen.update(rare_events(state))
-    missing = [event for event in RARE_EVENTS if not seen[event]]
-    assert not missing
-    page = (HERE.parent / "docs" / "protocol.md").read_text()
+        rules.update(rules_reached(state))
+        kinds.update(tiebreak_kinds(state))
+    assert [event for event in RARE_EVENTS if not seen[event]] == []
+    assert [rule for rule in REACHABLE_RULES if not rules[rule]] == []
+    assert kinds["tiebreak deal after a schedule ending below its largest size"]
+    page = PROTOCOL_PAGE
     for event in RARE_EVENTS:
         assert f"| {event} | {seen[event]} |" in page, event
+    for rule in REACHABLE_RULES:
+        assert f"| [{rule}](rules.md#{rule}) | {rules[rule]} |" in page, rule
+    for kind in (
+        "tiebreak deal after a schedule ending on its largest size",
+        "tiebreak deal after a schedule ending below its largest size",
+        "tiebreak deal after a named schedule",
+    ):
+        assert f"| {kind} | {kinds[kind]} |" in page, kind
+
+
+def test_the_rules_covered_are_the_rules_the_wrong_engines_break():
+    """Coverage is counted for exactly the rules an action can break."""
+    assert set(REACHABLE_RULES) == {rule for _, rule, _, _ in WRONG}
+    ids = re.findall(r"^### ([A-Z]+-\d+) ", RULES_PAGE, re.M)
+    assert list(REACHABLE_RULES) == [rule for rule in ids if rule in REACHABLE_RULES]
+
+
+def test_rules_reached_sees_what_a_match_puts_to_the_test():
+    """A one-card match of four passes then a deal: the throw-in rules and the dealing are
+    reached, no trick rule is; a longer match reaches the trick rules."""
+    state = new_match(Rules(schedule=[1]), seed=0)
+    state = apply(state, PROBE_DECK)
+    for _ in range(4):
+        state = apply(state, legal_actions(state)[0])  # pass
+    reached = rules_reached(state)
+    assert {"MATCH-1", "MATCH-3", "MATCH-4", "DEAL-1", "SCHED-4"} <= reached
+    assert not reached & {"PLAY-1", "PLAY-7", "CARD-2", "END-1"}
+    played = new_match(Rules(schedule="short"), seed=3)
+    while not played.is_over:
+        played = apply(played, legal_actions(played)[-1])
+    reached = rules_reached(played)
+    # Every seat bids Board (the last legal bid): four Boards, each pair at its own multiplier.
+    assert {"SCHED-3", "PLAY-1", "PLAY-7", "PLAY-8", "BID-8", "BID-4", "SCORE-4"} <= reached
+    assert reached & {"END-1", "END-2", "END-3"}
 
 
 def test_a_script_takes_its_steps_in_order_and_refuses_a_misfit() -> None:

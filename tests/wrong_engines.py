@@ -490,6 +490,20 @@ def _failed_board_costs_nothing(target, multiplier, hand_size, tricks):
     return _score_terms(target, multiplier, hand_size, tricks)
 
 
+def _tiebreak_at_the_last_size(rules, counted):
+    """END-3 broken: the tiebreak deal has the schedule's last hand size, not its largest."""
+    schedule = rules.schedule
+    return schedule[counted] if counted < len(schedule) else schedule[-1]
+
+
+def _tiebreak_at_last_size():
+    from backalley.protocol import messages  # noqa: PLC0415 - the facts name the hand size
+
+    _replace(position, "hand_size_of_deal", _tiebreak_at_the_last_size)
+    if hasattr(messages, "hand_size_of_deal"):
+        _replace(messages, "hand_size_of_deal", _tiebreak_at_the_last_size)
+
+
 def _lower_total_wins(pos):
     """END-1 broken: after the schedule, the lower total wins."""
     following = _finish(pos)
@@ -628,6 +642,7 @@ WRONG_RULES = {
         "SCORE-4",
         lambda: _replace(position, "score_terms", _failed_board_costs_nothing),
     ),
+    "tiebreak_at_last_size": ("END-3", _tiebreak_at_last_size),
     "lower_total_wins": ("END-1", lambda: _replace(position, "_finish", _lower_total_wins)),
     "draw_goes_north_south": (
         "END-2",

@@ -50,16 +50,17 @@ class Mode(enum.StrEnum):
 
 _FACT_ORDER: Final = (
     # The facts that say most come first: a wrong score also makes a wrong phase.
-    # Tricks decide scores, and whether a deal counts decides the next hand size.
+    # Tricks decide scores; whether a deal counts decides the next hand size, and the
+    # dealer and the hand size decide which card is turned, and so trumps.
     "tricks_won",
     "deal_scores",
     "totals",
     "outcome",
-    "trump",
-    "turned",
     "dealer",
     "counted_deals",
     "hand_size",
+    "turned",
+    "trump",
     "bids",
     "trick",
     "to_move",

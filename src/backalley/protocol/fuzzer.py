@@ -299,7 +299,7 @@ def fuzz(
         run = _Run(engine_command, mode, "legal" in capabilities, timeout, settings.shrink_budget)
         probes = 0 if mode is Mode.OFF else settings.probes
         for played in range(settings.matches):
-            rules = draw_rules(rng, settings.rules, settings.schedule_only)
+            rules = draw_rules(rng, settings.rules, settings.schedule_only, played)
             case = Case(rules, rng.randrange(SAFE_SEEDS), ())
             found = _fuzz_match(engine, case, RandomSource(rng, probes), run)
             if found is not None:
@@ -322,8 +322,8 @@ def reference_matches(settings: Settings) -> Iterator[MatchState]:
     """
     rng = random.Random(settings.seed)
     probes = 0 if settings.mode is Mode.OFF else settings.probes
-    for _ in range(settings.matches):
-        rules = draw_rules(rng, settings.rules, settings.schedule_only)
+    for number in range(settings.matches):
+        rules = draw_rules(rng, settings.rules, settings.schedule_only, number)
         seed = rng.randrange(SAFE_SEEDS)
         session = Session()
         session.answer(new_match_line(rules, seed))
