@@ -44,6 +44,11 @@ from backalley.protocol.server import Session, serve
 _allowed_of = position.allowed_of
 
 
+def _patching(module, name, new):
+    """A wrong engine's change: ``module.name`` replaced by ``new`` (see :func:`_replace`)."""
+    return lambda: _replace(module, name, new)
+
+
 def _replace(module, name, new):
     """Put ``new`` in the place of ``module.name``, which must exist (a renamed function
     would otherwise be patched in vain, and the engine would not be wrong at all)."""
@@ -195,7 +200,6 @@ def _north_deals_first(data, path="rules"):
 
 from backalley.core import flow  # noqa: E402 - kept beside the engines that patch it
 from backalley.core.cards import Suit  # noqa: E402
-from backalley.core.jokers import forced_by_joker_lead  # noqa: E402
 from backalley.core.position import (  # noqa: E402
     BOARD as _BOARD_CODE,
 )
@@ -453,13 +457,9 @@ def _joker_response_forces(pos, seat, trick):
     if trick and trick[0] < Card.LITTLE:
         for card in trick[1:]:
             if card >= Card.LITTLE:
-                forced = forced_by_joker_lead(card, hand, trumps)
-                if forced:
-                    reason = (
-                        Reason.BIG_JOKER_FORCES_HIGHEST
-                        if card == Card.BIG
-                        else Reason.LITTLE_JOKER_FORCES_LOWEST
-                    )
+                # What the joker would force had it led the trick.
+                forced, reason = allowed_plays(hand, (card,), trumps, True, False)
+                if reason in (Reason.BIG_JOKER_FORCES_HIGHEST, Reason.LITTLE_JOKER_FORCES_LOWEST):
                     return forced, reason
     return cards, why
 
@@ -522,10 +522,7 @@ def _draw_goes_north_south(pos):
 
 
 WRONG_RULES = {
-    "north_deals_first": (
-        "MATCH-1",
-        lambda: _replace(server, "rules_from_json", _north_deals_first),
-    ),
+    "north_deals_first": ("MATCH-1", _patching(server, "rules_from_json", _north_deals_first)),
     "follow_suit": (
         "PLAY-2",
         lambda: _replace(position, "allowed_of", _ignoring(Reason.MUST_FOLLOW_SUIT)),
@@ -546,34 +543,22 @@ WRONG_RULES = {
         "JOKER-2",
         lambda: _replace(position, "allowed_of", _ignoring(Reason.LITTLE_JOKER_FORCES_LOWEST)),
     ),
-    "no_swap": ("DEAL-4", lambda: _replace(match, "deal_hands", _no_swap)),
-    "board_multiplier": (
-        "BID-4",
-        lambda: _replace(position, "score_terms", _board_ignores_multiplier),
-    ),
-    "no_throw_in": ("MATCH-3", lambda: _replace(position, "bid", _four_passes_played)),
+    "no_swap": ("DEAL-4", _patching(match, "deal_hands", _no_swap)),
+    "board_multiplier": ("BID-4", _patching(position, "score_terms", _board_ignores_multiplier)),
+    "no_throw_in": ("MATCH-3", _patching(position, "bid", _four_passes_played)),
     "first_board_leads": ("BID-8", _first_board_leads_everywhere),
-    "no_tiebreak": ("END-3", lambda: _replace(position, "_finish", _tie_is_a_draw)),
-    "level_tiebreak_draw": (
-        "END-4",
-        lambda: _replace(position, "_finish", _level_tiebreak_is_a_draw),
-    ),
-    "lone_big_not_forced": (
-        "JOKER-2",
-        lambda: _replace(position, "allowed_of", _lone_big_not_forced),
-    ),
-    "board_bidder_banned": (
-        "PLAY-5",
-        lambda: _replace(position, "allowed_of", _board_bidder_banned),
-    ),
+    "no_tiebreak": ("END-3", _patching(position, "_finish", _tie_is_a_draw)),
+    "level_tiebreak_draw": ("END-4", _patching(position, "_finish", _level_tiebreak_is_a_draw)),
+    "lone_big_not_forced": ("JOKER-2", _patching(position, "allowed_of", _lone_big_not_forced)),
+    "board_bidder_banned": ("PLAY-5", _patching(position, "allowed_of", _board_bidder_banned)),
     "passing_pair_vs_board": (
         "SCORE-3",
-        lambda: _replace(position, "deal_scores", _passing_pair_against_a_board),
+        _patching(position, "deal_scores", _passing_pair_against_a_board),
     ),
-    "little_beats_big": ("CARD-3", lambda: _replace(position, "winning_card", _little_beats_big)),
-    "ace_low": ("CARD-2", lambda: _replace(position, "winning_card", _ace_low)),
-    "highest_rank_wins": ("PLAY-7", lambda: _replace(position, "winning_card", _highest_rank_wins)),
-    "winners_left_leads": ("PLAY-8", lambda: _replace(position, "play_by", _winners_left_leads)),
+    "little_beats_big": ("CARD-3", _patching(position, "winning_card", _little_beats_big)),
+    "ace_low": ("CARD-2", _patching(position, "winning_card", _ace_low)),
+    "highest_rank_wins": ("PLAY-7", _patching(position, "winning_card", _highest_rank_wins)),
+    "winners_left_leads": ("PLAY-8", _patching(position, "play_by", _winners_left_leads)),
     "deal_passes_counterclockwise": ("MATCH-2", _deal_passes_counterclockwise),
     "standard_one_one_card_deal": (
         "SCHED-1",
@@ -597,58 +582,43 @@ WRONG_RULES = {
             server, "rules_from_json", _with_schedule("short", (*range(7, 0, -1), *range(2, 8)))
         ),
     ),
-    "custom_reversed": ("SCHED-4", lambda: _replace(server, "rules_from_json", _custom_reversed)),
-    "dealt_from_the_dealer": (
-        "DEAL-1",
-        lambda: _replace(match, "deal_hands", _dealt_from_the_dealer),
-    ),
-    "last_card_turned": ("DEAL-2", lambda: _replace(match, "deal_hands", _last_card_turned)),
+    "custom_reversed": ("SCHED-4", _patching(server, "rules_from_json", _custom_reversed)),
+    "dealt_from_the_dealer": ("DEAL-1", _patching(match, "deal_hands", _dealt_from_the_dealer)),
+    "last_card_turned": ("DEAL-2", _patching(match, "deal_hands", _last_card_turned)),
     "joker_turned_spades_trumps": (
         "DEAL-3",
-        lambda: _replace(match, "deal_hands", _joker_turned_spades_trumps),
+        _patching(match, "deal_hands", _joker_turned_spades_trumps),
     ),
     "dealer_bids_first": ("BID-1", _dealer_bids_first),
     "bid_the_hand_size": ("BID-2", _bid_the_hand_size),
     "bids_must_increase": ("BID-3", lambda: _refusing_bids(_increasing)),
-    "inherit_multiplier": (
-        "BID-5",
-        lambda: _replace(position, "contract_terms", _inherit_multiplier),
-    ),
+    "inherit_multiplier": ("BID-5", _patching(position, "contract_terms", _inherit_multiplier)),
     "larger_bid_is_the_target": (
         "BID-6",
-        lambda: _replace(position, "contract_terms", _larger_bid_is_the_target),
+        _patching(position, "contract_terms", _larger_bid_is_the_target),
     ),
     "no_overbid": ("BID-7", lambda: _refusing_bids(_no_overbid)),
-    "throw_in_counts": ("MATCH-4", lambda: _replace(position, "bid", _throw_in_counts)),
+    "throw_in_counts": ("MATCH-4", _patching(position, "bid", _throw_in_counts)),
     "counterclockwise_play": ("PLAY-1", _counterclockwise_play),
     "only_trumps_may_not_lead": (
         "PLAY-6",
-        lambda: _replace(position, "allowed_of", _only_trumps_may_not_lead),
+        _patching(position, "allowed_of", _only_trumps_may_not_lead),
     ),
-    "lowest_without_trumps": (
-        "JOKER-3",
-        lambda: _replace(position, "allowed_of", _lowest_without_trumps),
-    ),
-    "joker_response_forces": (
-        "JOKER-4",
-        lambda: _replace(position, "allowed_of", _joker_response_forces),
-    ),
+    "lowest_without_trumps": ("JOKER-3", _patching(position, "allowed_of", _lowest_without_trumps)),
+    "joker_response_forces": ("JOKER-4", _patching(position, "allowed_of", _joker_response_forces)),
     "nothing_against_a_board": (
         "SCORE-1",
-        lambda: _replace(position, "deal_scores", _nothing_against_a_board),
+        _patching(position, "deal_scores", _nothing_against_a_board),
     ),
-    "no_overtricks": ("SCORE-2", lambda: _replace(position, "score_terms", _no_overtricks)),
+    "no_overtricks": ("SCORE-2", _patching(position, "score_terms", _no_overtricks)),
     "failed_board_costs_nothing": (
         "SCORE-4",
-        lambda: _replace(position, "score_terms", _failed_board_costs_nothing),
+        _patching(position, "score_terms", _failed_board_costs_nothing),
     ),
     "tiebreak_at_last_size": ("END-3", _tiebreak_at_last_size),
-    "lower_total_wins": ("END-1", lambda: _replace(position, "_finish", _lower_total_wins)),
-    "draw_goes_north_south": (
-        "END-2",
-        lambda: _replace(position, "_finish", _draw_goes_north_south),
-    ),
-    "wrong_reasons": ("", lambda: _replace(match, "_not_your_turn", _wrong_phase_for_turn)),
+    "lower_total_wins": ("END-1", _patching(position, "_finish", _lower_total_wins)),
+    "draw_goes_north_south": ("END-2", _patching(position, "_finish", _draw_goes_north_south)),
+    "wrong_reasons": ("", _patching(match, "_not_your_turn", _wrong_phase_for_turn)),
 }
 """Each wrong engine: the rule it breaks, and how."""
 
