@@ -99,6 +99,9 @@ WRONG = [
     ("no_overtricks", "SCORE-2", 20, 60),
     ("failed_board_costs_nothing", "SCORE-4", 20, 60),
     ("tiebreak_at_last_size", "END-3", 200, 100),
+    ("partner_board_leads_trumps", "PLAY-5", 30, 30),
+    ("tiebreak_dealer_leads", "END-3", 20, 30),
+    ("swap_skips_a_card", "DEAL-4", 20, 30),
     ("lower_total_wins", "END-1", 20, 100),
     ("draw_goes_north_south", "END-2", 200, 100),
 ]
@@ -112,6 +115,11 @@ def _not_broken_by_an_action() -> set[str]:
     section = PROTOCOL_PAGE.split("Rules no action can break", 1)[1].split("\n\n|", 1)[1]
     rows = section.split("\n\n", 1)[0]
     return set(re.findall(r"^\| ([A-Z]+-\d+) \|", "|" + rows, re.M))
+
+
+def test_the_wrong_engines_table_of_protocol_md_lists_each_engine_its_rule_and_budget():
+    for name, rule, budget, _ in WRONG:
+        assert f"(`{name}`) | {rule} | {budget} |" in PROTOCOL_PAGE, name
 
 
 def test_every_rule_an_action_can_break_has_a_wrong_engine():

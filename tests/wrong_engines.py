@@ -504,6 +504,37 @@ def _tiebreak_at_last_size():
         _replace(messages, "hand_size_of_deal", _tiebreak_at_the_last_size)
 
 
+def _partner_board_leads_trumps(pos, seat, trick):
+    """PLAY-5 broken: the partner of a Board bidder may lead trumps at once too."""
+    cards, why = _allowed_of(pos, seat, trick)
+    said = pos[BIDS]
+    partner = (seat + 2) % 4
+    partner_board = len(said) == 4 and said[(partner - pos[DEALER] - 1) % 4] == _BOARD_CODE
+    if why is Reason.TRUMPS_NOT_BROKEN and partner_board:
+        return pos[HANDS][seat], None
+    return cards, why
+
+
+_dealt = position.dealt
+
+
+def _tiebreak_dealer_leads(pos, number, dealer, size, tiebreak, hands, trumps):  # noqa: PLR0917
+    """END-3 broken: the dealer leads a tiebreak deal, not the dealer's left."""
+    following = _dealt(pos, number, dealer, size, tiebreak, hands, trumps)
+    return _with(following, leader=dealer) if tiebreak else following
+
+
+def _swap_skips_a_card(deck, **kwargs):
+    """DEAL-4 broken: the joker is replaced by the second card after the turned one."""
+    setup = _deal_hands(deck, **kwargs)
+    if setup.swap is None:
+        return setup
+    hands = list(setup.hands)
+    later = deck[4 * kwargs["hand_size"] + 2]
+    hands[setup.swap.seat] ^= (1 << setup.swap.received) | (1 << later)
+    return attrs.evolve(setup, hands=tuple(hands))
+
+
 def _lower_total_wins(pos):
     """END-1 broken: after the schedule, the lower total wins."""
     following = _finish(pos)
@@ -616,6 +647,12 @@ WRONG_RULES = {
         _patching(position, "score_terms", _failed_board_costs_nothing),
     ),
     "tiebreak_at_last_size": ("END-3", _tiebreak_at_last_size),
+    "partner_board_leads_trumps": (
+        "PLAY-5",
+        _patching(position, "allowed_of", _partner_board_leads_trumps),
+    ),
+    "tiebreak_dealer_leads": ("END-3", _patching(position, "dealt", _tiebreak_dealer_leads)),
+    "swap_skips_a_card": ("DEAL-4", _patching(match, "deal_hands", _swap_skips_a_card)),
     "lower_total_wins": ("END-1", _patching(position, "_finish", _lower_total_wins)),
     "draw_goes_north_south": ("END-2", _patching(position, "_finish", _draw_goes_north_south)),
     "wrong_reasons": ("", _patching(match, "_not_your_turn", _wrong_phase_for_turn)),

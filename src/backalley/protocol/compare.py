@@ -15,7 +15,6 @@ from typing import Any, Final
 
 from ..core.actions import Bid, Deal, Play
 from ..core.cards import SEATS, Card
-from ..core.dealing import DealSetup
 from ..core.errors import Reason
 from ..core.position import tricks_won
 from ..core.rules import TiePolicy
@@ -171,20 +170,18 @@ def rule_of(reason: Reason, action: object, state: MatchState | None = None) -> 
 
 
 def _holding_rule(current: DealState, action: Play) -> str:
-    """Why a seat does not hold a card: the swap (DEAL-4), the deal (DEAL-1) or its play."""
+    """Why a seat does not hold a card: the swap (DEAL-4), the deal (DEAL-1) or its play.
+
+    After a turned joker, a joker or a card of the stock (the turned card, the undealt
+    cards) in the wrong hand is the swap's doing: which card replaces the joker.
+    """
     setup = current.setup
     card = action.card
-    if setup.turned.is_joker and (card.is_joker or card in _after_turned(setup)):
+    if setup.turned.is_joker and (card.is_joker or setup.stock >> card & 1):
         return "DEAL-4"
     if setup.hands[action.seat] >> card & 1:
         return "PLAY-1"  # dealt to this seat and played already
     return "DEAL-1"
-
-
-def _after_turned(setup: DealSetup) -> tuple[Card, ...]:
-    """The turned card and the card after it: the cards a joker swap can move."""
-    dealt = 4 * setup.hand_size
-    return setup.deck[dealt : dealt + 2]
 
 
 def _allowing_rule(state: MatchState, action: object) -> str:
