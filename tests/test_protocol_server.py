@@ -639,3 +639,16 @@ def test_a_seed_with_a_zero_fraction_is_read_exactly_above_two_to_the_53():
     session = Session()
     session.answer((_SEEDED + '"seed": 9007199254740993.0}').encode())
     assert session.state is not None and session.state.seed == 2**53 + 1
+
+
+@given(
+    st.integers(0, 2**64 - 1),
+    st.sampled_from(["{n}", "{n}.0", "{n}e0", "{n}0e-1", "{n}.000"]),
+)
+def test_a_seed_is_the_whole_number_its_text_writes_however_written(n, spelling):
+    """Any seed of the schema's range, written as a whole number in any JSON spelling, is
+    read exactly: the match's seed is that number."""
+    session = Session()
+    reply = json.loads(session.answer((_SEEDED + f'"seed": {spelling.format(n=n)}}}').encode()))
+    assert reply["type"] == "facts", reply
+    assert session.state is not None and session.state.seed == n
