@@ -32,6 +32,7 @@ from backalley.core.action_index import NUM_ACTION_INDICES, index_action
 from backalley.core.actions import Deal, Play
 from backalley.core.cards import CARDS, SEATS
 from backalley.engine.bounds import playing
+from backalley.engine.state import Phase
 from backalley.formats.serialize import to_json
 from backalley.protocol import fuzzer
 from backalley.protocol.cases import PROBE_DECK, apply_line
@@ -48,6 +49,7 @@ from backalley.protocol.messages import (
     action_text,
     encode,
     facts,
+    facts_line,
     legal_line,
     parse_action,
     schema,
@@ -643,7 +645,7 @@ def test_a_seed_with_a_zero_fraction_is_read_exactly_above_two_to_the_53():
 
 @given(
     st.integers(0, 2**64 - 1),
-    st.sampled_from(["{n}", "{n}.0", "{n}e0", "{n}0e-1", "{n}.000"]),
+    st.sampled_from(["{n}", "{n}.0", "{n}e0", "{n}E+0", "{n}.0e0", "{n}.000"]),
 )
 def test_a_seed_is_the_whole_number_its_text_writes_however_written(n, spelling):
     """Any seed of the schema's range, written as a whole number in any JSON spelling, is
@@ -652,3 +654,16 @@ def test_a_seed_is_the_whole_number_its_text_writes_however_written(n, spelling)
     reply = json.loads(session.answer((_SEEDED + f'"seed": {spelling.format(n=n)}}}').encode()))
     assert reply["type"] == "facts", reply
     assert session.state is not None and session.state.seed == n
+
+
+@given(states())
+def test_the_facts_line_is_the_encoded_facts_message(state):
+    """The facts reply written field by field is, byte for byte, ``encode`` of its message."""
+    assert facts_line(state) == encode({"type": "facts", "facts": facts(state)})
+
+
+@given(st.one_of(states(phase=Phase.OVER), states(tiebreak=True), states(throw_in=True)))
+def test_the_facts_line_of_finished_tiebreak_and_thrown_in_states(state):
+    """The rarer values too: an outcome with or without a winner, no hand size, a tiebreak
+    deal's empty bids, a thrown-in deal's scores."""
+    assert facts_line(state) == encode({"type": "facts", "facts": facts(state)})

@@ -30,7 +30,7 @@ from .messages import (
     action_slot,
     action_text,
     encode,
-    facts,
+    facts_line,
     legal_line,
 )
 from .server import Session
@@ -355,4 +355,4 @@ def walk_deal(
 
 def encode_facts(state: MatchState) -> bytes:
     """The ``facts`` reply for a state."""
-    return encode({"type": "facts", "facts": facts(state)})
+    return facts_line(state)

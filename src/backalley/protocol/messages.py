@@ -57,6 +57,7 @@ __all__ = [
     "action_text",
     "encode",
     "facts",
+    "facts_line",
     "legal_line",
     "lenient_action",
     "parse_action",
@@ -417,6 +418,47 @@ def facts(state: MatchState) -> dict[str, Any]:
         "totals": list(state.totals),
         "outcome": None if outcome is None else outcome_json(outcome),
     }
+
+
+def _text(value: str | None) -> str:
+    # The facts' strings are codes, letters and names: none needs escaping in JSON.
+    return "null" if value is None else f'"{value}"'
+
+
+def _texts(values: list[str]) -> str:
+    return '["' + '","'.join(values) + '"]' if values else "[]"
+
+
+def _two(values: list[int] | None) -> str:
+    return "null" if values is None else f"[{values[0]},{values[1]}]"
+
+
+def facts_line(state: MatchState) -> bytes:
+    """The ``facts`` reply for a state as its line: ``encode`` of its message, written out.
+
+    Both sides of a fuzzing run write one after every trick and deal, so it is
+    formatted field by field rather than through ``json.dumps`` (a third of the
+    time); the test suite checks it against ``encode`` on any state.
+    """
+    found = facts(state)
+    outcome = found["outcome"]
+    ended = (
+        "null"
+        if outcome is None
+        else f'{{"termination":"{outcome["termination"]}","winner":{_text(outcome["winner"])}}}'
+    )
+    hand_size = found["hand_size"]
+    return (
+        f'{{"type":"facts","facts":{{"phase":"{found["phase"]}",'
+        f'"deal_number":{found["deal_number"]},"counted_deals":{found["counted_deals"]},'
+        f'"dealer":"{found["dealer"]}",'
+        f'"hand_size":{"null" if hand_size is None else hand_size},'
+        f'"to_move":{_text(found["to_move"])},"trump":{_text(found["trump"])},'
+        f'"turned":{_text(found["turned"])},"bids":{_texts(found["bids"])},'
+        f'"trick":{_texts(found["trick"])},"tricks_won":{_two(found["tricks_won"])},'
+        f'"deal_scores":{_two(found["deal_scores"])},"totals":{_two(found["totals"])},'
+        f'"outcome":{ended}}}}}\n'
+    ).encode()
 
 
 def schema(name: str) -> dict[str, Any]:

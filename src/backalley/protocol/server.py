@@ -42,7 +42,7 @@ from .messages import (
     VERSION,
     MessageError,
     encode,
-    facts,
+    facts_line,
     legal_line,
     parse_action,
     shown,
@@ -175,7 +175,7 @@ class Session:
             return self._legal()
         if kind == "facts":
             _only(request, ("type",))
-            return encode({"type": "facts", "facts": facts(self._state())})
+            return facts_line(self._state())
         if kind == "new_match":
             return self._new_match(request)
         if kind == "hello":
@@ -230,7 +230,7 @@ class Session:
                 "bad_seed",
             )
         self.state = new_match(rules, seed=seed)
-        return encode({"type": "facts", "facts": facts(self.state)})
+        return facts_line(self.state)
 
     def apply(self, action: Bid | Play | Deal) -> bytes:
         """Apply an action: the ``ok`` reply, or the refusal."""
