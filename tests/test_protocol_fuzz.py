@@ -328,6 +328,27 @@ def test_a_hung_engine_is_killed(tmp_path):
     engine.close()
 
 
+def test_replies_that_are_the_expected_bytes_are_not_split_into_lines():
+    """``exchange_expecting``: None for the expected bytes, else the lines as ``exchange``."""
+    engine = EngineProcess(OWN)
+    try:
+        handshake(engine)
+        start = b'{"type":"new_match","rules":{"schedule":[2]},"seed":5}\n'
+        [facts] = engine.exchange([start])
+        legal = b'{"type":"legal"}\n'
+        [reply] = engine.exchange([legal])
+        assert engine.exchange_expecting([legal, legal], reply + reply) is None
+        assert engine.sent == 5
+        # One byte off: the lines come back, each reply as it was sent.
+        other = reply[:-3] + b"X]}\n"
+        assert engine.exchange_expecting([legal, start], other + facts) == [reply, facts]
+        # Fewer bytes than the replies: read to the last reply, not cut at the expected length.
+        assert engine.exchange_expecting([legal, legal], reply[:10]) == [reply, reply]
+        assert engine.sent == 9
+    finally:
+        engine.close()
+
+
 def test_rules_options_fix_the_rules(tmp_path):
     rules = json.dumps({"schedule": [1], "tie": "draw", "first_dealer": "W"})
     assert main(["fuzz", "--engine", OWN, "--matches", "5", "--rules", rules]) == 0

@@ -165,8 +165,8 @@ def _check(
     if not lines:
         return None
     first = engine.sent + 1
-    replies = engine.exchange(lines)
-    if replies == expected:
+    replies = engine.exchange_expecting(lines, b"".join(expected))
+    if replies is None or replies == expected:
         # The common case, compared in one go.
         return None
     # Replies that differ in bytes only (a refusal's message, spacing, the order of the
