@@ -35,6 +35,7 @@ from backalley.engine.bounds import playing
 from backalley.engine.state import Phase
 from backalley.formats.serialize import to_json
 from backalley.protocol import fuzzer
+from backalley.protocol import server as server_module
 from backalley.protocol.cases import PROBE_DECK, apply_line
 from backalley.protocol.messages import (
     ACTION_SLOTS,
@@ -454,11 +455,15 @@ def test_the_end_of_input_without_bye_is_exit_0_with_every_reply_written():
 
 def test_an_internal_failure_is_an_error_reply_and_the_session_goes_on(monkeypatch):
     session = _session()
+    assert session.state is not None
+    [deal] = legal_actions(session.state)
+    assert session.apply(deal) == b'{"type":"ok"}\n'
 
-    def broken(self):
+    def broken(state):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(Session, "_legal", broken)
+    # A bug in the engine under the server's quickest path (legal without parsing).
+    monkeypatch.setattr(server_module, "legal_actions", broken)
     reply = json.loads(session.answer(b'{"type":"legal"}'))
     assert reply["code"] == "internal"
     assert "boom" in reply["message"]
