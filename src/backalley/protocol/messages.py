@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .. import __version__
 from ..core import position
@@ -32,7 +32,7 @@ from ..core.bidding import BOARD, bid_of_code
 from ..core.cards import CARDS, SEATS, Card, Suit
 from ..core.errors import Reason
 from ..core.flow import dealer_of_deal
-from ..engine.state import MatchState, Phase
+from ..engine.state import MatchState, Outcome, Phase
 from ._codec import RecordError, action_from_json, action_to_json, outcome_json
 
 __all__ = [
@@ -379,26 +379,31 @@ _CALLS: Final = tuple(bid_of_code(SEATS[0], code).call for code in range(BOARD +
 _PHASE: Final = {phase: phase.value for phase in Phase}
 
 
-_FACT_NAMES: Final = (
-    "phase",
-    "deal_number",
-    "counted_deals",
-    "dealer",
-    "hand_size",
-    "to_move",
-    "trump",
-    "turned",
-    "bids",
-    "trick",
-    "tricks_won",
-    "deal_scores",
-    "totals",
-    "outcome",
-)
+class _Facts(NamedTuple):
+    """The facts of a position as values: the ``facts`` reply's fields, in its order."""
+
+    phase: str
+    deal_number: int
+    counted_deals: int
+    dealer: str
+    hand_size: int | None
+    to_move: str | None
+    trump: str | None
+    turned: str | None
+    bids: list[str]
+    trick: list[str]
+    tricks_won: tuple[int, int]
+    deal_scores: tuple[int, int] | None
+    totals: tuple[int, int]
+    outcome: Outcome | None
 
 
-def _fact_values(state: MatchState) -> tuple[Any, ...]:
-    """The facts of a position in the order of :data:`_FACT_NAMES`, outcome not yet JSON."""
+FACT_NAMES: Final = _Facts._fields
+"""The fields of the ``facts`` reply, in the order the reply writes them."""
+
+
+def _fact_values(state: MatchState) -> _Facts:
+    """The facts of a position as values (the outcome not yet JSON)."""
     # Read off the state's position and setup: the fuzzer asks this after every trick.
     setup = state.setup
     history = state.history
@@ -416,7 +421,7 @@ def _fact_values(state: MatchState) -> tuple[Any, ...]:
         bids = [_CALLS[code] for code in pos[position.BIDS]]
         trick = [_CODE[card] for card in pos[position.TRICK]]
         tricks_won = position.tricks_won(pos)
-    return (
+    return _Facts(
         _PHASE[state.phase],
         len(history),
         state.counted_deals,
@@ -440,7 +445,7 @@ def facts(state: MatchState) -> dict[str, Any]:
     Nothing private: no hands and no swap (DEAL-5). ``deal_scores`` is the score
     of the last finished deal (``[0, 0]`` for a thrown-in or tiebreak deal).
     """
-    found = dict(zip(_FACT_NAMES, _fact_values(state), strict=True))
+    found = _fact_values(state)._asdict()
     for name in ("tricks_won", "deal_scores", "totals"):
         if found[name] is not None:
             found[name] = list(found[name])
@@ -470,36 +475,22 @@ def facts_line(state: MatchState) -> bytes:
     and ``json.dumps`` (a third of the time); the test suite checks it against
     ``encode`` on any state.
     """
-    (
-        phase,
-        deal_number,
-        counted_deals,
-        dealer,
-        hand_size,
-        to_move,
-        trump,
-        turned,
-        bids,
-        trick,
-        tricks_won,
-        deal_scores,
-        totals,
-        outcome,
-    ) = _fact_values(state)
+    fact = _fact_values(state)
+    outcome = fact.outcome
     if outcome is None:
         ended = "null"
     else:
         claim = outcome_json(outcome)
         ended = f'{{"termination":"{claim["termination"]}","winner":{_text(claim["winner"])}}}'
     return (
-        f'{{"type":"facts","facts":{{"phase":"{phase}",'
-        f'"deal_number":{deal_number},"counted_deals":{counted_deals},'
-        f'"dealer":"{dealer}",'
-        f'"hand_size":{"null" if hand_size is None else hand_size},'
-        f'"to_move":{_text(to_move)},"trump":{_text(trump)},'
-        f'"turned":{_text(turned)},"bids":{_texts(bids)},'
-        f'"trick":{_texts(trick)},"tricks_won":{_two(tricks_won)},'
-        f'"deal_scores":{_two(deal_scores)},"totals":{_two(totals)},'
+        f'{{"type":"facts","facts":{{"phase":"{fact.phase}",'
+        f'"deal_number":{fact.deal_number},"counted_deals":{fact.counted_deals},'
+        f'"dealer":"{fact.dealer}",'
+        f'"hand_size":{"null" if fact.hand_size is None else fact.hand_size},'
+        f'"to_move":{_text(fact.to_move)},"trump":{_text(fact.trump)},'
+        f'"turned":{_text(fact.turned)},"bids":{_texts(fact.bids)},'
+        f'"trick":{_texts(fact.trick)},"tricks_won":{_two(fact.tricks_won)},'
+        f'"deal_scores":{_two(fact.deal_scores)},"totals":{_two(fact.totals)},'
         f'"outcome":{ended}}}}}\n'
     ).encode()
 
