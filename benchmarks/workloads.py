@@ -6,7 +6,9 @@ to subtract), ``raw`` (N random standard playouts), ``simulate-random``,
 ``simulate-heuristic`` (``simulate`` of N matches), ``check`` (N records, made
 before the count starts are subtracted through ``make-records``), ``fuzz-walk``
 (the fuzzer's walk of N matches and a protocol server answering its lines, in one
-process) and ``observe`` (a seat's information-state tensor written at every step
+process), ``fuzz`` (the fuzzer's own process fuzzing ``python -m backalley.protocol``
+for N standard matches: add ``--trace-children=no`` so that the server is not
+counted) and ``observe`` (a seat's information-state tensor written at every step
 of N standard matches, through the adapters' kept views). Compare the
 ``Collected`` figures, less that of ``none`` (or of ``make-records``).
 """
@@ -49,6 +51,8 @@ def main() -> None:
                 assert check(loads(text)).consistent
     elif work == "fuzz-walk":
         fuzz_walk(matches)
+    elif work == "fuzz":
+        fuzz_run(matches)
     elif work == "observe":
         observe(matches)
     elif work != "none":
@@ -79,6 +83,19 @@ def fuzz_walk(matches: int) -> None:
         server = Session()
         server.answer(first)
         assert [server.answer(line) for line in lines] == expected
+
+
+def fuzz_run(matches: int) -> None:
+    """``backalley fuzz`` of ``matches`` standard matches against our own server."""
+    import shlex  # noqa: PLC0415
+
+    from backalley.protocol.fuzzer import Mode, Settings, fuzz  # noqa: PLC0415
+
+    settings = Settings(
+        matches=matches, seed=1, rules=Rules(), schedule_only=True, mode=Mode.STRICT
+    )
+    result = fuzz(f"{shlex.quote(sys.executable)} -m backalley.protocol", settings)
+    assert result.difference is None
 
 
 def observe(matches: int) -> None:

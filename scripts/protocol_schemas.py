@@ -49,22 +49,7 @@ def _pair_numbers() -> dict[str, Any]:
 FACTS = {
     "type": "object",
     "additionalProperties": False,
-    "required": [
-        "phase",
-        "deal_number",
-        "counted_deals",
-        "dealer",
-        "hand_size",
-        "to_move",
-        "trump",
-        "turned",
-        "bids",
-        "trick",
-        "tricks_won",
-        "deal_scores",
-        "totals",
-        "outcome",
-    ],
+    "required": list(messages.FACT_NAMES),
     "properties": {
         "phase": {"enum": ["deal", "bid", "play", "over"]},
         "deal_number": {

@@ -1,4 +1,8 @@
-"""Fill the Tests column of docs/rules.md from the ``@pytest.mark.rule`` markers in tests/.
+"""Fill the Tests column of docs/traceability.md from the ``@pytest.mark.rule`` markers.
+
+The rules are defined by docs/rules.md, one heading per rule (``### PLAY-4 · ... { #PLAY-4 }``);
+docs/traceability.md has one row per rule, in the same order, with the names that
+enforce it and the tests that check it.
 
 Usage, from the repository root::
 
@@ -18,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import re
 import sys
 from collections import defaultdict
@@ -25,8 +30,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_PAGE = ROOT / "docs" / "rules.md"
+TRACE_PAGE = ROOT / "docs" / "traceability.md"
 TESTS_DIR = ROOT / "tests"
-RULE_ID = re.compile(r"^[A-Z]+-\d+$")
+RULE_HEADING = re.compile(r"^### ([A-Z]+-\d+) · .+ \{ #\1 \}$", re.MULTILINE)
+"""A rule of the rules page: its heading, whose anchor is its ID."""
+RULE_CELL = re.compile(r"^\[([A-Z]+-\d+)\]\(rules\.md#\1\)$")
+"""A row of the traceability page: its first cell links to the rule."""
 SEPARATOR = "<br>"
 
 
@@ -84,9 +93,19 @@ def markers(tests_dir: Path = TESTS_DIR) -> dict[str, list[str]]:
     return found
 
 
-def rule_ids(page: str) -> list[str]:
-    """The rule IDs of the page's tables, in page order."""
-    return [cells[0] for cells, _ in _rule_rows(page)]
+def rule_ids(rules_page: str) -> list[str]:
+    """The rule IDs the rules page defines, in page order."""
+    return RULE_HEADING.findall(rules_page)
+
+
+def trace_ids(trace_page: str) -> list[str]:
+    """The rule IDs of the traceability table's rows, in page order."""
+    return [_rule_of(cells) or "" for cells, _ in _rule_rows(trace_page)]
+
+
+def _rule_of(cells: list[str]) -> str | None:
+    found = RULE_CELL.match(cells[0])
+    return found.group(1) if found else None
 
 
 def _rule_rows(page: str) -> list[tuple[list[str], int]]:
@@ -100,11 +119,36 @@ def _rule_rows(page: str) -> list[tuple[list[str], int]]:
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if "Tests" in cells:
             tests_column = cells.index("Tests")
-        elif tests_column is not None and RULE_ID.match(cells[0]):
+        elif tests_column is not None and _rule_of(cells):
             if len(cells) <= tests_column:
                 raise ValueError(f"rule row {cells[0]} has no Tests cell: {line!r}")
             rows.append((cells, tests_column))
     return rows
+
+
+def enforced_names(trace_page: str) -> dict[str, list[str]]:
+    """The names of each row's "Enforced in" cell (the backquoted ones)."""
+    return {
+        _rule_of(cells) or "": re.findall(r"`([^`]+)`", cells[1])
+        for cells, _ in _rule_rows(trace_page)
+    }
+
+
+def missing_name(name: str) -> str | None:
+    """Why ``name`` (``core.tricks.allowed_plays``, under ``backalley``) names nothing, or None."""
+    parts = name.split(".")
+    for split in range(len(parts), 0, -1):
+        module_name = "backalley." + ".".join(parts[:split])
+        try:
+            found: object = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        for index, part in enumerate(parts[split:], split):
+            if not hasattr(found, part):
+                return f"{'.'.join(parts[:index])} has no {part!r}"
+            found = getattr(found, part)
+        return None
+    return f"no module backalley.{parts[0]}"
 
 
 def tests_by_rule(found: dict[str, list[str]]) -> dict[str, list[str]]:
@@ -117,7 +161,7 @@ def tests_by_rule(found: dict[str, list[str]]) -> dict[str, list[str]]:
 
 
 def render(page: str, found: dict[str, list[str]]) -> str:
-    """The page with every rule row's Tests cell listing the tests that cite it."""
+    """The traceability page with every rule row's Tests cell listing the tests citing it."""
     cited = tests_by_rule(found)
     out = []
     tests_column = None
@@ -128,10 +172,11 @@ def render(page: str, found: dict[str, list[str]]) -> str:
             out.append(line)
             continue
         cells = [cell.strip() for cell in body.strip().strip("|").split("|")]
+        rule = _rule_of(cells)
         if "Tests" in cells:
             tests_column = cells.index("Tests")
-        elif tests_column is not None and RULE_ID.match(cells[0]):
-            tests = cited.get(cells[0], [])
+        elif tests_column is not None and rule:
+            tests = cited.get(rule, [])
             cells[tests_column] = SEPARATOR.join(f"`{test}`" for test in tests)
             body = "| " + " | ".join(cells) + " |"
             out.append(body.replace("  |", " |") + ("\n" if line.endswith("\n") else ""))
@@ -140,19 +185,35 @@ def render(page: str, found: dict[str, list[str]]) -> str:
     return "".join(out)
 
 
-def problems(page: str, found: dict[str, list[str]]) -> list[str]:
-    """Rules without a test and tests citing unknown rules, as sentences."""
-    known = set(rule_ids(page))
+def problems(rules_page: str, trace_page: str, found: dict[str, list[str]]) -> list[str]:
+    """What is stale, as sentences.
+
+    Rules without a row, a test or an existing name, and tests citing unknown rules.
+    """
+    ids = rule_ids(rules_page)
+    known = set(ids)
     cited = tests_by_rule(found)
-    messages = [
-        f"rule {rule} has no test carrying its marker"
-        for rule in rule_ids(page)
-        if rule not in cited
+    messages = []
+    rows = trace_ids(trace_page)
+    if rows != ids:
+        messages.append(
+            "docs/traceability.md's rows are not the rules of docs/rules.md in order: "
+            f"missing {sorted(known - set(rows))}, unknown {sorted(set(rows) - known)}"
+        )
+    for rule, names in enforced_names(trace_page).items():
+        if not names:
+            messages.append(f"rule {rule} names nothing that enforces it")
+        for name in names:
+            why = missing_name(name)
+            if why is not None:
+                messages.append(f"rule {rule} is enforced in {name}, which does not exist: {why}")
+    messages += [
+        f"rule {rule} has no test carrying its marker" for rule in ids if rule not in cited
     ]
     messages += [
         f"{test} cites {rule}, which docs/rules.md does not define"
-        for test, ids in sorted(found.items())
-        for rule in ids
+        for test, ids_ in sorted(found.items())
+        for rule in ids_
         if rule not in known
     ]
     return messages
@@ -163,19 +224,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the column is stale")
     args = parser.parse_args(argv)
-    page = RULES_PAGE.read_text(encoding="utf-8")
+    rules_page = RULES_PAGE.read_text(encoding="utf-8")
+    page = TRACE_PAGE.read_text(encoding="utf-8")
     found = markers()
-    for message in problems(page, found):
+    for message in problems(rules_page, page, found):
         print(f"warning: {message}", file=sys.stderr)
     updated = render(page, found)
     if args.check:
         if updated != page:
-            print("docs/rules.md: the Tests column is out of date; run scripts/rule_table.py")
+            print("docs/traceability.md: the Tests column is stale; run scripts/rule_table.py")
             return 1
         return 0
     if updated != page:
-        RULES_PAGE.write_text(updated, encoding="utf-8")
-        print("docs/rules.md: Tests column updated")
+        TRACE_PAGE.write_text(updated, encoding="utf-8")
+        print("docs/traceability.md: Tests column updated")
     return 0
 
 

@@ -28,6 +28,21 @@ NAMED = {
 """SCHED-1 to SCHED-3."""
 
 
+REFUSAL_ORDER = [
+    "match_over",
+    "wrong_phase",
+    "not_your_turn",
+    "bid_out_of_range",
+    "card_not_in_hand",
+    "big_joker_forces_highest",
+    "little_joker_forces_lowest",
+    "must_follow_trump",
+    "must_follow_suit",
+    "trumps_not_broken",
+]
+"""docs/conformance.md, "The order of refusal reasons": when several apply, the first wins."""
+
+
 def is_joker(card: str) -> bool:
     return card in ("BIG", "LITTLE")
 
@@ -348,27 +363,73 @@ class Match:
 
     # -- actions ---------------------------------------------------------------------------
 
-    def refusal(self, action: str) -> str | None:
-        """The reason code an action is refused with (docs/protocol.md's order), or None."""
+    def reasons(self, action: str) -> list[str]:
+        """Every refusal reason that applies to an action, each rule checked on its own.
+
+        Not only the first: an action can break several rules at once (a bid during play
+        by a seat whose turn it is not), and docs/conformance.md ranks them (REFUSAL_ORDER).
+        """
+        found = []
         if self.outcome is not None:
-            return "match_over"
+            found.append("match_over")
         if action == "deal":
-            return None if self.deal is None else "wrong_phase"
+            return [*found, "wrong_phase"] if self.deal is not None or found else found
         seat_letter, what = action.split(" ")
         seat = SEATS.index(seat_letter)
         is_bid = what in ("pass", "board") or what.isdigit()
         if self.phase != ("bid" if is_bid else "play"):
-            return "wrong_phase"
-        if seat != self.to_move():
-            return "not_your_turn"
+            found.append("wrong_phase")
+        to_move = self.to_move()
+        if to_move is not None and seat != to_move:
+            found.append("not_your_turn")
+        deal = self.deal
+        if deal is None or self.outcome is not None:
+            return found
+        if is_bid:
+            if what.isdigit() and int(what) >= deal["hand_size"]:
+                found.append("bid_out_of_range")
+            return found
+        hand = deal["hands"][seat]
+        if what not in hand:
+            found.append("card_not_in_hand")
+        if self.phase == "play":
+            found += self._play_reasons(seat, what)
+        return found
+
+    def _play_reasons(self, seat: int, card: str) -> list[str]:
+        """PLAY-2 to PLAY-6, JOKER-1 and JOKER-2, each on its own, for ``seat`` playing next."""
         deal = self.deal
         assert deal is not None
-        if is_bid:
-            return "bid_out_of_range" if what.isdigit() and int(what) >= deal["hand_size"] else None
-        if what not in deal["hands"][seat]:
-            return "card_not_in_hand"
-        cards, reason = self.allowed(seat)
-        return None if what in cards else reason
+        hand = deal["hands"][seat]
+        trumps = [held for held in hand if self.is_trump(held)]
+        trick = deal["trick"]
+        found = []
+        if not trick:
+            personally_board = (
+                not deal["tiebreak"] and deal["bids"][(seat - deal["dealer"] - 1) % 4] == "board"
+            )
+            exempt = deal["broken"] or personally_board or len(trumps) == len(hand)
+            if self.is_trump(card) and not exempt:
+                found.append("trumps_not_broken")
+            return found
+        led = trick[0]
+        if led in ("BIG", "LITTLE") and trumps:
+            pick = max if led == "BIG" else min
+            if card != pick(trumps, key=trump_rank):
+                found.append(
+                    "big_joker_forces_highest" if led == "BIG" else "little_joker_forces_lowest"
+                )
+        if self.is_trump(led):
+            if trumps and not self.is_trump(card):
+                found.append("must_follow_trump")
+        elif suit_of(card) != suit_of(led) and any(suit_of(held) == suit_of(led) for held in hand):
+            found.append("must_follow_suit")
+        return found
+
+    def refusal(self, action: str) -> str | None:
+        """The reason code an action is refused with: the first that applies in REFUSAL_ORDER."""
+        found = self.reasons(action)
+        return min(found, key=REFUSAL_ORDER.index) if found else None
 
     def apply(self, action: str | list[str]) -> None:
         """A deal (its deck, or ``"deal"`` for the seeded one), a bid or a play."""

@@ -3,6 +3,7 @@
 import hashlib
 import importlib.util
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -446,3 +447,71 @@ def _record_keys(data: Any) -> set[str]:
                 {k: v for k, v in entry.items() if k != "record"}
             )
     return found
+
+
+# --- the order of refusal reasons -----------------------------------------------------------
+
+_CONFORMANCE_PAGE = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
+_PROTOCOL_PAGE = (ROOT / "docs" / "protocol.md").read_text(encoding="utf-8")
+
+
+def _documented_order() -> list[str]:
+    section = _CONFORMANCE_PAGE.split("### The order of refusal reasons", 1)[1]
+    return re.findall(r"^\d+\. `([a-z_]+)`$", section.split("| reasons that apply")[0], re.M)
+
+
+def _documented_pairs() -> dict[tuple[str, str], tuple[str, str]]:
+    """Each documented pair of reasons: its verdict and its example position."""
+    pairs = {}
+    for first, second, verdict, where in re.findall(
+        r"^\| `([a-z_]+)`, `([a-z_]+)` \| `([a-z_]+)` \| `([a-z0-9-]+)`: ", _CONFORMANCE_PAGE, re.M
+    ):
+        pairs[first, second] = (verdict, where)
+    return pairs
+
+
+def test_one_order_of_refusal_reasons_in_both_pages_and_the_outsider() -> None:
+    """conformance.md's numbered order is the outsider's, names every reason code once, and
+    protocol.md's sentence and table give the same order."""
+    order = _documented_order()
+    assert order == outsider.REFUSAL_ORDER
+    codes = {reason.value for reason in Reason}
+    assert sorted(order) == sorted(codes)
+    sentence = re.search(r"first in the table's order is given: (.*?)\. So", _PROTOCOL_PAGE, re.S)
+    assert sentence is not None
+    assert re.findall(r"`([a-z_]+)`", sentence.group(1)) == order
+    rows = _PROTOCOL_PAGE.split("| reason | when | rule |")[1].split("\n\n")[0]
+    assert re.findall(r"^\| `([a-z_]+)` \| ", rows, re.M) == order
+
+
+def test_every_pair_of_reasons_that_can_apply_is_documented_with_a_position() -> None:
+    """The pairs of reasons that apply together somewhere in positions.json are exactly the
+    documented pairs; each documented example position shows its pair, and the verdict
+    there is the first of the pair in the order, as the engine gives it."""
+    vectors = _load("positions.json")
+    universe = vectors["universe"]
+    order = outsider.REFUSAL_ORDER
+    documented = _documented_pairs()
+    seen: dict[tuple[str, str], set[str]] = {}
+    for position in vectors["positions"]:
+        match = outsider.replay(position["record"])
+        for action, verdict in zip(universe, position["verdicts"], strict=True):
+            found = sorted(match.reasons(action), key=order.index)
+            if found:
+                assert verdict == found[0], (position["name"], action, found)
+            for index, first in enumerate(found):
+                for second in found[index + 1 :]:
+                    seen.setdefault((first, second), set()).add(position["name"])
+    assert set(seen) == set(documented)
+    for pair, (verdict, where) in documented.items():
+        assert verdict == pair[0]
+        assert where in seen[pair], (pair, where)
+
+
+def test_the_outsiders_reasons_refuse_exactly_what_the_engine_refuses() -> None:
+    """An action no reason applies to is legal, and only such actions are."""
+    vectors = _load("positions.json")
+    for position in vectors["positions"][:8]:
+        match = outsider.replay(position["record"])
+        for action, verdict in zip(vectors["universe"], position["verdicts"], strict=True):
+            assert (verdict == "legal") == (not match.reasons(action)), (position["name"], action)

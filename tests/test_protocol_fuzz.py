@@ -27,6 +27,7 @@ from backalley.formats.checking import replay
 from backalley.formats.records import loads
 from backalley.protocol.cases import PROBE_DECK, Invalid, ScriptSource
 from backalley.protocol.client import EngineProcess, ProtocolBroken
+from backalley.protocol.coverage import REACHABLE_RULES, rules_reached, tiebreak_kinds
 from backalley.protocol.fuzzer import (
     RARE_EVENTS,
     Mode,
@@ -62,17 +63,72 @@ WRONG = [
     ("big_joker", "JOKER-1", 10, 30),
     ("little_joker", "JOKER-2", 10, 30),
     ("no_swap", "DEAL-4", 20, 30),
-    ("board_multiplier", "SCORE-4", 10, 60),
+    ("board_multiplier", "BID-4", 10, 60),
     ("no_throw_in", "MATCH-3", 10, 30),
     ("first_board_leads", "BID-8", 10, 30),
-    ("little_beats_big", "PLAY-8", 20, 30),
+    ("little_beats_big", "CARD-3", 20, 30),
     ("no_tiebreak", "END-3", 20, 60),
     ("north_deals_first", "MATCH-1", 5, 30),
     ("level_tiebreak_draw", "END-4", 40, 100),
-    ("lone_big_not_forced", "JOKER-2", 20, 30),
+    ("lone_big_not_forced", "JOKER-2", 60, 30),
     ("board_bidder_banned", "PLAY-5", 5, 30),
     ("passing_pair_vs_board", "SCORE-3", 10, 30),
+    ("ace_low", "CARD-2", 10, 30),
+    ("highest_rank_wins", "PLAY-7", 10, 30),
+    ("winners_left_leads", "PLAY-8", 10, 30),
+    ("deal_passes_counterclockwise", "MATCH-2", 10, 30),
+    ("standard_one_one_card_deal", "SCHED-1", 40, 500),
+    ("twenty_five_two_one_card_deals", "SCHED-2", 40, 500),
+    ("short_one_one_card_deal", "SCHED-3", 80, 200),
+    ("custom_reversed", "SCHED-4", 10, 30),
+    ("dealt_from_the_dealer", "DEAL-1", 10, 30),
+    ("last_card_turned", "DEAL-2", 10, 30),
+    ("joker_turned_spades_trumps", "DEAL-3", 20, 30),
+    ("dealer_bids_first", "BID-1", 10, 30),
+    ("bid_the_hand_size", "BID-2", 10, 30),
+    ("bids_must_increase", "BID-3", 10, 30),
+    ("inherit_multiplier", "BID-5", 20, 60),
+    ("larger_bid_is_the_target", "BID-6", 20, 60),
+    ("no_overbid", "BID-7", 20, 30),
+    ("throw_in_counts", "MATCH-4", 10, 30),
+    ("counterclockwise_play", "PLAY-1", 10, 30),
+    ("only_trumps_may_not_lead", "PLAY-6", 20, 30),
+    ("lowest_without_trumps", "JOKER-3", 20, 30),
+    ("joker_response_forces", "JOKER-4", 20, 30),
+    ("nothing_against_a_board", "SCORE-1", 20, 60),
+    ("no_overtricks", "SCORE-2", 20, 60),
+    ("failed_board_costs_nothing", "SCORE-4", 20, 60),
+    ("tiebreak_at_last_size", "END-3", 200, 100),
+    ("partner_board_leads_trumps", "PLAY-5", 30, 30),
+    ("tiebreak_dealer_leads", "END-3", 20, 30),
+    ("swap_skips_a_card", "DEAL-4", 20, 30),
+    ("lower_total_wins", "END-1", 20, 100),
+    ("draw_goes_north_south", "END-2", 200, 100),
 ]
+
+RULES_PAGE = (HERE.parent / "docs" / "rules.md").read_text(encoding="utf-8")
+PROTOCOL_PAGE = (HERE.parent / "docs" / "protocol.md").read_text(encoding="utf-8")
+
+
+def _not_broken_by_an_action() -> set[str]:
+    """The rule IDs docs/protocol.md lists as not breakable through the protocol."""
+    section = PROTOCOL_PAGE.split("Rules no action can break", 1)[1].split("\n\n|", 1)[1]
+    rows = section.split("\n\n", 1)[0]
+    return set(re.findall(r"^\| ([A-Z]+-\d+) \|", "|" + rows, re.M))
+
+
+def test_the_wrong_engines_table_of_protocol_md_lists_each_engine_its_rule_and_budget():
+    for name, rule, budget, _ in WRONG:
+        assert f"(`{name}`) | {rule} | {budget} |" in PROTOCOL_PAGE, name
+
+
+def test_every_rule_an_action_can_break_has_a_wrong_engine():
+    """Each rule ID of docs/rules.md has a wrong engine cited by that ID, except those
+    docs/protocol.md lists (with why) as not breakable through the protocol."""
+    ids = set(re.findall(r"^### ([A-Z]+-\d+) ", RULES_PAGE, re.M))
+    exempt = _not_broken_by_an_action()
+    assert exempt <= ids
+    assert {rule for _, rule, _, _ in WRONG} == ids - exempt
 
 
 def test_each_wrong_engine_is_tested_for_the_rule_it_breaks():
@@ -153,6 +209,48 @@ def test_legality_mode_ignores_reason_codes_and_off_sends_no_illegal_actions(tmp
     assert fuzz(wrong("follow_suit"), Settings(matches=3, seed=1, mode=Mode.OFF)).difference
 
 
+def test_replies_are_compared_by_meaning_before_any_replay(monkeypatch):
+    """An engine that words its refusals, spaces and orders its replies its own way agrees
+    with the rules: no difference, and no deal is replayed on the reference to find that
+    out (the replay is only for explaining a difference)."""
+    from backalley.protocol import fuzzer as fuzzer_module  # noqa: PLC0415
+
+    replays = []
+    walk = fuzzer_module.walk_deal
+
+    def counting(*args, **kwargs):
+        if kwargs.get("detail"):
+            replays.append(1)
+        return walk(*args, **kwargs)
+
+    monkeypatch.setattr(fuzzer_module, "walk_deal", counting)
+    result = fuzz(wrong("reworded"), Settings(matches=4, seed=5))
+    assert result.difference is None
+    assert replays == []
+    # The same engine with a wrong reason code is a difference, explained after a replay.
+    strict = fuzz(wrong("wrong_reasons"), Settings(matches=3, seed=1))
+    assert strict.difference is not None
+    assert replays
+
+
+def test_same_meaning_compares_refusals_by_code_and_legal_lists_as_sets():
+    from backalley.protocol.compare import same_meaning  # noqa: PLC0415
+
+    want = b'{"type":"refused","reason":"must_follow_suit","message":"You must follow suit."}\n'
+    other = b'{"reason": "must_follow_suit", "type": "refused", "message": "Follow!"}\n'
+    wrong_code = b'{"type":"refused","reason":"wrong_phase","message":"You must follow suit."}\n'
+    assert same_meaning(other, want, Mode.STRICT)
+    assert not same_meaning(wrong_code, want, Mode.STRICT)
+    assert same_meaning(wrong_code, want, Mode.LEGALITY)
+    assert not same_meaning(b'{"type":"ok"}\n', want, Mode.LEGALITY)
+    legal = b'{"type":"legal","actions":["N 2C","N 3C"]}\n'
+    assert same_meaning(b'{"type":"legal","actions":["N 3C","N 2C"]}\n', legal, Mode.STRICT)
+    assert not same_meaning(b'{"type":"legal","actions":["N 3C"]}\n', legal, Mode.STRICT)
+    assert not same_meaning(b'{"type":"legal","actions":["N 3C","N 3C"]}\n', legal, Mode.STRICT)
+    assert not same_meaning(b"not json\n", legal, Mode.STRICT)
+    assert same_meaning(b'{"type": "ok"}\n', b'{"type":"ok"}\n', Mode.STRICT)
+
+
 def test_an_engine_without_capabilities_is_fuzzed_without_them(capsys):
     command = wrong("minimal")
     assert main(["fuzz", "--engine", command, "--matches", "5", "--reasons", "legality"]) == 0
@@ -230,6 +328,27 @@ def test_a_hung_engine_is_killed(tmp_path):
     engine.close()
 
 
+def test_replies_that_are_the_expected_bytes_are_not_split_into_lines():
+    """``exchange_expecting``: None for the expected bytes, else the lines as ``exchange``."""
+    engine = EngineProcess(OWN)
+    try:
+        handshake(engine)
+        start = b'{"type":"new_match","rules":{"schedule":[2]},"seed":5}\n'
+        [facts] = engine.exchange([start])
+        legal = b'{"type":"legal"}\n'
+        [reply] = engine.exchange([legal])
+        assert engine.exchange_expecting([legal, legal], reply + reply) is None
+        assert engine.sent == 5
+        # One byte off: the lines come back, each reply as it was sent.
+        other = reply[:-3] + b"X]}\n"
+        assert engine.exchange_expecting([legal, start], other + facts) == [reply, facts]
+        # Fewer bytes than the replies: read to the last reply, not cut at the expected length.
+        assert engine.exchange_expecting([legal, legal], reply[:10]) == [reply, reply]
+        assert engine.sent == 9
+    finally:
+        engine.close()
+
+
 def test_rules_options_fix_the_rules(tmp_path):
     rules = json.dumps({"schedule": [1], "tie": "draw", "first_dealer": "W"})
     assert main(["fuzz", "--engine", OWN, "--matches", "5", "--rules", rules]) == 0
@@ -244,18 +363,56 @@ def test_a_long_run_against_our_own_server_shows_no_difference():
     assert result.matches == 3000
 
 
-def test_the_default_run_reaches_every_rare_ending_within_200_matches():
-    """Tiebreak deals of every hand size, level tiebreaks, draws, four Boards, throw-in
-    runs, turned jokers, swaps and a lone BIG after a LITTLE lead, all in the default
-    run's first 200 matches (the counts are in docs/protocol.md)."""
-    seen = Counter()
+def test_the_default_run_reaches_every_rule_and_rare_ending_within_200_matches():
+    """Every rule an action can break decides something, and tiebreak deals of every hand
+    size and after a schedule ending below its largest, level tiebreaks, draws, four
+    Boards, throw-in runs, turned jokers, swaps and a lone BIG after a LITTLE lead all
+    happen, in the default run's first 200 matches (the counts are in docs/protocol.md)."""
+    seen, rules, kinds = Counter(), Counter(), Counter()
     for state in reference_matches(Settings(matches=200)):
         seen.update(rare_events(state))
-    missing = [event for event in RARE_EVENTS if not seen[event]]
-    assert not missing
-    page = (HERE.parent / "docs" / "protocol.md").read_text()
+        rules.update(rules_reached(state))
+        kinds.update(tiebreak_kinds(state))
+    assert [event for event in RARE_EVENTS if not seen[event]] == []
+    assert [rule for rule in REACHABLE_RULES if not rules[rule]] == []
+    assert kinds["tiebreak deal after a schedule ending below its largest size"]
+    page = PROTOCOL_PAGE
     for event in RARE_EVENTS:
         assert f"| {event} | {seen[event]} |" in page, event
+    for rule in REACHABLE_RULES:
+        assert f"| [{rule}](rules.md#{rule}) | {rules[rule]} |" in page, rule
+    for kind in (
+        "tiebreak deal after a schedule ending on its largest size",
+        "tiebreak deal after a schedule ending below its largest size",
+        "tiebreak deal after a named schedule",
+    ):
+        assert f"| {kind} | {kinds[kind]} |" in page, kind
+
+
+def test_the_rules_covered_are_the_rules_the_wrong_engines_break():
+    """Coverage is counted for exactly the rules an action can break."""
+    assert set(REACHABLE_RULES) == {rule for _, rule, _, _ in WRONG}
+    ids = re.findall(r"^### ([A-Z]+-\d+) ", RULES_PAGE, re.M)
+    assert list(REACHABLE_RULES) == [rule for rule in ids if rule in REACHABLE_RULES]
+
+
+def test_rules_reached_sees_what_a_match_puts_to_the_test():
+    """A one-card match of four passes then a deal: the throw-in rules and the dealing are
+    reached, no trick rule is; a longer match reaches the trick rules."""
+    state = new_match(Rules(schedule=[1]), seed=0)
+    state = apply(state, PROBE_DECK)
+    for _ in range(4):
+        state = apply(state, legal_actions(state)[0])  # pass
+    reached = rules_reached(state)
+    assert {"MATCH-1", "MATCH-3", "MATCH-4", "DEAL-1", "SCHED-4"} <= reached
+    assert not reached & {"PLAY-1", "PLAY-7", "CARD-2", "END-1"}
+    played = new_match(Rules(schedule="short"), seed=3)
+    while not played.is_over:
+        played = apply(played, legal_actions(played)[-1])
+    reached = rules_reached(played)
+    # Every seat bids Board (the last legal bid): four Boards, each pair at its own multiplier.
+    assert {"SCHED-3", "PLAY-1", "PLAY-7", "PLAY-8", "BID-8", "BID-4", "SCORE-4"} <= reached
+    assert reached & {"END-1", "END-2", "END-3"}
 
 
 def test_a_script_takes_its_steps_in_order_and_refuses_a_misfit() -> None:

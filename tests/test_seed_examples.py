@@ -291,7 +291,7 @@ def test_turned_joker_with_the_other_joker_undealt_swaps_nothing() -> None:
     """A turned joker with the other joker undealt: no trumps, and nobody swaps.
 
     `000 §02`: "replace the other joker from any hand": the other joker in the
-    stock stays there (docs/rules.md, "Rulings made by the engine").
+    stock stays there (docs/rulings.md, "The stock").
     """
     hands = {N: "2C 3C 4C", E: "5C 6C 7C", S: "8C 9C 10C", W: "JC QC KC"}
     state = deal_hands(match([3], dealer=W), hands, turned="LITTLE", then=["AS", "BIG"])

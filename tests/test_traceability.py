@@ -1,9 +1,11 @@
-"""Every rule of docs/rules.md has a test, every test cites real rules, and the table says so."""
+"""Every rule of docs/rules.md has a row on docs/traceability.md naming code that exists and
+tests that cite it; every test cites real rules; the rules page reads as rules."""
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -22,39 +24,97 @@ def _load_rule_table():  # type: ignore[no-untyped-def]
 
 
 rule_table = _load_rule_table()
-PAGE = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+RULES = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+PAGE = (ROOT / "docs" / "traceability.md").read_text(encoding="utf-8")
 
 
 def test_every_rule_has_a_test_and_every_cited_rule_exists() -> None:
     """No rule ID of docs/rules.md lacks a marked test, and no marker cites an unknown ID."""
-    assert rule_table.rule_ids(PAGE), "docs/rules.md lists no rules"
-    assert rule_table.problems(PAGE, rule_table.markers()) == []
+    assert rule_table.rule_ids(RULES), "docs/rules.md lists no rules"
+    assert rule_table.problems(RULES, PAGE, rule_table.markers()) == []
 
 
 def test_the_tests_column_is_up_to_date() -> None:
     """The Tests column equals what scripts/rule_table.py would write: it cannot rot."""
     assert rule_table.render(PAGE, rule_table.markers()) == PAGE, (
-        "run `python scripts/rule_table.py` to refresh the Tests column of docs/rules.md"
+        "run `python scripts/rule_table.py` to refresh the Tests column of docs/traceability.md"
     )
 
 
 def test_problems_names_missing_and_unknown_rules() -> None:
     """The checker reports a rule without tests and a test citing an unknown rule."""
     found = {"test_x.py::test_a": ["NOPE-1"]}
-    messages = rule_table.problems(PAGE, found)
+    messages = rule_table.problems(RULES, PAGE, found)
     assert any("NOPE-1" in message for message in messages)
     assert any("TABLE-1 has no test" in message for message in messages)
+
+
+def test_a_name_that_no_longer_exists_is_reported() -> None:
+    """A renamed or removed function in "Enforced in" fails the check, naming what is gone."""
+    stale = PAGE.replace("`core.bidding.board_multipliers`", "`engine.match._finish_deal`")
+    assert stale != PAGE
+    messages = rule_table.problems(RULES, stale, rule_table.markers())
+    assert messages == [
+        "rule BID-4 is enforced in engine.match._finish_deal, which does not exist: "
+        "engine.match has no '_finish_deal'"
+    ]
+    assert rule_table.missing_name("nowhere.thing") == "no module backalley.nowhere"
+    assert rule_table.missing_name("core.tricks.allowed_plays") is None
+
+
+def test_a_rule_missing_from_the_traceability_page_is_reported() -> None:
+    row = next(line for line in PAGE.splitlines() if line.startswith("| [PLAY-4]"))
+    messages = rule_table.problems(RULES, PAGE.replace(row + "\n", ""), rule_table.markers())
+    assert len(messages) == 1
+    assert "missing ['PLAY-4']" in messages[0]
+
+
+def test_every_rule_has_an_anchor_one_sentence_and_its_sources() -> None:
+    """Each rule heading carries its ID as anchor, is followed by the rule as one sentence
+    and a line of sources; a "Sources differ" says which reading the project takes."""
+    ids = rule_table.rule_ids(RULES)
+    assert len(ids) == len(set(ids)) >= 50
+    sections = re.split(r"^### ", RULES, flags=re.M)[1:]
+    for section in sections:
+        heading, _, body = section.partition("\n")
+        rule = heading.split(" ", 1)[0]
+        assert heading.endswith(f"{{ #{rule} }}"), heading
+        paragraphs = [p for p in body.strip().split("\n\n") if p.strip()]
+        sentence = " ".join(paragraphs[0].split())
+        assert sentence.endswith("."), rule
+        assert sentence.count(". ") == 0, (rule, sentence)  # one sentence
+        if not rule.startswith("ENGINE-"):
+            assert any(p.startswith("*Sources:*") for p in paragraphs), rule
+        for paragraph in paragraphs:
+            if paragraph.startswith("*Sources differ:*"):
+                # What each source says, then the reading the project takes.
+                assert re.search(r"`00[012]`", paragraph), rule
+                assert re.search(r"project (takes|counts|generalises|deals)", paragraph), rule
+
+
+def test_links_to_rules_and_rulings_name_real_anchors() -> None:
+    """Every link to rules.md#ID or rulings.md#anchor, on any page, names an anchor that exists."""
+    rulings = (ROOT / "docs" / "rulings.md").read_text(encoding="utf-8")
+    anchors = {
+        "rules.md": set(rule_table.rule_ids(RULES)),
+        "rulings.md": set(re.findall(r"\{ #([a-z0-9-]+) \}$", rulings, re.M)),
+    }
+    for path in sorted((ROOT / "docs").glob("*.md")):
+        text = path.read_text(encoding="utf-8")
+        for page, anchor in re.findall(r"\]\((rules\.md|rulings\.md)#([^)]+)\)", text):
+            assert anchor in anchors[page], (path.name, page, anchor)
 
 
 def test_render_only_touches_the_tests_column() -> None:
     """Rewriting the column leaves every other cell and line as it was."""
     rendered = rule_table.render(PAGE, {"test_x.py::test_a": ["CARD-1"]})
+    assert rendered != PAGE
     before, after = PAGE.splitlines(), rendered.splitlines()
     assert len(before) == len(after)
     for old, new in zip(before, after, strict=True):
         if old != new:
             assert old.split("|")[:-2] == new.split("|")[:-2]
-        if new.startswith("| CARD-1 |"):
+        if new.startswith("| [CARD-1]"):
             assert new.split("|")[-2].strip() == "`test_x.py::test_a`"
 
 

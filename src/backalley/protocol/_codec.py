@@ -12,7 +12,7 @@ from typing import Any
 
 from ..core.actions import Bid, Deal, Play
 from ..engine.state import MatchState, Outcome
-from ..formats.codec._base import RecordError
+from ..formats.codec._base import RecordError, integer
 from ..formats.codec.record import dumps
 from ..formats.codec.values import claim_to_json, rules_from_json, rules_to_json
 from ..formats.records import record_from_state
@@ -22,6 +22,7 @@ __all__ = [
     "RecordError",
     "action_from_json",
     "action_to_json",
+    "integer",
     "outcome_json",
     "record_text",
     "rules_from_json",

@@ -17,6 +17,7 @@ import attrs
 from ..core.action_index import NUM_ACTION_INDICES, action_index, index_action
 from ..core.actions import Bid, Deal, Play, shared_bid, shared_play
 from ..core.cards import CARDS, SEATS, Card
+from ..core.position import TRICK
 from ..core.rules import Rules
 from ..engine.match import apply, legal_actions
 from ..engine.state import MatchState
@@ -29,7 +30,7 @@ from .messages import (
     action_slot,
     action_text,
     encode,
-    facts,
+    facts_line,
     legal_line,
 )
 from .server import Session
@@ -293,7 +294,8 @@ def walk_deal(
 
     The deal's script as played, and the requests to send with the reference's
     replies: the legal actions at every decision point (with ``with_legal``),
-    each action, and the facts once the deal is dealt and once it is over.
+    each action, and the facts once the deal is dealt, after each trick and once it
+    is over.
     (Whose turn it is and what each player holds show in every list of legal
     actions.) The reference state moves on; a script that does not fit raises
     :class:`Invalid`. Walking the same script again from the same state gives
@@ -340,6 +342,10 @@ def walk_deal(
             items.append(Item("apply", line, OK_LINE, move, state, len(steps)))
         if after.setup is None:  # the deal is over
             walk.observe()
+        elif type(move) is Play and not after.position[TRICK]:
+            # A trick is complete: its winner shows in the facts before the next lead,
+            # so a wrong winner (CARD-2, CARD-3, PLAY-7) is told from a wrong leader (PLAY-8).
+            walk.observe()
         state = after
     if tiebreak:
         return walk.done(hand_size, "tiebreak", tiebreak)
@@ -349,4 +355,4 @@ def walk_deal(
 
 def encode_facts(state: MatchState) -> bytes:
     """The ``facts`` reply for a state."""
-    return encode({"type": "facts", "facts": facts(state)})
+    return facts_line(state)

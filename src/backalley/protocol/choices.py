@@ -386,10 +386,22 @@ def _bits(mask: int) -> list[int]:
 _MIXED_SCHEDULES: Final = ("standard", "short", "twenty-five")
 _ANY_TOP: Final = 0.8
 """How often a custom schedule holds a hand size drawn evenly from 1 to 13."""
+_BELOW_TOP: Final = 0.35
+_TOP_STEP: Final = 5
+"""How far the largest hand size moves from one match to the next (5 and 13 are coprime,
+so every size comes round)."""
+"""How often such a schedule ends on a smaller deal after its largest."""
 
 
-def draw_rules(rng: random.Random, rules: Rules | None, schedule_only: bool) -> Rules:
-    """The rules of the next match: as set, or drawn (small schedules often)."""
+def draw_rules(
+    rng: random.Random, rules: Rules | None, schedule_only: bool, number: int = 0
+) -> Rules:
+    """The rules of match ``number`` of a run: as set, or drawn (small schedules often).
+
+    A custom schedule's largest hand size, the tiebreak deal's, goes round 1 to 13
+    with the match number, so that a run of a few hundred matches plays tiebreak
+    deals of every size rather than leaving it to chance.
+    """
     tie = rng.choice((TiePolicy.DRAW, TiePolicy.TIEBREAK_DEAL))
     dealer = rng.choice(SEATS)
     if rules is not None:
@@ -406,7 +418,11 @@ def draw_rules(rng: random.Random, rules: Rules | None, schedule_only: bool) -> 
             # The largest hand size is the tiebreak deal's: each from 1 to 13 is reached.
             # It comes last, where the widest range of scores can level the totals (and
             # one-card deals only tie over two deals or more).
-            top = rng.randint(1, 13)
+            top = 1 + (number * _TOP_STEP + rng.randrange(2)) % 13
             schedule = [min(size, top) for size in schedule] * (2 if top == 1 else 1)
             schedule[-1] = top
+            if top > 1 and rng.random() < _BELOW_TOP:
+                # Sometimes a smaller deal follows: the tiebreak deal is then dealt at a
+                # size the last deal did not have, where a wrong tiebreak size shows (END-3).
+                schedule.append(rng.randint(1, top - 1))
     return Rules(schedule=schedule, tie=tie, first_dealer=dealer)

@@ -18,8 +18,9 @@ from ..core.cards import SEATS, Card
 from ..core.errors import Reason
 from ..core.position import tricks_won
 from ..core.rules import TiePolicy
+from ..core.tricks import Trick
 from ..engine.match import apply
-from ..engine.state import MatchState
+from ..engine.state import DealState, MatchState
 from .cases import (
     Item,
 )
@@ -32,7 +33,7 @@ from .messages import (
     parse_action,
 )
 
-__all__ = ["FACT_DIFFERENCE_RULES", "Mode", "compare", "locate", "rule_of"]
+__all__ = ["FACT_DIFFERENCE_RULES", "Mode", "compare", "locate", "rule_of", "same_meaning"]
 
 
 class Mode(enum.StrEnum):
@@ -48,22 +49,25 @@ class Mode(enum.StrEnum):
 
 _FACT_ORDER: Final = (
     # The facts that say most come first: a wrong score also makes a wrong phase.
-    "deal_scores",
+    # Tricks decide scores; whether a deal counts decides the next hand size, and the
+    # dealer and the hand size decide which card is turned, and so trumps.
     "tricks_won",
+    "deal_scores",
     "totals",
     "outcome",
-    "trump",
-    "turned",
     "dealer",
+    "counted_deals",
     "hand_size",
+    "turned",
+    "trump",
     "bids",
     "trick",
     "to_move",
     "deal_number",
-    "counted_deals",
     "phase",
 )
 _SEAT_NAMES: Final = tuple(seat.name.title() for seat in SEATS)
+_SEAT_LETTERS: Final = tuple(seat.letter for seat in SEATS)
 _MISSING: Final = object()
 
 
@@ -130,36 +134,77 @@ def locate(state: MatchState) -> str:
 
 
 def rule_of(reason: Reason, action: object, state: MatchState | None = None) -> str:
-    """The rule ID a refusal cites (RULE_OF_REASON), made precise by the position.
+    """The rule that decides a refusal the engine does not make.
 
-    A bid out of turn is BID-1; a card led out of turn breaks the opening-lead
-    rule (BID-8) on the first trick and the winner-leads rule (PLAY-8) later.
+    RULE_OF_REASON, made precise by the position. A bid out of turn is BID-1; a
+    card led out of turn breaks the opening-lead rule (BID-8) on the first trick,
+    END-3 in a tiebreak deal, and later the winner-leads rule (PLAY-8). Anything out
+    of phase or turn in a tiebreak deal before its first card is END-3 (no bidding,
+    the dealer's left leads). A card the player does not hold is DEAL-4 when a joker
+    swap decides who holds it, DEAL-1 when the deal gave it elsewhere, and PLAY-1
+    when the player has played it. A trump led by the partner of a Board bidder is
+    PLAY-5: only the bidder personally is exempt.
     """
+    current = None if state is None else state.deal
+    if current is None or not isinstance(action, Bid | Play):
+        return RULE_OF_REASON[reason]
+    opening = current.leader is not None and not current.trick and not current.tricks
+    if (
+        current.setup.tiebreak
+        and (current.leader is None or opening)
+        and reason in (Reason.NOT_YOUR_TURN, Reason.WRONG_PHASE)
+    ):
+        return "END-3"
     if reason is Reason.NOT_YOUR_TURN:
         if isinstance(action, Bid):
             return "BID-1"
-        current = None if state is None else state.deal
-        if current is not None and current.leader is not None and not current.trick:
+        if current.leader is not None and not current.trick:
             return "PLAY-8" if current.tricks else "BID-8"
+    if reason is Reason.CARD_NOT_IN_HAND and isinstance(action, Play):
+        return _holding_rule(current, action)
+    if reason is Reason.TRUMPS_NOT_BROKEN and isinstance(action, Play):
+        partner = current.bid_of(action.seat.after(2))
+        if partner is not None and partner.board:
+            return "PLAY-5"
     return RULE_OF_REASON[reason]
+
+
+def _holding_rule(current: DealState, action: Play) -> str:
+    """Why a seat does not hold a card: the swap (DEAL-4), the deal (DEAL-1) or its play.
+
+    After a turned joker, a joker or a card of the stock (the turned card, the undealt
+    cards) in the wrong hand is the swap's doing: which card replaces the joker.
+    """
+    setup = current.setup
+    card = action.card
+    if setup.turned.is_joker and (card.is_joker or setup.stock >> card & 1):
+        return "DEAL-4"
+    if setup.hands[action.seat] >> card & 1:
+        return "PLAY-1"  # dealt to this seat and played already
+    return "DEAL-1"
 
 
 def _allowing_rule(state: MatchState, action: object) -> str:
     """The rule that allows a legal action the engine refuses.
 
-    A trump led before trumps are broken is allowed by PLAY-5 (the leader bid
-    Board) or PLAY-6 (the leader holds only trumps); once broken, by PLAY-4.
-    BIG as the only trump after a LITTLE lead is JOKER-2's own case.
+    A numeric bid is allowed by BID-7 when it takes the pair's target past the hand
+    size, by BID-3 when it is not above an earlier bid, else by BID-2. A trump led
+    before trumps are broken is allowed by PLAY-5 (the leader bid Board) or PLAY-6
+    (the leader holds only trumps); once broken, by PLAY-4. A card after a joker
+    that did not lead is JOKER-4's; after a joker lead, a seat without trumps is
+    JOKER-3's, BIG as the only trump after a LITTLE lead JOKER-2's own case.
     """
     current = state.deal
     if isinstance(action, Deal) or current is None:
         return "DEAL-1"
     if isinstance(action, Bid):
-        return "BID-2"
+        return _bid_rule(current, action)
     assert isinstance(action, Play)
     trick = current.trick
     trumps = current.setup.trumps
     if not trick:
+        if not current.tricks and current.setup.tiebreak:
+            return "END-3"
         if not trumps >> action.card & 1:
             return "PLAY-1"
         if current.broken:
@@ -172,11 +217,25 @@ def _allowing_rule(state: MatchState, action: object) -> str:
             return "PLAY-6"
         return "PLAY-4"
     led = trick[0]
-    if led is Card.BIG:
-        return "JOKER-1"
-    if led is Card.LITTLE:
-        return "JOKER-2"
+    if led.is_joker:
+        if not current.hands[action.seat] & trumps:
+            return "JOKER-3"
+        return "JOKER-1" if led is Card.BIG else "JOKER-2"
+    if any(card.is_joker for card in trick[1:]):
+        return "JOKER-4"
     return "PLAY-3" if trumps >> led & 1 else "PLAY-2"
+
+
+def _bid_rule(current: DealState, action: Bid) -> str:
+    if action.board or not action.amount:
+        return "BID-2"
+    partner = current.bid_of(action.seat.after(2))
+    size = current.setup.hand_size
+    if partner is not None and not partner.board and partner.amount + action.amount > size:
+        return "BID-7"
+    if any(not bid.board and bid.amount >= action.amount for bid in current.bids):
+        return "BID-3"
+    return "BID-2"
 
 
 def _text(data: Any) -> str:
@@ -203,6 +262,38 @@ def _parsed(item: Item, raw: bytes, number: int) -> dict[str, Any]:
     if not isinstance(reply, dict) or not isinstance(reply.get("type"), str):
         raise _broken(item, number, f"the reply is not a message: {raw[:120]!r}")
     return reply
+
+
+def same_meaning(raw: bytes, expected: bytes, mode: Mode) -> bool:
+    """Whether a reply line means what the reference's means, as the protocol compares them.
+
+    A refusal is compared by its reason code (under ``--reasons strict``; by its type
+    alone otherwise), never by its message; legal actions as a set; anything else as
+    JSON values, so spacing and key order do not matter. False when in doubt (a reply
+    that is not JSON): :func:`compare` then says what is wrong.
+    """
+    try:
+        reply = json.loads(raw)
+        want = json.loads(expected)
+    except ValueError:
+        return False
+    if not isinstance(reply, dict):
+        return False
+    kind = want["type"]
+    if kind == "refused":
+        return reply.get("type") == "refused" and (
+            mode is not Mode.STRICT or reply.get("reason") == want["reason"]
+        )
+    if kind == "legal":
+        actions = reply.get("actions")
+        return (
+            reply.get("type") == "legal"
+            and isinstance(actions, list)
+            and all(isinstance(action, str) for action in actions)
+            and len(actions) == len(want["actions"])
+            and set(actions) == set(want["actions"])
+        )
+    return bool(reply == want)
 
 
 def compare(item: Item, raw: bytes, mode: Mode, number: int) -> str | None:
@@ -256,11 +347,26 @@ def compare(item: Item, raw: bytes, mode: Mode, number: int) -> str | None:
 FACT_DIFFERENCE_RULES: Final = {
     # The rule each kind of wrong fact cites, made precise by the position (_fact_rule).
     "deal_scores, thrown-in deal": "MATCH-3",
+    "deal_scores, a Board of another multiplier": "BID-4",
+    "deal_scores, a Board with the other pair's higher multiplier": "BID-5",
     "deal_scores, a pair's Board": "SCORE-4",
     "deal_scores, a pair that passed twice": "SCORE-3",
+    "deal_scores, nothing against a Board": "SCORE-1",
+    "deal_scores, the target of one bid": "BID-6",
     "deal_scores, a pair's numeric target": "SCORE-2",
     "dealer, first deal": "MATCH-1",
     "hand_size, tiebreak deal": "END-3",
+    "hand_size, after a throw-in": "MATCH-3",
+    "hand_size, standard": "SCHED-1",
+    "hand_size, twenty-five": "SCHED-2",
+    "hand_size, short": "SCHED-3",
+    "hand_size, a schedule of its own": "SCHED-4",
+    "trump, joker turned": "DEAL-3",
+    "to_move, bidding": "BID-1",
+    "to_move, tiebreak deal": "END-3",
+    "tricks_won, a trump beaten by a trump": "CARD-3",
+    "tricks_won, a card of the led suit beaten by one": "CARD-2",
+    "tricks_won, any other trick": "PLAY-7",
     "outcome, after a level tiebreak deal": "END-4",
     "outcome, tiebreak deal decided": "END-3",
     "outcome, level totals under tiebreak-deal": "END-3",
@@ -272,6 +378,12 @@ FACT_DIFFERENCE_RULES: Final = {
 Any other wrong fact cites ``messages.FACT_RULES``.
 """
 
+_SCHEDULE_RULES: Final = {
+    "standard": "hand_size, standard",
+    "twenty-five": "hand_size, twenty-five",
+    "short": "hand_size, short",
+}
+
 
 def _fact_rule(key: str, state: MatchState, got: Any = None, want: Any = None) -> str:
     """The rule a wrong fact concerns (FACT_DIFFERENCE_RULES, else FACT_RULES).
@@ -282,25 +394,124 @@ def _fact_rule(key: str, state: MatchState, got: Any = None, want: Any = None) -
     table = FACT_DIFFERENCE_RULES
     history = state.history
     last = history[-1] if history else None
+    current = state.deal
+    if key == "tricks_won":
+        deal = current if current is not None else (last.deal if last is not None else None)
+        if deal is not None and deal.tricks:
+            return table[_pair_kind(deal.tricks[-1], deal.setup.trumps, got, want)]
     if key == "deal_scores" and last is not None:
         if last.thrown_in:
             return table["deal_scores, thrown-in deal"]
-        contracts = last.deal.contracts
-        if contracts is not None:
-            pairs = [p for p in (0, 1) if _at(got, p) != _at(want, p)] or [0, 1]
-            contract = contracts[pairs[0]]
-            if contract.multiplier:
-                return table["deal_scores, a pair's Board"]
-            if contract.target == 0:
-                return table["deal_scores, a pair that passed twice"]
-            return table["deal_scores, a pair's numeric target"]
+        return table[_score_kind(last.deal, got, want)]
     if key == "dealer" and not history:
         return table["dealer, first deal"]
-    if key == "hand_size" and state.in_tiebreak:
-        return table["hand_size, tiebreak deal"]
+    if key == "hand_size":
+        if state.in_tiebreak:
+            return table["hand_size, tiebreak deal"]
+        if current is None and last is not None and last.thrown_in:
+            return table["hand_size, after a throw-in"]
+        name = state.rules.schedule_name or ""
+        return table[_SCHEDULE_RULES.get(name, "hand_size, a schedule of its own")]
+    if key == "trump" and current is not None and current.setup.turned.is_joker:
+        return table["trump, joker turned"]
+    if key == "to_move" and current is not None:
+        if current.setup.tiebreak and not current.tricks:
+            return table["to_move, tiebreak deal"]
+        if current.leader is None:
+            return table["to_move, bidding"]
+        if current.tricks and not current.trick and got in _SEAT_LETTERS:
+            # The right pair took the trick, but another seat leads: its partner's card
+            # won in the engine's reading (a winner rule), or nobody's did (PLAY-8).
+            trick = current.tricks[-1]
+            leads = _SEAT_LETTERS.index(got)
+            if trick.winner is not None and leads % 2 == trick.winner % 2:
+                card = next(card for seat, card in trick.plays if seat == leads)
+                return table[_trick_kind(trick, current.setup.trumps, [int(card)])]
     if key == "outcome":
         return _outcome_rule(state, last)
     return FACT_RULES[key]
+
+
+def _pair_kind(trick: Trick, trumps: int, got: Any, want: Any) -> str:
+    """Which rule gave the last trick to another pair in the engine's count.
+
+    The engine's winning pair is the one it credits with more tricks than the rules
+    do; :func:`_trick_kind` judges its cards.
+    """
+    pairs = [p for p in (0, 1) if isinstance(_at(got, p), int) and _at(got, p) > _at(want, p)]
+    if not pairs:
+        return "tricks_won, any other trick"
+    cards = [int(card) for seat, card in trick.plays if seat % 2 == pairs[0]]
+    return _trick_kind(trick, trumps, cards)
+
+
+def _trick_kind(trick: Trick, trumps: int, mine: list[int]) -> str:
+    """Which rule made one of the cards ``mine`` win the trick in the engine's reading.
+
+    A trump that lost to a higher trump is the trump order (CARD-3); a card of the
+    led suit that lost to a higher one, with no card of another suit ranking above
+    the winner, the plain order (CARD-2); anything else, which card wins a trick
+    (PLAY-7).
+    """
+    winner = trick.winner
+    if winner is None:
+        return "tricks_won, any other trick"
+    best = int(next(card for seat, card in trick.plays if seat == winner))
+    if any(trumps >> card & 1 for card in mine):
+        return "tricks_won, a trump beaten by a trump"
+    if trumps >> best & 1:
+        return "tricks_won, any other trick"
+    led = int(trick.cards[0])
+    following = [card for card in mine if card // 13 == led // 13]
+    above = [card for card in mine if card // 13 != led // 13 and card % 13 > best % 13]
+    if following and not above:
+        return "tricks_won, a card of the led suit beaten by one"
+    return "tricks_won, any other trick"
+
+
+def _numeric_score(target: int, tricks: int) -> int:
+    """SCORE-2 as the fuzzer reads it, to recognise a score made from another target."""
+    return 5 * target + (tricks - target) if tricks >= target else -5 * target
+
+
+def _score_kind(deal: DealState, got: Any, want: Any) -> str:
+    """Which rule makes a pair's deal score: its multiplier, contract or scoring.
+
+    A Board scored ±10·h·k for another k is BID-4 (which Board has which multiplier),
+    or BID-5 when k is the other pair's higher multiplier; any other wrong Board score
+    SCORE-4. A numeric pair scored nothing against a Board is SCORE-1; scored as if
+    its target were one of its bids (or their larger), BID-6; anything else SCORE-2.
+    """
+    contracts = deal.contracts
+    if contracts is None:
+        return "deal_scores, a pair's numeric target"
+    pairs = [p for p in (0, 1) if _at(got, p) != _at(want, p)] or [0, 1]
+    pair = pairs[0]
+    contract, other = contracts[pair], contracts[1 - pair]
+    score = _at(got, pair)
+    size = deal.setup.hand_size
+    taken = deal.tricks_won[pair]
+    if contract.multiplier:
+        if isinstance(score, int) and score and score % (10 * size) == 0:
+            times = abs(score) // (10 * size)
+            if times != contract.multiplier and 1 <= times <= 4:
+                if times == other.multiplier and times > contract.multiplier:
+                    return "deal_scores, a Board with the other pair's higher multiplier"
+                return "deal_scores, a Board of another multiplier"
+        return "deal_scores, a pair's Board"
+    if contract.target == 0:
+        return "deal_scores, a pair that passed twice"
+    if other.multiplier and score == 0:
+        return "deal_scores, nothing against a Board"
+    amounts = [
+        bid.amount
+        for bid in (deal.bid_of(SEATS[pair]), deal.bid_of(SEATS[pair + 2]))
+        if bid is not None
+    ]
+    others = {*amounts, max(amounts, default=0)} - {contract.target}
+    if any(score == _numeric_score(target, taken) for target in others):
+        return "deal_scores, the target of one bid"
+    return "deal_scores, a pair's numeric target"
 
 
 def _at(value: Any, index: int) -> Any:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from importlib import resources
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from .. import __version__
 from ..core import position
@@ -32,7 +32,7 @@ from ..core.bidding import BOARD, bid_of_code
 from ..core.cards import CARDS, SEATS, Card, Suit
 from ..core.errors import Reason
 from ..core.flow import dealer_of_deal
-from ..engine.state import MatchState, Phase
+from ..engine.state import MatchState, Outcome, Phase
 from ._codec import RecordError, action_from_json, action_to_json, outcome_json
 
 __all__ = [
@@ -57,10 +57,12 @@ __all__ = [
     "action_text",
     "encode",
     "facts",
+    "facts_line",
     "legal_line",
     "lenient_action",
     "parse_action",
     "schema",
+    "shown",
 ]
 
 PROTOCOL: Final = "backalley-protocol"
@@ -285,13 +287,17 @@ def parse_action(data: Any) -> Bid | Play | Deal:
         return _parse_deal(data)
     raise MessageError(
         'action: an action is a string such as "N 3" or "E AS", or {"deal": [54 card codes]},'
-        f" not {_shown(data)}",
+        f" not {shown(data)}",
         "bad_action",
     )
 
 
-def _shown(data: Any) -> str:
-    return json.dumps(data)[:60]
+def shown(data: Any) -> str:
+    """A request's value as a message quotes it: its JSON, at most 60 characters.
+
+    The server reads fractions as :class:`~decimal.Decimal`; they are shown as numbers.
+    """
+    return json.dumps(data, default=float)[:60]
 
 
 def _not_canonical(text: str) -> str:
@@ -299,12 +305,12 @@ def _not_canonical(text: str) -> str:
     try:
         meant = action_from_json(text)
     except RecordError as error:
-        return f"{_shown(text)} is not an action: {error.message}"
+        return f"{shown(text)} is not an action: {error.message}"
     if type(meant) is Bid and not meant.board and meant.amount > 99:
-        return f"{_shown(text)} is not an action: a bid is a number 1 to 99, pass or board"
+        return f"{shown(text)} is not an action: a bid is a number 1 to 99, pass or board"
     return (
-        f"{_shown(text)} is not written as the protocol writes actions: "
-        f"write {_shown(action_to_json(meant))} (a seat letter, one space, then pass, board, "
+        f"{shown(text)} is not written as the protocol writes actions: "
+        f"write {shown(action_to_json(meant))} (a seat letter, one space, then pass, board, "
         "a number 1 to 99 without leading zeros, or an upper-case card code)"
     )
 
@@ -327,9 +333,7 @@ def _parse_deal(data: dict[Any, Any]) -> Deal:
         raise MessageError('action: a deal is {"deal": [54 card codes]}', "bad_action")
     deck = data["deal"]
     if type(deck) is not list:
-        raise MessageError(
-            f"action.deal: a list of 54 card codes, not {_shown(deck)}", "bad_action"
-        )
+        raise MessageError(f"action.deal: a list of 54 card codes, not {shown(deck)}", "bad_action")
     if len(deck) != len(CARDS):
         raise MessageError(
             f"action.deal: a deck has {len(CARDS)} cards, not {len(deck)}", "bad_action"
@@ -339,7 +343,7 @@ def _parse_deal(data: dict[Any, Any]) -> Deal:
         card = _CARD_CODES.get(code) if type(code) is str else None
         if card is None:
             raise MessageError(
-                f"action.deal[{index}]: {_shown(code)} is not a card code as the protocol "
+                f"action.deal[{index}]: {shown(code)} is not a card code as the protocol "
                 "writes them (2-10, J, Q, K, A then C, D, H, S, upper case; BIG, LITTLE)",
                 "bad_action",
             )
@@ -375,13 +379,32 @@ _CALLS: Final = tuple(bid_of_code(SEATS[0], code).call for code in range(BOARD +
 _PHASE: Final = {phase: phase.value for phase in Phase}
 
 
-def facts(state: MatchState) -> dict[str, Any]:
-    """The public facts of a position, as the ``facts`` reply gives them.
+class _Facts(NamedTuple):
+    """The facts of a position as values: the ``facts`` reply's fields, in its order."""
 
-    Nothing private: no hands and no swap (DEAL-5). ``deal_scores`` is the score
-    of the last finished deal (``[0, 0]`` for a thrown-in or tiebreak deal).
-    """
-    # Read off the state's position and setup: the fuzzer asks this after every action.
+    phase: str
+    deal_number: int
+    counted_deals: int
+    dealer: str
+    hand_size: int | None
+    to_move: str | None
+    trump: str | None
+    turned: str | None
+    bids: list[str]
+    trick: list[str]
+    tricks_won: tuple[int, int]
+    deal_scores: tuple[int, int] | None
+    totals: tuple[int, int]
+    outcome: Outcome | None
+
+
+FACT_NAMES: Final = _Facts._fields
+"""The fields of the ``facts`` reply, in the order the reply writes them."""
+
+
+def _fact_values(state: MatchState) -> _Facts:
+    """The facts of a position as values (the outcome not yet JSON)."""
+    # Read off the state's position and setup: the fuzzer asks this after every trick.
     setup = state.setup
     history = state.history
     outcome = state.outcome
@@ -389,7 +412,7 @@ def facts(state: MatchState) -> dict[str, Any]:
         to_move = trump = turned = None
         bids: list[str] = []
         trick: list[str] = []
-        tricks_won = [0, 0]
+        tricks_won: tuple[int, int] = (0, 0)
     else:
         pos = state.position
         to_move = _SEAT[position.to_move(pos)]
@@ -397,23 +420,79 @@ def facts(state: MatchState) -> dict[str, Any]:
         turned = _CODE[setup.turned]
         bids = [_CALLS[code] for code in pos[position.BIDS]]
         trick = [_CODE[card] for card in pos[position.TRICK]]
-        tricks_won = list(position.tricks_won(pos))
-    return {
-        "phase": _PHASE[state.phase],
-        "deal_number": len(history),
-        "counted_deals": state.counted_deals,
-        "dealer": _SEAT[dealer_of_deal(state.rules, len(history))],
-        "hand_size": None if outcome is not None else state.hand_size,
-        "to_move": to_move,
-        "trump": trump,
-        "turned": turned,
-        "bids": bids,
-        "trick": trick,
-        "tricks_won": tricks_won,
-        "deal_scores": list(history[-1].scores) if history else None,
-        "totals": list(state.totals),
-        "outcome": None if outcome is None else outcome_json(outcome),
-    }
+        tricks_won = position.tricks_won(pos)
+    return _Facts(
+        _PHASE[state.phase],
+        len(history),
+        state.counted_deals,
+        _SEAT[dealer_of_deal(state.rules, len(history))],
+        None if outcome is not None else state.hand_size,
+        to_move,
+        trump,
+        turned,
+        bids,
+        trick,
+        tricks_won,
+        history[-1].scores if history else None,
+        state.totals,
+        outcome,
+    )
+
+
+def facts(state: MatchState) -> dict[str, Any]:
+    """The public facts of a position, as the ``facts`` reply gives them.
+
+    Nothing private: no hands and no swap (DEAL-5). ``deal_scores`` is the score
+    of the last finished deal (``[0, 0]`` for a thrown-in or tiebreak deal).
+    """
+    found = _fact_values(state)._asdict()
+    for name in ("tricks_won", "deal_scores", "totals"):
+        if found[name] is not None:
+            found[name] = list(found[name])
+    outcome = found["outcome"]
+    found["outcome"] = None if outcome is None else outcome_json(outcome)
+    return found
+
+
+def _text(value: str | None) -> str:
+    # The facts' strings are codes, letters and names: none needs escaping in JSON.
+    return "null" if value is None else f'"{value}"'
+
+
+def _texts(values: list[str]) -> str:
+    return '["' + '","'.join(values) + '"]' if values else "[]"
+
+
+def _two(values: tuple[int, int] | None) -> str:
+    return "null" if values is None else f"[{values[0]},{values[1]}]"
+
+
+def facts_line(state: MatchState) -> bytes:
+    """The ``facts`` reply for a state as its line: ``encode`` of its message, written out.
+
+    Both sides of a fuzzing run write one after every trick and deal, so it is
+    formatted field by field from the facts' values rather than through ``facts``
+    and ``json.dumps`` (a third of the time); the test suite checks it against
+    ``encode`` on any state.
+    """
+    fact = _fact_values(state)
+    outcome = fact.outcome
+    if outcome is None:
+        ended = "null"
+    else:
+        claim = outcome_json(outcome)
+        ended = f'{{"termination":"{claim["termination"]}","winner":{_text(claim["winner"])}}}'
+    return (
+        f'{{"type":"facts","facts":{{"phase":"{fact.phase}",'
+        f'"deal_number":{fact.deal_number},"counted_deals":{fact.counted_deals},'
+        f'"dealer":"{fact.dealer}",'
+        f'"hand_size":{"null" if fact.hand_size is None else fact.hand_size},'
+        f'"to_move":{_text(fact.to_move)},"trump":{_text(fact.trump)},'
+        f'"turned":{_text(fact.turned)},"bids":{_texts(fact.bids)},'
+        f'"trick":{_texts(fact.trick)},"tricks_won":{_two(fact.tricks_won)},'
+        f'"deal_scores":{_two(fact.deal_scores)},"totals":{_two(fact.totals)},'
+        f'"outcome":{ended}}}}}\n'
+    ).encode()
 
 
 def schema(name: str) -> dict[str, Any]:

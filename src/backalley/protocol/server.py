@@ -21,6 +21,7 @@ b'{"type":"legal","actions":[]}\n'
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any, BinaryIO, Final
 
 from ..core.actions import Bid, Deal, Play
@@ -28,7 +29,7 @@ from ..core.dealing import MAX_SEED
 from ..core.errors import IllegalAction
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import MatchState
-from ._codec import RecordError, rules_from_json
+from ._codec import RecordError, integer, rules_from_json
 from .messages import (
     APPLY_REQUESTS,
     CAPABILITIES,
@@ -41,9 +42,10 @@ from .messages import (
     VERSION,
     MessageError,
     encode,
-    facts,
+    facts_line,
     legal_line,
     parse_action,
+    shown,
 )
 
 __all__ = ["MAX_LINE_BYTES", "Session", "read_request", "serve"]
@@ -94,8 +96,13 @@ def read_request(line: bytes) -> Any:
     if len(line) > MAX_LINE_BYTES:
         raise MessageError(f"a request line is at most {MAX_LINE_BYTES} bytes", "line_too_long")
     try:
+        # Fractions are read exactly (Decimal): a whole number written 7.0 or 7e0 is 7, as
+        # JSON Schema says, in every field alike (``integer``), and never rounded as a double.
         return json.loads(
-            line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant
+            line.decode("utf-8"),
+            object_pairs_hook=_no_duplicates,
+            parse_constant=_no_constant,
+            parse_float=Decimal,
         )
     except UnicodeDecodeError as error:
         raise MessageError(f"not JSON: byte {error.start} is not UTF-8 text", "not_json") from None
@@ -140,20 +147,28 @@ class Session:
     def answer(self, line: bytes) -> bytes:
         """The reply line to one request line."""
         try:
-            if self.state is not None:
-                # The commonest requests, answered without parsing them.
+            state = self.state
+            if state is not None:
+                # The commonest requests, answered without parsing them, and written out
+                # rather than through _legal and apply: two calls fewer a request.
                 if line == LEGAL_REQUEST:
-                    return self._legal()
+                    if state.setup is None:  # no deal in progress
+                        return NO_LEGAL_LINE
+                    return legal_line(legal_actions(state))
                 action = APPLY_REQUESTS.get(line)
                 if action is not None:
-                    return self.apply(action)
+                    try:
+                        self.state = apply(state, action)
+                    except IllegalAction as error:
+                        return _refused(error)
+                    return OK_LINE
             return self._dispatch(read_request(line))
         except Exception as error:  # every request gets its one reply, even on a bug of ours
             return _failure(error)
 
     def _dispatch(self, request: Any) -> bytes:
         if not isinstance(request, dict):
-            raise MessageError(f"a request is a JSON object, not {json.dumps(request)[:60]}")
+            raise MessageError(f"a request is a JSON object, not {shown(request)}")
         kind = request.get("type")
         if kind == "apply":
             if len(request) != 2:
@@ -168,7 +183,7 @@ class Session:
             return self._legal()
         if kind == "facts":
             _only(request, ("type",))
-            return encode({"type": "facts", "facts": facts(self._state())})
+            return facts_line(self._state())
         if kind == "new_match":
             return self._new_match(request)
         if kind == "hello":
@@ -181,9 +196,7 @@ class Session:
             raise MessageError(
                 f"a request has a 'type': one of {', '.join(REQUEST_TYPES)}", "missing_field"
             )
-        raise MessageError(
-            f"unknown request type {json.dumps(kind)[:60]}: one of {', '.join(REQUEST_TYPES)}"
-        )
+        raise MessageError(f"unknown request type {shown(kind)}: one of {', '.join(REQUEST_TYPES)}")
 
     def _state(self) -> MatchState:
         if self.state is None:
@@ -201,10 +214,10 @@ class Session:
         if (
             type(versions) is not list
             or not versions
-            or any(type(version) is not int for version in versions)
+            or any(integer(version) is None for version in versions)
         ):
             raise MessageError("hello.versions: a list of whole numbers such as [1]", "bad_hello")
-        if VERSION not in versions:
+        if VERSION not in map(integer, versions):
             raise MessageError(f"hello: this engine speaks version {VERSION} only", "bad_hello")
         return encode(_HELLO)
 
@@ -216,24 +229,23 @@ class Session:
             rules = rules_from_json(request["rules"])
         except RecordError as error:
             raise MessageError(f"new_match: {error}", "bad_rules") from None
-        seed = request.get("seed", 0)
-        if type(seed) is not int or not 0 <= seed <= MAX_SEED:
+        given = request.get("seed", 0)
+        seed = integer(given)
+        if seed is None or not 0 <= seed <= MAX_SEED:
             raise MessageError(
                 "new_match.seed: a whole number 0 to 2**64 - 1 (18446744073709551615), "
-                f"not {json.dumps(seed)[:60]}",
+                f"not {shown(given)}",
                 "bad_seed",
             )
         self.state = new_match(rules, seed=seed)
-        return encode({"type": "facts", "facts": facts(self.state)})
+        return facts_line(self.state)
 
     def apply(self, action: Bid | Play | Deal) -> bytes:
         """Apply an action: the ``ok`` reply, or the refusal."""
         try:
             self.state = apply(self._state(), action)
         except IllegalAction as error:
-            return encode(
-                {"type": "refused", "reason": error.reason.value, "message": error.message}
-            )
+            return _refused(error)
         return OK_LINE
 
     def _legal(self) -> bytes:
@@ -241,6 +253,11 @@ class Session:
         if state.setup is None:  # no deal in progress
             return NO_LEGAL_LINE
         return legal_line(legal_actions(state))
+
+
+def _refused(error: IllegalAction) -> bytes:
+    """The ``refused`` reply to an illegal action: its reason code and message."""
+    return encode({"type": "refused", "reason": error.reason.value, "message": error.message})
 
 
 def _only(request: dict[str, Any], names: tuple[str, ...]) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Decimal
 from typing import Any, Final
 
 __all__ = [
@@ -55,25 +56,46 @@ _KIND_NAMES: Final = {
     bool: "true or false",
     int: "a number",
     float: "a number",
+    Decimal: "a number",
     type(None): "null",
 }
 
 
 def found(value: Any) -> str:
     """What a JSON value is, for a message: ``a string ("7")``, ``an array``."""
-    text = json.dumps(value) if isinstance(value, str | int | float | bool | None) else ""
+    if isinstance(value, Decimal):
+        text = str(value)  # as written: the protocol server reads fractions exactly
+    else:
+        text = json.dumps(value) if isinstance(value, str | int | float | bool | None) else ""
     kind = _KIND_NAMES.get(type(value), type(value).__name__)
     return f"{kind} ({text[:40]})" if text else kind
 
 
+_HUGE: Final = 10**40
+"""Stands for any whole number of more than 40 digits: out of every range read here."""
+
+
 def integer(value: Any) -> int | None:
-    """The value as a JSON Schema integer (``3`` or ``3.0``, never ``true``), else None."""
+    """The value as a JSON Schema integer (``3``, ``3.0`` or ``3e0``, never ``true``), else None.
+
+    JSON Schema counts a number with a zero fraction as an integer, so every
+    reader takes it as the whole number it writes. A reader that parses
+    fractions as :class:`~decimal.Decimal` (the protocol server) has them exactly;
+    a whole number written with an exponent too large to be a count or a seed
+    (``1e999999999``) stands as ``10**40``, out of range, rather than being
+    written out digit by digit.
+    """
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         return int(value)
+    if isinstance(value, Decimal) and value.is_finite():
+        if value.adjusted() >= 40:
+            return _HUGE if value > 0 else -_HUGE
+        if value == value.to_integral_value():
+            return int(value)
     return None
 
 
