@@ -126,9 +126,28 @@ def test_the_analysis_is_made_once_per_room(tables):
         assert analyses.jobs[room.id] is job and len(analyses.jobs) == 1
 
 
+def test_a_restarted_server_answers_from_the_database(tmp_path):
+    """The analysis is stored with the room: a new server on the database answers at once."""
+    path = tmp_path / "kept.db"
+    first = Tables(Store(path))
+    room, token = _finished(first)
+    with _client(first) as client:
+        made, _ = _wait(client, token)
+    first.store.close()
+    again = Tables(Store(path))
+    try:
+        with _client(again) as client:
+            answer = client.get(f"/analysis/{token}/status").json()
+            job = client.app.state.server.analyses.jobs[room.id]
+        assert answer == made and answer["status"] == "done"
+        assert job.stored == made and job.analyses == {}  # nothing analysed this time
+    finally:
+        again.store.close()
+
+
 def test_a_match_past_its_budget_reports_deals_not_analysed_in_time(tables):
     """The worker is ended at the budget; its deals not done say so, and nothing hangs."""
-    _room, token = _finished(tables)
+    room, token = _finished(tables)
     with _client(tables, analysis_budget=0.01) as client:
         body, _ = _wait(client, token, seconds=30.0)
     assert body["timed_out"]
@@ -136,6 +155,8 @@ def test_a_match_past_its_budget_reports_deals_not_analysed_in_time(tables):
     late = [d for d in body["analysis"]["deals"] if not d["analysed"]]
     assert late and all(d["played"] is None for d in late)
     assert len(body["analysis"]["deals"]) == body["total"]
+    # Not kept: a server given a longer budget may try again.
+    assert tables.store.analysis(room.id) is None
 
 
 def test_requests_beyond_the_workers_and_the_queue_are_refused(tables):

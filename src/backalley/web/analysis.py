@@ -10,15 +10,17 @@ worker still busy then is ended (a process can be stopped where a thread
 cannot), and the deals it had not done are "not analysed in time".
 
 The worker sends each deal's analysis as it is done, so the page shows the
-deals done of the deals; a finished analysis is kept per room (the
-``KEPT_ANALYSES`` most recent), so asking again, or reloading the page, does
-not analyse again.
+deals done of the deals; a finished analysis is kept per room, in memory (the
+``KEPT_ANALYSES`` most recent) and in the rooms' database, so asking again,
+reloading the page or starting the server again does not analyse again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import logging
 import multiprocessing
 import time
 from collections import OrderedDict
@@ -33,6 +35,7 @@ from ..solver.analysis import DealAnalysis, analysis_document, analyze_result
 from .limits import Limits
 from .messages import _label as deal_label
 from .rooms import Refused, Room
+from .store import Store, analysis_write
 
 __all__ = ["KEPT_ANALYSES", "POLL_SECONDS", "Analyses", "Job"]
 
@@ -41,6 +44,8 @@ KEPT_ANALYSES: Final = 256
 
 POLL_SECONDS: Final = 0.05
 """How often a worker's pipe is looked at (a look never waits)."""
+
+log = logging.getLogger("backalley.web")
 
 _CONTEXT: Final = multiprocessing.get_context("spawn")
 """Spawned, not forked: the server has threads (the store's writer) a fork would copy."""
@@ -63,6 +68,8 @@ class Job:
     timed_out: bool = False
     failed: bool = False
     document: dict[str, Any] | None = None
+    stored: dict[str, Any] | None = None
+    """The answer as the database kept it, for a match analysed before a restart."""
 
     @property
     def total(self) -> int:
@@ -71,6 +78,8 @@ class Job:
 
     def as_json(self, budget: float) -> dict[str, Any]:
         """What the page is sent: where the analysis stands, and the analysis once done."""
+        if self.stored is not None:
+            return self.stored
         return {
             "status": self.status,
             "done": len(self.analyses),
@@ -98,7 +107,8 @@ class Job:
 class Analyses:
     """The table's analyses: a bounded queue, bounded workers, a budget, a cache per room."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, store: Store) -> None:
+        self.store = store
         self.workers = limits.analysis_workers
         self.queue = limits.analysis_queue
         self.budget = limits.analysis_budget
@@ -122,6 +132,12 @@ class Analyses:
         if found is not None:
             self.jobs.move_to_end(room.id)
             return found
+        text = self.store.analysis(room.id)
+        if text is not None:
+            stored = json.loads(text)
+            found = self.jobs[room.id] = Job((), status="done", stored=stored)
+            self._forget_old()
+            return found
         busy = sum(1 for job in self.jobs.values() if job.status != "done")
         if busy >= self.workers + self.queue:
             raise Refused(
@@ -135,7 +151,7 @@ class Analyses:
         )
         job = self.jobs[room.id] = Job(labels)
         self._forget_old()
-        task = asyncio.get_running_loop().create_task(self._run(room.state, job))
+        task = asyncio.get_running_loop().create_task(self._run(room.id, room.state, job))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return job
@@ -145,7 +161,7 @@ class Analyses:
         for key in done[: max(0, len(done) - KEPT_ANALYSES)]:
             del self.jobs[key]
 
-    async def _run(self, state: MatchState, job: Job) -> None:
+    async def _run(self, room: str, state: MatchState, job: Job) -> None:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.workers)
         async with self._slots:
@@ -154,6 +170,15 @@ class Analyses:
                 await self._watch(state, job)
             finally:
                 job.finish()
+            if not (job.timed_out or job.failed):
+                # Kept for good: a restart answers from it. One not done in time is not
+                # kept, so a server given a longer budget may try again.
+                text = json.dumps(job.as_json(self.budget))
+                try:
+                    await self.store.submit_async(analysis_write(room, text))
+                except Exception:
+                    # The disk's fault, not a client's: the analysis stays in memory.
+                    log.exception("room %s: the analysis was not stored", room)
 
     async def _watch(self, state: MatchState, job: Job) -> None:
         """Start the worker and read its deals until all are done, it fails or time is up."""

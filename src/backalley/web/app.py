@@ -302,7 +302,7 @@ class TableServer:
         self._frames: dict[str, FrameCache] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self.analyses = Analyses(self.limits)
+        self.analyses = Analyses(self.limits, tables.store)
         """Finished matches' analyses, made in worker processes."""
 
     def lock(self, room: Room) -> asyncio.Lock:
