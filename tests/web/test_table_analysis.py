@@ -17,6 +17,7 @@ with warnings.catch_warnings():
 
 from backalley import Bid, Rules, Seat, legal_actions
 from backalley.solver.analysis import analysis_document, analyze_match
+from backalley.web import analysis as analysis_module
 from backalley.web.app import make_app
 from backalley.web.limits import Limits
 from backalley.web.rooms import Room, Tables
@@ -156,6 +157,32 @@ def test_a_match_past_its_budget_reports_deals_not_analysed_in_time(tables):
     assert late and all(d["played"] is None for d in late)
     assert len(body["analysis"]["deals"]) == body["total"]
     # Not kept: a server given a longer budget may try again.
+    assert tables.store.analysis(room.id) is None
+
+
+def _stuck(state, pipe):
+    """A worker on a pathological deal: it never answers."""
+    time.sleep(3600)
+
+
+def test_a_stuck_worker_is_ended_at_the_budget_and_the_table_goes_on(tables, monkeypatch):
+    """A worker that never finishes is ended at the budget; meanwhile the server answers."""
+    monkeypatch.setattr(analysis_module, "_work", _stuck)
+    room, token = _finished(tables)
+    with _client(tables, analysis_budget=2.0) as client:
+        started = time.monotonic()
+        assert client.get(f"/analysis/{token}/status").json()["status"] in ("queued", "running")
+        # The event loop is free while the worker runs: pages answer at once.
+        answered = time.monotonic()
+        assert client.get("/").status_code == 200
+        assert time.monotonic() - answered < 1.0
+        body, _ = _wait(client, token, seconds=30.0)
+        took = time.monotonic() - started
+        analyses = client.app.state.server.analyses
+        assert analyses._processes == set()
+    assert body["timed_out"] and body["done"] == 0
+    assert all(d["analysed"] is False for d in body["analysis"]["deals"])
+    assert 2.0 <= took < 20.0
     assert tables.store.analysis(room.id) is None
 
 
