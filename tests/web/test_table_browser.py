@@ -162,6 +162,15 @@ def test_a_whole_short_match_against_the_computer(server, browsers, shots, tmp_p
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "valid: a complete match, 14 deals" in checked.stdout
+    # The result offers the match's analysis: made in a worker, shown deal by deal.
+    driver.find_element(By.ID, "analysis").click()
+    WebDriverWait(driver, 120).until(
+        lambda d: d.find_element(By.ID, "analysis-status").text.startswith("Analysed:")
+    )
+    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".analysis-deal h2")]
+    assert headings[0] == "Deal 1 of 14" and len(headings) >= 14
+    assert driver.find_elements(By.CSS_SELECTOR, ".analysis-tricks")
+    driver.save_screenshot(str(shots / "analysis.png"))
 
 
 def test_a_dimmed_card_pressed_says_why_in_the_engines_words(server, browsers, shots):

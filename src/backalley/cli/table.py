@@ -59,6 +59,9 @@ _LIMIT_FLAGS: Final = (
     ("chat_characters", int, "N", "the longest chat line, in characters"),
     ("chat_per_minute", int, "N", "chat lines one seat may send in a minute"),
     ("chat_kept", int, "N", "chat lines a page is sent when it opens"),
+    ("analysis_workers", int, "N", "worker processes analysing finished matches"),
+    ("analysis_queue", int, "N", "analyses waiting for a worker before more are refused"),
+    ("analysis_budget", float, "SECONDS", "time one match's analysis may take"),
 )
 """The limits as flags: field of ``Limits``, type, metavar, help (the default is added)."""
 

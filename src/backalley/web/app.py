@@ -17,6 +17,10 @@ Pages and addresses:
 - ``GET /record/TOKEN``: the finished match as a game record (``backalley
   check`` validates it); refused while the match is on, since the record names
   the seed, and the seed tells every hand.
+- ``GET /analysis/TOKEN``: the finished match's analysis page;
+  ``GET /analysis/TOKEN/status`` where it stands (asked for on the first
+  request, made in a worker process: :mod:`backalley.web.analysis`), refused
+  like the record while the match is on.
 
 The server makes the automatic actions itself (the seeded deal, the computer
 players' bids and cards), one at a time per room, ``pace`` seconds apart so
@@ -69,6 +73,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect  # noqa: E402
 from ..core.cards import Seat  # noqa: E402
 from ..core.rules import SCHEDULES, Rules, TiePolicy  # noqa: E402
 from ..formats.records import dumps, record_from_state  # noqa: E402
+from .analysis import Analyses  # noqa: E402
 from .chat import MAX_SDP_CHARACTERS, chat_of, say_later, talk_open  # noqa: E402
 from .howto import howto_steps  # noqa: E402
 from .limits import (  # noqa: E402
@@ -297,6 +302,8 @@ class TableServer:
         self._frames: dict[str, FrameCache] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self.analyses = Analyses(self.limits, tables.store)
+        """Finished matches' analyses, made in worker processes."""
 
     def lock(self, room: Room) -> asyncio.Lock:
         """The room's lock: its changes are planned, stored and made one at a time."""
@@ -339,6 +346,7 @@ class TableServer:
 
     async def stop(self) -> None:
         """Cancel the drivers and the sweeper (the actions so far are stored)."""
+        await self.analyses.stop()
         tasks = [*self._drivers.values(), *self._tasks]
         for task in tasks:
             task.cancel()
@@ -790,6 +798,27 @@ class TableServer:
             headers={"content-disposition": f'attachment; filename="backalley-{room.id}.json"'},
         )
 
+    async def analysis_page(self, request: Request) -> Response:
+        """The page showing a finished match's analysis (it asks for it, and shows progress)."""
+        try:
+            self.tables.seat_of(request.path_params["token"])
+        except Refused as refusal:
+            return _page("No such seat", refusal.message, 404)
+        return FileResponse(str(STATIC / "analysis.html"))
+
+    async def analysis_status(self, request: Request) -> Response:
+        """Where the match's analysis stands (asked for if it is not yet), as JSON."""
+        try:
+            room, _seat = self.tables.seat_of(request.path_params["token"])
+        except Refused as refusal:
+            return JSONResponse(_refusal_of(refusal.reason, refusal.message), 404)
+        try:
+            job = self.analyses.request(room)
+        except Refused as refusal:
+            status = 409 if refusal.reason == "analysis_not_yet" else 503
+            return JSONResponse(_refusal_of(refusal.reason, refusal.message), status)
+        return JSONResponse(job.as_json(self.analyses.budget))
+
 
 def _message_of(received: Mapping[str, Any]) -> SeatMessage:
     text = received.get("text")
@@ -847,6 +876,8 @@ def make_app(
             Route("/how-to/steps.json", server.howto_json),
             Route("/seat/{token}", server.seat_page),
             Route("/record/{token}", server.record),
+            Route("/analysis/{token}", server.analysis_page),
+            Route("/analysis/{token}/status", server.analysis_status),
             WebSocketRoute("/ws/{token}", server.seat_socket),
             Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
         ],

@@ -82,3 +82,9 @@ class Limits:
     """Chat lines one seat may send in a minute (all its pages together)."""
     chat_kept: int = attrs.field(default=200, validator=attrs.validators.ge(0))
     """Chat lines a page is sent when it opens (every line stays in the database)."""
+    analysis_workers: int = attrs.field(default=1, validator=attrs.validators.ge(1))
+    """Worker processes analysing finished matches (each one match at a time)."""
+    analysis_queue: int = attrs.field(default=8, validator=attrs.validators.ge(0))
+    """Analyses waiting for a worker; a request beyond them is refused until one is done."""
+    analysis_budget: float = attrs.field(default=300.0, validator=attrs.validators.gt(0))
+    """Seconds one match's analysis may take; deals not done by then are "not analysed in time"."""

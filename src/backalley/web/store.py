@@ -58,6 +58,7 @@ __all__ = [
     "StoredRoom",
     "Write",
     "action_write",
+    "analysis_write",
     "chat_write",
     "room_write",
     "seats_write",
@@ -102,6 +103,10 @@ CREATE TABLE IF NOT EXISTS chat (
     at REAL NOT NULL,
     text TEXT NOT NULL,
     PRIMARY KEY (room, seq)
+);
+CREATE TABLE IF NOT EXISTS analyses (
+    room TEXT PRIMARY KEY REFERENCES rooms(id),
+    analysis TEXT NOT NULL
 )
 """
 
@@ -191,7 +196,7 @@ class Store:
             row[0]
             for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         }
-        if version == 0 and tables - {"rooms", "seats", "actions", "chat"}:
+        if version == 0 and tables - {"rooms", "seats", "actions", "chat", "analyses"}:
             raise StoreError(f"{path} holds other tables: it is not a table's database")
         if version not in (0, 1, SCHEMA_VERSION):
             raise StoreError(
@@ -351,6 +356,14 @@ class Store:
             ).fetchall()
         return count, [(seq, Seat.parse(seat), at, text) for seq, seat, at, text in reversed(rows)]
 
+    def analysis(self, room: str) -> str | None:
+        """A finished match's stored analysis (JSON text, :mod:`backalley.web.analysis`)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT analysis FROM analyses WHERE room = ?", (room,)
+            ).fetchone()
+        return None if row is None else str(row[0])
+
     def rooms(self, *, active_since: float | None = None) -> Iterator[StoredRoom]:
         """Stored rooms, oldest first, with their seats and actions in order.
 
@@ -474,6 +487,11 @@ def action_write(room: str, seq: int, action: str, when: float, *, finished: boo
             ),
         )
     )
+
+
+def analysis_write(room: str, text: str) -> Write:
+    """The write of a finished match's analysis (JSON text), made once per room."""
+    return Write((("INSERT OR REPLACE INTO analyses VALUES (?, ?)", ((room, text),)),))
 
 
 def chat_write(room: str, seq: int, seat: Seat, at: float, text: str) -> Write:

@@ -413,7 +413,10 @@
     $("result").hidden = !frame.over;
     if (frame.over) {
       $("result-text").textContent = frame.status;
-      if (frame.record) $("record").href = frame.record;
+      if (frame.record) {
+        $("record").href = frame.record;
+        $("analysis").href = frame.record.replace(/^\/record\//, "/analysis/");
+      }
     }
     if (frame.refused) notice(frame.refused.message, "refusal");
   }

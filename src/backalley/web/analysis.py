@@ -1,0 +1,225 @@
+"""A finished match's analysis at the table, made in worker processes off the event loop.
+
+The analysis itself is the solver's (:mod:`backalley.solver.analysis`): each
+deal's double-dummy tricks beside the tricks taken, and the cards that cost
+tricks. Here it is scheduled: at most ``analysis_workers`` matches are analysed
+at once, each in a worker process of its own, and at most ``analysis_queue``
+more wait for one (:class:`~backalley.web.limits.Limits`); a request beyond
+them is refused, never queued. Each match has ``analysis_budget`` seconds: a
+worker still busy then is ended (a process can be stopped where a thread
+cannot), and the deals it had not done are "not analysed in time".
+
+The worker sends each deal's analysis as it is done, so the page shows the
+deals done of the deals; a finished analysis is kept per room, in memory (the
+``KEPT_ANALYSES`` most recent) and in the rooms' database, so asking again,
+reloading the page or starting the server again does not analyse again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import multiprocessing
+import time
+from collections import OrderedDict
+from multiprocessing.connection import Connection
+from typing import Any, Final, Literal
+
+import attrs
+
+from ..engine.state import MatchState
+from ..pictures.prose import score_rows
+from ..solver.analysis import DealAnalysis, analysis_document, analyze_result
+from .limits import Limits
+from .messages import _label as deal_label
+from .rooms import Refused, Room
+from .store import Store, analysis_write
+
+__all__ = ["KEPT_ANALYSES", "POLL_SECONDS", "Analyses", "Job"]
+
+KEPT_ANALYSES: Final = 256
+"""Finished analyses kept in memory (the oldest leaves first)."""
+
+POLL_SECONDS: Final = 0.05
+"""How often a worker's pipe is looked at (a look never waits)."""
+
+log = logging.getLogger("backalley.web")
+
+_CONTEXT: Final = multiprocessing.get_context("spawn")
+"""Spawned, not forked: the server has threads (the store's writer) a fork would copy."""
+
+
+def _work(state: MatchState, pipe: Connection) -> None:
+    """The worker: each finished deal's analysis, sent as ``(index, analysis)`` when done."""
+    for index, result in enumerate(state.history):
+        pipe.send((index, analyze_result(result)))
+    pipe.close()
+
+
+@attrs.define
+class Job:
+    """One match's analysis: queued, running or done; its deals as they are done."""
+
+    labels: tuple[str, ...]
+    status: Literal["queued", "running", "done"] = "queued"
+    analyses: dict[int, DealAnalysis | None] = attrs.Factory(dict)
+    timed_out: bool = False
+    failed: bool = False
+    document: dict[str, Any] | None = None
+    stored: dict[str, Any] | None = None
+    """The answer as the database kept it, for a match analysed before a restart."""
+
+    @property
+    def total(self) -> int:
+        """The match's deals (thrown-in deals included)."""
+        return len(self.labels)
+
+    def as_json(self, budget: float) -> dict[str, Any]:
+        """What the page is sent: where the analysis stands, and the analysis once done."""
+        if self.stored is not None:
+            return self.stored
+        return {
+            "status": self.status,
+            "done": len(self.analyses),
+            "total": self.total,
+            "budget": budget,
+            "timed_out": self.timed_out,
+            "failed": self.failed,
+            "analysis": self.document,
+        }
+
+    def finish(self) -> None:
+        """Make the document: every deal, in order, each one analysed or not in time."""
+        done = [self.analyses.get(index) for index in range(self.total)]
+        document = analysis_document(done)
+        deals: list[dict[str, Any]] = document["deals"]  # type: ignore[assignment]
+        for index, entry in enumerate(deals):
+            entry["label"] = self.labels[index]
+            entry["analysed"] = index in self.analyses
+            if index not in self.analyses:
+                entry["played"] = None
+        self.document = document
+        self.status = "done"
+
+
+class Analyses:
+    """The table's analyses: a bounded queue, bounded workers, a budget, a cache per room."""
+
+    def __init__(self, limits: Limits, store: Store) -> None:
+        self.store = store
+        self.workers = limits.analysis_workers
+        self.queue = limits.analysis_queue
+        self.budget = limits.analysis_budget
+        self.jobs: OrderedDict[str, Job] = OrderedDict()
+        self._slots: asyncio.Semaphore | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._processes: set[Any] = set()
+
+    def request(self, room: Room) -> Job:
+        """The room's analysis: the one made or being made, else a new one queued.
+
+        Raises :class:`Refused` while the match is on, or when the workers and the
+        queue are full.
+        """
+        if not room.is_over:
+            raise Refused(
+                "analysis_not_yet",
+                "The analysis is ready when the match is over (it shows every hand).",
+            )
+        found = self.jobs.get(room.id)
+        if found is not None:
+            self.jobs.move_to_end(room.id)
+            return found
+        text = self.store.analysis(room.id)
+        if text is not None:
+            stored = json.loads(text)
+            found = self.jobs[room.id] = Job((), status="done", stored=stored)
+            self._forget_old()
+            return found
+        busy = sum(1 for job in self.jobs.values() if job.status != "done")
+        if busy >= self.workers + self.queue:
+            raise Refused(
+                "analysis_busy",
+                f"{busy} matches are being analysed or waiting: ask again in a few minutes.",
+            )
+        deals = room.state.rules.deals
+        labels = tuple(
+            deal_label(row.scheduled, deals, redeal=row.redeal, tiebreak=row.kind == "tiebreak")
+            for row in score_rows(room.state)
+        )
+        job = self.jobs[room.id] = Job(labels)
+        self._forget_old()
+        task = asyncio.get_running_loop().create_task(self._run(room.id, room.state, job))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return job
+
+    def _forget_old(self) -> None:
+        done = [key for key, job in self.jobs.items() if job.status == "done"]
+        for key in done[: max(0, len(done) - KEPT_ANALYSES)]:
+            del self.jobs[key]
+
+    async def _run(self, room: str, state: MatchState, job: Job) -> None:
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.workers)
+        async with self._slots:
+            job.status = "running"
+            try:
+                await self._watch(state, job)
+            finally:
+                job.finish()
+            if not (job.timed_out or job.failed):
+                # Kept for good: a restart answers from it. One not done in time is not
+                # kept, so a server given a longer budget may try again.
+                text = json.dumps(job.as_json(self.budget))
+                try:
+                    await self.store.submit_async(analysis_write(room, text))
+                except Exception:
+                    # The disk's fault, not a client's: the analysis stays in memory.
+                    log.exception("room %s: the analysis was not stored", room)
+
+    async def _watch(self, state: MatchState, job: Job) -> None:
+        """Start the worker and read its deals until all are done, it fails or time is up."""
+        mine, theirs = _CONTEXT.Pipe(duplex=False)
+        process = _CONTEXT.Process(target=_work, args=(state, theirs), daemon=True)
+        process.start()
+        theirs.close()
+        self._processes.add(process)
+        deadline = time.monotonic() + self.budget
+        try:
+            while len(job.analyses) < job.total:
+                try:
+                    while mine.poll():
+                        index, analysis = mine.recv()
+                        job.analyses[index] = analysis
+                except EOFError:
+                    # The worker ended before every deal was sent: it failed.
+                    job.failed = len(job.analyses) < job.total
+                    return
+                if len(job.analyses) >= job.total:
+                    return
+                if time.monotonic() >= deadline:
+                    job.timed_out = True
+                    return
+                await asyncio.sleep(POLL_SECONDS)
+        finally:
+            mine.close()
+            if process.is_alive():
+                process.kill()
+            # Killed or finished: the join is short, and off the loop all the same.
+            await asyncio.to_thread(process.join, 5.0)
+            self._processes.discard(process)
+
+    async def stop(self) -> None:
+        """End the workers and the tasks watching them."""
+        for process in list(self._processes):
+            with contextlib.suppress(Exception):
+                process.kill()
+        tasks = list(self._tasks)
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
