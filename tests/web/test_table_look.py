@@ -214,16 +214,37 @@ def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, 
         if playing and in_trick == 3 and not kept:
             # South completes the trick; at pace 0 the next lead follows at once.
             before = _version(driver)
-            driver.find_element(By.CSS_SELECTOR, "#hand button.legal").click()
-            WebDriverWait(driver, WAIT).until(lambda d, v=before: _version(d) > v)
-            started = time.monotonic()
-            seats = set()
-            while time.monotonic() - started < 1.2:
-                played = driver.find_elements(By.CSS_SELECTOR, "#trick .played")
-                seats.add(tuple(p.get_attribute("data-seat") for p in played))
-                assert len(played) == 4, "the finished trick left the table too soon"
-                time.sleep(0.1)
-            assert len(seats) == 1
+            # Played and watched from inside the page, where the hold is timed: from the
+            # first frame drawn after South's card, the table is sampled every 50 ms for
+            # 1.2 s (a round trip of the driver's, slow on a loaded machine, would eat
+            # into the 1.5 s).
+            samples = driver.execute_async_script(
+                """
+                const [before, done] = arguments;
+                const seen = () => Number(document.body.dataset.version || -1) > before;
+                const cards = () => Array.from(document.querySelectorAll("#trick .played"))
+                  .map((p) => p.dataset.seat).join(",");
+                const watch = () => {
+                  const started = performance.now();
+                  const found = [];
+                  const sample = () => {
+                    found.push(cards());
+                    if (performance.now() - started < 1200) setTimeout(sample, 50);
+                    else done(found);
+                  };
+                  sample();
+                };
+                const wait = () => (seen() ? watch() : setTimeout(wait, 10));
+                document.querySelector("#hand button.legal").click();
+                wait();
+                """,
+                before,
+            )
+            assert samples, "no frame after South's card"
+            assert all(len(seats.split(",")) == 4 for seats in samples), (
+                f"the finished trick left the table too soon: {samples}"
+            )
+            assert len(set(samples)) == 1
             kept = True
             last = driver.find_element(By.ID, "last-heading").rect
             assert last["y"] + last["height"] <= driver.execute_script("return innerHeight")
