@@ -303,12 +303,14 @@ def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
     return buttons
 
 
-def _deal_label(seen: SeatView, rows: list[SheetRow]) -> str:
+def _deal_label(seen: SeatView, finished: Finished) -> str:
     """The deal in progress as people number it: the schedule's deal N of M, re-deals marked."""
     deal = seen.deal
     assert deal is not None
+    rows = finished.rows
     redeal = bool(rows) and rows[-1].kind == "thrown in"
-    return _label(seen.counted_deals + 1, seen.rules.deals, redeal=redeal, tiebreak=deal.tiebreak)
+    scheduled = finished.counted_deals + 1
+    return _label(scheduled, seen.rules.deals, redeal=redeal, tiebreak=deal.tiebreak)
 
 
 def _label(scheduled: int, deals: int, *, redeal: bool, tiebreak: bool) -> str:
@@ -362,7 +364,7 @@ def _trick_picture(trick: Trick, trump: Suit | None) -> str:
     return trick_svg(trick, trump)
 
 
-def _sides(seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
+def _sides(seen: SeatView, seat: Seat, totals: tuple[int, int]) -> list[dict[str, Any]]:
     deal = seen.deal
     # Between deals and after the match, each side shows the deal just finished.
     shown = deal if deal is not None else (seen.history[-1] if seen.history else None)
@@ -380,7 +382,7 @@ def _sides(seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
                 "score": None
                 if deal is not None or shown is None or shown.scores is None
                 else shown.scores[pair],
-                "total": seen.totals[pair],
+                "total": totals[pair],
             }
         )
     return sides
@@ -479,6 +481,27 @@ def seat_frame(
     return _frame(room, seat, seen, seen.to_dict(), connected, token)
 
 
+@attrs.frozen
+class Finished:
+    """What a frame derives from the finished deals alone: the same for every seat.
+
+    A finished deal's scores, tricks and bids are public, so the score sheet's rows,
+    the deals counted and the running totals are one room's, not one seat's: a
+    :class:`FrameCache` makes them once a deal instead of once a frame and seat.
+    """
+
+    rows: list[SheetRow]
+    counted_deals: int
+    totals: tuple[int, int]
+    sheet: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, seen: SeatView) -> Finished:
+        """The finished deals of ``seen`` summed up."""
+        rows = score_rows(seen)
+        return cls(rows, seen.counted_deals, seen.totals, _sheet(rows))
+
+
 class FrameCache:
     """One room's frames as text, made for many versions: each seat's finished deals kept.
 
@@ -490,7 +513,7 @@ class FrameCache:
 
     def __init__(self) -> None:
         self._history: dict[Seat, tuple[int, str]] = {}
-        self._sheet: tuple[int, list[dict[str, Any]]] = (-1, [])
+        self._finished: tuple[int, Finished | None] = (-1, None)
 
     def text(
         self,
@@ -504,10 +527,13 @@ class FrameCache:
         seen = view(room.state, seat)
         data = view_to_json(seen, history=False)
         data["history"] = _HISTORY_MARK
-        # The score sheet is the finished deals', the same for every seat: made once a deal.
-        if self._sheet[0] != len(seen.history):
-            self._sheet = (len(seen.history), _sheet(score_rows(seen)))
-        text = encode(_frame(room, seat, seen, data, connected, token, self._sheet[1]))
+        # The finished deals' summary is the same for every seat: made once a deal. A
+        # room's history only grows, so its length names it.
+        count, finished = self._finished
+        if finished is None or count != len(seen.history):
+            finished = Finished.of(seen)
+            self._finished = (len(seen.history), finished)
+        text = encode(_frame(room, seat, seen, data, connected, token, finished))
         return text.replace(_HISTORY_TEXT, self._history_text(seen), 1)
 
     def _history_text(self, seen: SeatView) -> str:
@@ -532,7 +558,7 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
     view_data: dict[str, Any],
     connected: frozenset[Seat],
     token: str | None,
-    sheet: list[dict[str, Any]] | None = None,
+    finished: Finished | None = None,
 ) -> dict[str, Any]:
     deal = seen.deal
     trump = None if deal is None else deal.trump
@@ -541,8 +567,10 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
     if my_turn and seen.phase is Phase.PLAY:
         legal_cards = {a.card for a in legal_actions(room.state) if isinstance(a, Play)}
     hand = sorted(seen.hand, key=lambda card: _hand_order(card, trump))
-    rows = score_rows(seen)
-    label = None if deal is None else _deal_label(seen, rows)
+    if finished is None:
+        finished = Finished.of(seen)
+    rows = finished.rows
+    label = None if deal is None else _deal_label(seen, finished)
     frame: dict[str, Any] = {
         "type": "state",
         "version": room.version,
@@ -560,7 +588,7 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "cards_each": None if deal is None else f"{counted(deal.hand_size, 'card')} each",
         "throw_in": _throw_in(seen, rows),
         "held": _held(deal),
-        "counted_deals": seen.counted_deals,
+        "counted_deals": finished.counted_deals,
         "deals": room.rules.deals,
         "hand_size": None if deal is None else deal.hand_size,
         "tiebreak": deal is not None and deal.tiebreak,
@@ -576,9 +604,9 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         if deal is None or deal.leader is None
         else _trick_cards(deal.leader, deal.trick, trump),
         "last_trick": _last_trick(seen, rows, label),
-        "sides": _sides(seen, seat),
+        "sides": _sides(seen, seat, finished.totals),
         "warnings": [] if deal is None else [w.message for w in deal.warnings],
-        "sheet": _sheet(rows) if sheet is None else sheet,
+        "sheet": finished.sheet,
         "seats": _seats(room, seat, connected),
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None
