@@ -47,6 +47,7 @@ unknown_field - A message of type 'act' has no field 'seat'.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache, lru_cache
 from typing import Any, Final
 
@@ -514,6 +515,9 @@ class FrameCache:
     def __init__(self) -> None:
         self._history: dict[Seat, tuple[int, str]] = {}
         self._finished: tuple[int, Finished | None] = (-1, None)
+        # The state whose public parts are kept (states are never changed, only replaced).
+        self._public_of: object = None
+        self._public: dict[str, str] = {}
 
     def text(
         self,
@@ -533,7 +537,15 @@ class FrameCache:
         if finished is None or count != len(seen.history):
             finished = Finished.of(seen)
             self._finished = (len(seen.history), finished)
-        text = encode(_frame(room, seat, seen, data, connected, token, finished))
+        state = room.state
+        if self._public_of is not state:
+            label = None if seen.deal is None else _deal_label(seen, finished)
+            made = _public(seen, finished, label)
+            self._public = {_PUBLIC_TEXTS[key]: encode(value) for key, value in made.items()}
+            self._public_of = state
+        text = encode(_frame(room, seat, seen, data, connected, token, finished, _PUBLIC_MARKS))
+        for mark, part in self._public.items():
+            text = text.replace(mark, part, 1)
         return text.replace(_HISTORY_TEXT, self._history_text(seen), 1)
 
     def _history_text(self, seen: SeatView) -> str:
@@ -551,6 +563,35 @@ _HISTORY_MARK: Final = "\x00history\x00"
 _HISTORY_TEXT: Final = json.dumps(_HISTORY_MARK)
 
 
+def _public(seen: SeatView, finished: Finished, label: str | None) -> dict[str, Any]:
+    """The parts of a frame that every seat is sent alike: made from what is public only.
+
+    The cards each seat holds, the bids said, the trick on the table, the last trick
+    won and the score sheet: a :class:`FrameCache` makes and encodes them once a
+    version for all four seats (a seat's own hand and choices are not among them).
+    """
+    deal = seen.deal
+    trump = None if deal is None else deal.trump
+    return {
+        "held": _held(deal),
+        "said": []
+        if deal is None
+        else [{"seat": bid.seat.letter, "call": bid.call} for bid in deal.bids],
+        "trick": []
+        if deal is None or deal.leader is None
+        else _trick_cards(deal.leader, deal.trick, trump),
+        "last_trick": _last_trick(seen, finished.rows, label),
+        "sheet": finished.sheet,
+    }
+
+
+_PUBLIC_MARKS: Final = {
+    key: f"\x00{key}\x00" for key in ("held", "said", "trick", "last_trick", "sheet")
+}
+"""Stand for the public parts in a frame until their text, made once a version, is spliced in."""
+_PUBLIC_TEXTS: Final = {key: json.dumps(mark) for key, mark in _PUBLIC_MARKS.items()}
+
+
 def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two writers
     room: Room,
     seat: Seat,
@@ -559,6 +600,7 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
     connected: frozenset[Seat],
     token: str | None,
     finished: Finished | None = None,
+    public: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     deal = seen.deal
     trump = None if deal is None else deal.trump
@@ -571,6 +613,8 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         finished = Finished.of(seen)
     rows = finished.rows
     label = None if deal is None else _deal_label(seen, finished)
+    if public is None:
+        public = _public(seen, finished, label)
     frame: dict[str, Any] = {
         "type": "state",
         "version": room.version,
@@ -587,7 +631,7 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "deal_label": label,
         "cards_each": None if deal is None else f"{counted(deal.hand_size, 'card')} each",
         "throw_in": _throw_in(seen, rows),
-        "held": _held(deal),
+        "held": public["held"],
         "counted_deals": finished.counted_deals,
         "deals": room.rules.deals,
         "hand_size": None if deal is None else deal.hand_size,
@@ -597,16 +641,12 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "trump_words": None if deal is None else deal.trump_words.capitalize(),
         "hand": [{**_card_json(card, trump), "legal": card in legal_cards} for card in hand],
         "bids": _bids(room, seen, seat),
-        "said": []
-        if deal is None
-        else [{"seat": bid.seat.letter, "call": bid.call} for bid in deal.bids],
-        "trick": []
-        if deal is None or deal.leader is None
-        else _trick_cards(deal.leader, deal.trick, trump),
-        "last_trick": _last_trick(seen, rows, label),
+        "said": public["said"],
+        "trick": public["trick"],
+        "last_trick": public["last_trick"],
         "sides": _sides(seen, seat, finished.totals),
         "warnings": [] if deal is None else [w.message for w in deal.warnings],
-        "sheet": finished.sheet,
+        "sheet": public["sheet"],
         "seats": _seats(room, seat, connected),
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None
