@@ -529,14 +529,14 @@ class FrameCache:
     ) -> str:
         """The frame for ``seat`` as the text of one message."""
         seen = view(room.state, seat)
-        data = view_to_json(seen, history=False)
-        data["history"] = _HISTORY_MARK
         # The finished deals' summary is the same for every seat: made once a deal. A
         # room's history only grows, so its length names it.
         count, finished = self._finished
         if finished is None or count != len(seen.history):
             finished = Finished.of(seen)
             self._finished = (len(seen.history), finished)
+        data = view_to_json(seen, history=False, totals=finished.totals)
+        data["history"] = _HISTORY_MARK
         state = room.state
         if self._public_of is not state:
             label = None if seen.deal is None else _deal_label(seen, finished)
