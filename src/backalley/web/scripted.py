@@ -55,7 +55,7 @@ def waiting(text: str) -> bool:
     need not parse them (three in four of them, the clients' biggest cost under load).
     Anything else, or a head not as expected, is parsed in full.
 
-    >>> waiting('{"type":"state","version":3,"over":false,"status":"x","your_turn":false}')
+    >>> waiting('{"type":"state","version":3,"over":false,"your_turn":false,"view":{}}')
     True
     >>> waiting('{"type":"state","version":3,"over":false,"your_turn":true}')
     False
