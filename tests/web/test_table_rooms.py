@@ -469,3 +469,25 @@ def test_the_frame_cache_writes_the_same_json_as_seat_frame_at_every_step(tmp_pa
             break
         _act_first_legal(tables, room)
     assert room.is_over and steps > 20
+
+
+def test_a_scripted_client_skips_exactly_the_frames_that_ask_nothing_of_its_seat(tmp_path):
+    """The load clients' shortcut (a frame read from its head only) against the parsed
+    frame, for every seat's frame at every version of a whole match."""
+    scripted = pytest.importorskip("backalley.web.scripted")
+    tables = _tables(tmp_path)
+    room, tokens = _friends(tables, schedule=(3, 2, 1, 2))
+    cache = FrameCache()
+    seen = set()
+    for _ in range(400):
+        for seat in Seat:
+            text = cache.text(room, seat, connected=frozenset(Seat), token=tokens[seat])
+            frame = json.loads(text)
+            expected = not frame["over"] and not frame["your_turn"]
+            assert scripted.waiting(text) is expected
+            seen.add(expected)
+        if room.is_over:
+            break
+        _act_first_legal(tables, room)
+    assert room.is_over and seen == {True, False}
+    assert not scripted.waiting(encode({"type": "ack", "version": 3}))

@@ -47,6 +47,7 @@ unknown_field - A message of type 'act' has no field 'seat'.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache, lru_cache
 from typing import Any, Final
 
@@ -303,12 +304,14 @@ def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
     return buttons
 
 
-def _deal_label(seen: SeatView, rows: list[SheetRow]) -> str:
+def _deal_label(seen: SeatView, finished: Finished) -> str:
     """The deal in progress as people number it: the schedule's deal N of M, re-deals marked."""
     deal = seen.deal
     assert deal is not None
+    rows = finished.rows
     redeal = bool(rows) and rows[-1].kind == "thrown in"
-    return _label(seen.counted_deals + 1, seen.rules.deals, redeal=redeal, tiebreak=deal.tiebreak)
+    scheduled = finished.counted_deals + 1
+    return _label(scheduled, seen.rules.deals, redeal=redeal, tiebreak=deal.tiebreak)
 
 
 def _label(scheduled: int, deals: int, *, redeal: bool, tiebreak: bool) -> str:
@@ -362,7 +365,7 @@ def _trick_picture(trick: Trick, trump: Suit | None) -> str:
     return trick_svg(trick, trump)
 
 
-def _sides(seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
+def _sides(seen: SeatView, seat: Seat, totals: tuple[int, int]) -> list[dict[str, Any]]:
     deal = seen.deal
     # Between deals and after the match, each side shows the deal just finished.
     shown = deal if deal is not None else (seen.history[-1] if seen.history else None)
@@ -380,7 +383,7 @@ def _sides(seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
                 "score": None
                 if deal is not None or shown is None or shown.scores is None
                 else shown.scores[pair],
-                "total": seen.totals[pair],
+                "total": totals[pair],
             }
         )
     return sides
@@ -479,6 +482,27 @@ def seat_frame(
     return _frame(room, seat, seen, seen.to_dict(), connected, token)
 
 
+@attrs.frozen
+class Finished:
+    """What a frame derives from the finished deals alone: the same for every seat.
+
+    A finished deal's scores, tricks and bids are public, so the score sheet's rows,
+    the deals counted and the running totals are one room's, not one seat's: a
+    :class:`FrameCache` makes them once a deal instead of once a frame and seat.
+    """
+
+    rows: list[SheetRow]
+    counted_deals: int
+    totals: tuple[int, int]
+    sheet: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, seen: SeatView) -> Finished:
+        """The finished deals of ``seen`` summed up."""
+        rows = score_rows(seen)
+        return cls(rows, seen.counted_deals, seen.totals, _sheet(rows))
+
+
 class FrameCache:
     """One room's frames as text, made for many versions: each seat's finished deals kept.
 
@@ -490,7 +514,10 @@ class FrameCache:
 
     def __init__(self) -> None:
         self._history: dict[Seat, tuple[int, str]] = {}
-        self._sheet: tuple[int, list[dict[str, Any]]] = (-1, [])
+        self._finished: tuple[int, Finished | None] = (-1, None)
+        # The state whose public parts are kept (states are never changed, only replaced).
+        self._public_of: object = None
+        self._public: dict[str, str] = {}
 
     def text(
         self,
@@ -502,12 +529,23 @@ class FrameCache:
     ) -> str:
         """The frame for ``seat`` as the text of one message."""
         seen = view(room.state, seat)
-        data = view_to_json(seen, history=False)
+        # The finished deals' summary is the same for every seat: made once a deal. A
+        # room's history only grows, so its length names it.
+        count, finished = self._finished
+        if finished is None or count != len(seen.history):
+            finished = Finished.of(seen)
+            self._finished = (len(seen.history), finished)
+        data = view_to_json(seen, history=False, totals=finished.totals)
         data["history"] = _HISTORY_MARK
-        # The score sheet is the finished deals', the same for every seat: made once a deal.
-        if self._sheet[0] != len(seen.history):
-            self._sheet = (len(seen.history), _sheet(score_rows(seen)))
-        text = encode(_frame(room, seat, seen, data, connected, token, self._sheet[1]))
+        state = room.state
+        if self._public_of is not state:
+            label = None if seen.deal is None else _deal_label(seen, finished)
+            made = _public(seen, finished, label)
+            self._public = {_PUBLIC_TEXTS[key]: encode(value) for key, value in made.items()}
+            self._public_of = state
+        text = encode(_frame(room, seat, seen, data, connected, token, finished, _PUBLIC_MARKS))
+        for mark, part in self._public.items():
+            text = text.replace(mark, part, 1)
         return text.replace(_HISTORY_TEXT, self._history_text(seen), 1)
 
     def _history_text(self, seen: SeatView) -> str:
@@ -525,6 +563,35 @@ _HISTORY_MARK: Final = "\x00history\x00"
 _HISTORY_TEXT: Final = json.dumps(_HISTORY_MARK)
 
 
+def _public(seen: SeatView, finished: Finished, label: str | None) -> dict[str, Any]:
+    """The parts of a frame that every seat is sent alike: made from what is public only.
+
+    The cards each seat holds, the bids said, the trick on the table, the last trick
+    won and the score sheet: a :class:`FrameCache` makes and encodes them once a
+    version for all four seats (a seat's own hand and choices are not among them).
+    """
+    deal = seen.deal
+    trump = None if deal is None else deal.trump
+    return {
+        "held": _held(deal),
+        "said": []
+        if deal is None
+        else [{"seat": bid.seat.letter, "call": bid.call} for bid in deal.bids],
+        "trick": []
+        if deal is None or deal.leader is None
+        else _trick_cards(deal.leader, deal.trick, trump),
+        "last_trick": _last_trick(seen, finished.rows, label),
+        "sheet": finished.sheet,
+    }
+
+
+_PUBLIC_MARKS: Final = {
+    key: f"\x00{key}\x00" for key in ("held", "said", "trick", "last_trick", "sheet")
+}
+"""Stand for the public parts in a frame until their text, made once a version, is spliced in."""
+_PUBLIC_TEXTS: Final = {key: json.dumps(mark) for key, mark in _PUBLIC_MARKS.items()}
+
+
 def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two writers
     room: Room,
     seat: Seat,
@@ -532,7 +599,8 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
     view_data: dict[str, Any],
     connected: frozenset[Seat],
     token: str | None,
-    sheet: list[dict[str, Any]] | None = None,
+    finished: Finished | None = None,
+    public: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     deal = seen.deal
     trump = None if deal is None else deal.trump
@@ -541,8 +609,12 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
     if my_turn and seen.phase is Phase.PLAY:
         legal_cards = {a.card for a in legal_actions(room.state) if isinstance(a, Play)}
     hand = sorted(seen.hand, key=lambda card: _hand_order(card, trump))
-    rows = score_rows(seen)
-    label = None if deal is None else _deal_label(seen, rows)
+    if finished is None:
+        finished = Finished.of(seen)
+    rows = finished.rows
+    label = None if deal is None else _deal_label(seen, finished)
+    if public is None:
+        public = _public(seen, finished, label)
     frame: dict[str, Any] = {
         "type": "state",
         "version": room.version,
@@ -559,8 +631,8 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "deal_label": label,
         "cards_each": None if deal is None else f"{counted(deal.hand_size, 'card')} each",
         "throw_in": _throw_in(seen, rows),
-        "held": _held(deal),
-        "counted_deals": seen.counted_deals,
+        "held": public["held"],
+        "counted_deals": finished.counted_deals,
         "deals": room.rules.deals,
         "hand_size": None if deal is None else deal.hand_size,
         "tiebreak": deal is not None and deal.tiebreak,
@@ -569,16 +641,12 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "trump_words": None if deal is None else deal.trump_words.capitalize(),
         "hand": [{**_card_json(card, trump), "legal": card in legal_cards} for card in hand],
         "bids": _bids(room, seen, seat),
-        "said": []
-        if deal is None
-        else [{"seat": bid.seat.letter, "call": bid.call} for bid in deal.bids],
-        "trick": []
-        if deal is None or deal.leader is None
-        else _trick_cards(deal.leader, deal.trick, trump),
-        "last_trick": _last_trick(seen, rows, label),
-        "sides": _sides(seen, seat),
+        "said": public["said"],
+        "trick": public["trick"],
+        "last_trick": public["last_trick"],
+        "sides": _sides(seen, seat, finished.totals),
         "warnings": [] if deal is None else [w.message for w in deal.warnings],
-        "sheet": _sheet(rows) if sheet is None else sheet,
+        "sheet": public["sheet"],
         "seats": _seats(room, seat, connected),
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None

@@ -43,11 +43,15 @@ _DEAL_FIELDS: Final = (
 )
 
 
-def view_to_json(seen: SeatView, *, history: bool = True) -> dict[str, Any]:
+def view_to_json(
+    seen: SeatView, *, history: bool = True, totals: tuple[int, int] | None = None
+) -> dict[str, Any]:
     """The view as plain JSON-ready data, with the canonical text codes.
 
     ``history=False`` leaves the finished deals out (``"history"`` is ``None``), for a
-    writer that keeps their JSON from one view to the next (:func:`deal_to_json` each).
+    writer that keeps their JSON from one view to the next (:func:`deal_to_json` each);
+    such a writer may pass the running ``totals`` it keeps too (they are summed over the
+    finished deals, as :attr:`~backalley.engine.view.SeatView.totals`).
     """
     outcome = seen.outcome
     to_move = seen.to_move
@@ -60,7 +64,7 @@ def view_to_json(seen: SeatView, *, history: bool = True) -> dict[str, Any]:
         "hand": cards_to_json(seen.hand),
         "deal": None if seen.deal is None else _deal_to_json(seen.deal),
         "history": [_deal_to_json(deal) for deal in seen.history] if history else None,
-        "totals": list(seen.totals),
+        "totals": list(seen.totals if totals is None else totals),
         "outcome": None if outcome is None else outcome_to_json(outcome),
     }
 
