@@ -231,6 +231,8 @@ def _client(tables):
 
 def test_the_table_defaults_to_seed_001s_tie_and_the_library_to_a_draw(tmp_path):
     """A room made without a tie field plays seed 001's extra deal; Rules() stays a draw."""
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
     from backalley.web.app import DEFAULT_TIE  # noqa: PLC0415 -- needs the web extra
 
     tables = Tables(Store(tmp_path / "rooms.db"))
