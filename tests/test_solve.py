@@ -300,3 +300,51 @@ def test_it_equals_minimax_over_apply_on_larger_hands(size: int, data: st.DataOb
     )
     state = data.draw(_in_play(size, **steer))
     assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def test_the_leaders_sure_trumps_add_to_the_side_winners_before_trumps_may_be_led() -> None:
+    # Hearts trumps, no Board: North leads and may not lead its AH yet. AC and KC
+    # win (East, with a trump, follows twice), and the AH, above East's 2H, wins
+    # whenever it is played: three tricks, counted before any card is tried.
+    state = position(
+        {
+            Seat.NORTH: ["AH", "5S", "AC", "KC"],
+            Seat.EAST: ["2H", "3C", "4C", "4D"],
+            Seat.SOUTH: ["6D", "7D", "8D", "9D"],
+            Seat.WEST: ["TD", "JD", "QD", "3S"],
+        },
+        turned="9H",
+        bids=[1, 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+    pos = position_in_play(state)
+    assert P.to_move(pos) == Seat.NORTH
+    search = Search.of(pos, 0)
+    assert search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN]) == 3
+    assert dict(solve(state).items()) == _reference_counts(state)
+    assert solve(state).value == 3
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    state=st.sampled_from([3, 4, 5]).flatmap(
+        lambda size: (
+            _in_play(size, trick_boundary=True) | _in_play(size, trick_boundary=True, boards=True)
+        )
+    )
+)
+def test_the_bounds_at_a_tricks_start_hold_against_the_minimax(state: MatchState) -> None:
+    # The quick tricks (the leader's pair takes at least so many) and each pair's
+    # sure trumps, against the count of the minimax over apply.
+    pos = position_in_play(state)
+    assert not pos[P.TRICK]
+    leader = P.to_move(pos)
+    pair = leader % 2
+    search = Search.of(pos, pair)
+    hands = list(pos[P.HANDS])
+    ours = max(_reference_counts(state).values()) - P.tricks_won(pos)[pair]
+    theirs = hands[leader].bit_count() - ours
+    assert search._quick_tricks(hands, leader, pos[P.BROKEN]) <= ours
+    assert search._cashing(hands, leader, pos[P.BROKEN]) <= ours
+    assert search._sure_trumps(hands, pair) <= ours
+    assert search._sure_trumps(hands, 1 - pair) <= theirs
