@@ -25,8 +25,9 @@ fast, after the bridge solvers (DDS):
   Jokers are never merged with other cards.
 - **Quick tricks**: at the start of a trick, the leader's sure winners (top
   cards of a suit that neither opponent can ruff in time, all of them once the
-  leader's top trumps are enough to draw the opponents'), or the partner's when
-  the leader can reach them with a lead of a suit the partner holds the top card
+  leader's top trumps are enough to draw the opponents'; the leader's trumps
+  above both opponents' added, led now or not), or the partner's when the
+  leader can reach them with a lead of a suit the partner holds the top card
   of, bound the search.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
