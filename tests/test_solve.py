@@ -246,9 +246,10 @@ def test_the_partner_entry_bound_and_a_full_table_change_no_count(state: MatchSt
     assert small.emptied >= len(small.table)
 
 
-def _drawing(north: list[str], east: list[str]) -> tuple[MatchState, int]:
-    # Hearts trumps; North bid Board (it may lead a trump at once) and leads, with
-    # the top two clubs; East is void in clubs. The state and North's quick tricks.
+def _drawing(north: list[str], east: list[str], *, board: bool = True) -> tuple[MatchState, int]:
+    # Hearts trumps; North bid Board (it may lead a trump at once; else it bid 1,
+    # the highest) and leads, with the top two clubs. The state and North's quick
+    # tricks.
     state = position(
         {
             Seat.NORTH: [*north, "AC", "KC"],
@@ -257,10 +258,11 @@ def _drawing(north: list[str], east: list[str]) -> tuple[MatchState, int]:
             Seat.WEST: ["TD", "JD", "QD", "3S"],
         },
         turned="9H",
-        bids=["board", 0, 0, 0],
+        bids=["board" if board else 1, 0, 0, 0],
         dealer=Seat.WEST,
     )
     pos = position_in_play(state)
+    assert P.to_move(pos) == Seat.NORTH
     search = Search.of(pos, 0)
     quick = search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN])
     # Only the clubs' ranks decided it (the trump suit is in the key whole).
@@ -303,26 +305,13 @@ def test_it_equals_minimax_over_apply_on_larger_hands(size: int, data: st.DataOb
 
 
 def test_the_leaders_sure_trumps_add_to_the_side_winners_before_trumps_may_be_led() -> None:
-    # Hearts trumps, no Board: North leads and may not lead its AH yet. AC and KC
-    # win (East, with a trump, follows twice), and the AH, above East's 2H, wins
-    # whenever it is played: three tricks, counted before any card is tried.
-    state = position(
-        {
-            Seat.NORTH: ["AH", "5S", "AC", "KC"],
-            Seat.EAST: ["2H", "3C", "4C", "4D"],
-            Seat.SOUTH: ["6D", "7D", "8D", "9D"],
-            Seat.WEST: ["TD", "JD", "QD", "3S"],
-        },
-        turned="9H",
-        bids=[1, 0, 0, 0],
-        dealer=Seat.WEST,
-    )
-    pos = position_in_play(state)
-    assert P.to_move(pos) == Seat.NORTH
-    search = Search.of(pos, 0)
-    assert search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN]) == 3
+    # No Board: North may not lead its AH yet. AC wins (East, with a trump, follows
+    # once, then ruffs), and the AH, above East's 2H, wins whenever it is played:
+    # two tricks, counted before any card is tried (one before the bound).
+    state, quick = _drawing(["AH", "2S"], ["2H", "3C"], board=False)
+    assert quick == 2
+    assert solve(state).value == 2
     assert dict(solve(state).items()) == _reference_counts(state)
-    assert solve(state).value == 3
 
 
 @settings(max_examples=40, deadline=None)
