@@ -246,9 +246,10 @@ def test_the_partner_entry_bound_and_a_full_table_change_no_count(state: MatchSt
     assert small.emptied >= len(small.table)
 
 
-def _drawing(north: list[str], east: list[str]) -> tuple[MatchState, int]:
-    # Hearts trumps; North bid Board (it may lead a trump at once) and leads, with
-    # the top two clubs; East is void in clubs. The state and North's quick tricks.
+def _drawing(north: list[str], east: list[str], *, board: bool = True) -> tuple[MatchState, int]:
+    # Hearts trumps; North bid Board (it may lead a trump at once; else it bid 1,
+    # the highest) and leads, with the top two clubs. The state and North's quick
+    # tricks.
     state = position(
         {
             Seat.NORTH: [*north, "AC", "KC"],
@@ -257,10 +258,11 @@ def _drawing(north: list[str], east: list[str]) -> tuple[MatchState, int]:
             Seat.WEST: ["TD", "JD", "QD", "3S"],
         },
         turned="9H",
-        bids=["board", 0, 0, 0],
+        bids=["board" if board else 1, 0, 0, 0],
         dealer=Seat.WEST,
     )
     pos = position_in_play(state)
+    assert P.to_move(pos) == Seat.NORTH
     search = Search.of(pos, 0)
     quick = search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN])
     # Only the clubs' ranks decided it (the trump suit is in the key whole).
@@ -300,3 +302,38 @@ def test_it_equals_minimax_over_apply_on_larger_hands(size: int, data: st.DataOb
     )
     state = data.draw(_in_play(size, **steer))
     assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def test_the_leaders_sure_trumps_add_to_the_side_winners_before_trumps_may_be_led() -> None:
+    # No Board: North may not lead its AH yet. AC wins (East, with a trump, follows
+    # once, then ruffs), and the AH, above East's 2H, wins whenever it is played:
+    # two tricks, counted before any card is tried (one before the bound).
+    state, quick = _drawing(["AH", "2S"], ["2H", "3C"], board=False)
+    assert quick == 2
+    assert solve(state).value == 2
+    assert dict(solve(state).items()) == _reference_counts(state)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    state=st.sampled_from([3, 4, 5]).flatmap(
+        lambda size: (
+            _in_play(size, trick_boundary=True) | _in_play(size, trick_boundary=True, boards=True)
+        )
+    )
+)
+def test_the_bounds_at_a_tricks_start_hold_against_the_minimax(state: MatchState) -> None:
+    # The quick tricks (the leader's pair takes at least so many) and each pair's
+    # sure trumps, against the count of the minimax over apply.
+    pos = position_in_play(state)
+    assert not pos[P.TRICK]
+    leader = P.to_move(pos)
+    pair = leader % 2
+    search = Search.of(pos, pair)
+    hands = list(pos[P.HANDS])
+    ours = max(_reference_counts(state).values()) - P.tricks_won(pos)[pair]
+    theirs = hands[leader].bit_count() - ours
+    assert search._quick_tricks(hands, leader, pos[P.BROKEN]) <= ours
+    assert search._cashing(hands, leader, pos[P.BROKEN]) <= ours
+    assert search._sure_trumps(hands, pair) <= ours
+    assert search._sure_trumps(hands, 1 - pair) <= theirs

@@ -25,8 +25,9 @@ fast, after the bridge solvers (DDS):
   Jokers are never merged with other cards.
 - **Quick tricks**: at the start of a trick, the leader's sure winners (top
   cards of a suit that neither opponent can ruff in time, all of them once the
-  leader's top trumps are enough to draw the opponents'), or the partner's when
-  the leader can reach them with a lead of a suit the partner holds the top card
+  leader's top trumps are enough to draw the opponents'; the leader's trumps
+  above both opponents' added, led now or not), or the partner's when the
+  leader can reach them with a lead of a suit the partner holds the top card
   of, bound the search.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
@@ -544,6 +545,12 @@ class Search:
         draws those first (a trump led must be followed with a trump, jokers
         included, and the top trump wins each round), and the side suits' top
         cards then count in full: no opponent has a trump left to ruff them.
+        Every trump of the leader's above every trump of both opponents (led now
+        or not: the top trumps above are among them) adds a trick to the side
+        suits' count: wherever it is played, the highest trump in that trick is
+        ours, and it goes to a trick other than the ones the leader's side-suit
+        top cards win, the leader playing one card a trick (a joker lead forcing
+        it only moves it to another trick, still won).
         Leaves in ``self.relevant`` the plain cards counted.
         """
         trumps = self.trumps
@@ -561,7 +568,13 @@ class Search:
         drawn = top_trumps >= max(
             (left_hand & trumps).bit_count(), (right_hand & trumps).bit_count()
         )
-        total = top_trumps
+        # The leader's trumps above every opponent's trump each win the trick they go
+        # to, whenever that is, and none goes to a trick the side suits' top cards
+        # win (one card a trick): they add to those, led now or not (the top trumps
+        # drawing are among them).
+        theirs = (left_hand | right_hand) & trumps
+        above = ~((1 << theirs.bit_length()) - 1)
+        total = max(top_trumps, (mine & trumps & above).bit_count())
         for suit in SUIT_MASKS:
             if suit & trumps:
                 continue
