@@ -439,5 +439,5 @@ def test_the_differential_test_sees_a_different_rounding():
 @pytest.mark.slow
 def test_the_compiled_heuristic_matches_the_player_over_many_matches():
     schedules = [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13], [2, 2], [13, 13, 13], [5]]
-    compared = heuristic_differential(schedules, lanes=32, steps=600, seed=11)
+    compared = heuristic_differential(schedules, lanes=32, steps=1000, seed=11)
     assert compared >= 10_000
