@@ -18,6 +18,7 @@ pytest.importorskip("jax")
 np = pytest.importorskip("numpy")
 
 import gymnasium
+import jax
 import jax.numpy as jnp
 from gymnasium.vector import AutoresetMode
 from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
@@ -25,9 +26,13 @@ from gymnasium.wrappers.vector import DictInfoToList, RecordEpisodeStatistics
 from backalley import IllegalAction, Rules, Seat, apply, legal_actions
 from backalley.adapters import encoding
 from backalley.adapters._views import seat_view
+from backalley.batch import Env
+from backalley.batch.heuristic import heuristic_opponent
 from backalley.batch.vector import SeatVectorEnv, random_opponent
 from backalley.core.action_index import action_index, index_action
+from backalley.engine.view import view
 from backalley.players import HeuristicPlayer, RandomPlayer
+from batch_reference import Twin, uniform
 
 SHORT = Rules(schedule=[3, 2, 1])
 
@@ -207,7 +212,7 @@ def test_an_opponent_that_chooses_an_illegal_action_is_an_error():
 @pytest.mark.parametrize(
     ("opponent", "error"),
     [
-        (HeuristicPlayer(), TypeError),
+        (HeuristicPlayer(round_up_from=2.0), ValueError),
         (RandomPlayer(), TypeError),
         ("heuristic-on-the-host", ValueError),
         (42, TypeError),
@@ -220,6 +225,14 @@ def test_an_opponent_that_cannot_run_in_the_compiled_step_is_refused(opponent, e
     with pytest.raises(error, match=r"opponent is 'random' \(the default.*or a JAX function"):
         SeatVectorEnv(2, rules=SHORT, opponent=opponent)
     assert SeatVectorEnv(2, rules=SHORT, opponent="random").opponent is random_opponent
+
+
+def test_the_heuristic_opponent_is_named_or_given_as_the_player():
+    compiled = heuristic_opponent()
+    assert SeatVectorEnv(2, rules=SHORT, opponent="heuristic").opponent == compiled
+    assert SeatVectorEnv(2, rules=SHORT, opponent=HeuristicPlayer()).opponent == compiled
+    rounding = SeatVectorEnv(2, rules=SHORT, opponent=HeuristicPlayer(0.55)).opponent
+    assert rounding == heuristic_opponent(0.55) != compiled
 
 
 def test_gymnasium_makes_it_by_the_module_and_id_form():
@@ -347,3 +360,84 @@ def test_maskable_ppo_trains_on_the_sb3_vec_env_as_shipped():
     )
     with pytest.raises(AttributeError, match="share their settings"):
         env.set_attr("seat", 1)
+
+
+# --- the heuristic opponent, compiled: the player's choice at every decision ----------
+
+
+def heuristic_differential(schedules, *, lanes, steps, seed, opponent=None, player=None):
+    """Play ``lanes`` matches per schedule; every decision of the three opponent seats is
+    the compiled heuristic's, compared with ``HeuristicPlayer()`` on the reference state.
+
+    South plays uniformly random legal actions. Returns the decisions compared.
+    """
+    player = player or HeuristicPlayer()
+    choose = jax.jit(opponent or heuristic_opponent())
+    rng = np.random.default_rng(seed)
+    compared = 0
+    for number, schedule in enumerate(schedules):
+        env = Env(Rules(schedule=schedule))
+        twin = Twin(env, env.init(seed + 1000 * number, n=lanes))
+        for _ in range(steps):  # a bound: every match ends well within it
+            chosen = np.asarray(choose(twin.state, jax.random.key(0)))
+            movers = np.asarray(twin.state.current_player)
+            learner = uniform(twin.state, rng)
+            actions = np.where(movers == int(Seat.SOUTH), learner, chosen)
+            actions = np.where(movers >= 0, actions, -1).astype(np.int32)
+            if (actions < 0).all():
+                break
+            for lane, match in enumerate(twin.states):
+                mover = match.to_move
+                if mover is None or mover is Seat.SOUTH:
+                    continue
+                expected = player(view(match, mover), legal_actions(match))
+                assert index_action(int(chosen[lane]), mover) == expected, (lane, match)
+                compared += 1
+            refused = twin.step(actions)
+            assert not refused.any()
+        assert np.asarray(twin.state.terminated | twin.state.truncated).all()
+    return compared
+
+
+def test_the_compiled_heuristic_chooses_as_the_heuristic_player_at_every_decision():
+    compared = heuristic_differential([[3, 2, 1], [7, 1]], lanes=8, steps=200, seed=5)
+    assert compared >= 400
+
+
+def test_sb3s_vec_env_plays_against_the_compiled_heuristic():
+    pytest.importorskip("stable_baselines3")
+    from backalley.batch.sb3 import SeatVecEnv  # noqa: PLC0415 -- needs the rl extra
+
+    env = SeatVecEnv(4, rules=SHORT, seed=3, opponent="heuristic")
+    assert env.vector.opponent == heuristic_opponent()
+    observations = env.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(40):  # a few short matches; autoreset starts the next
+        actions = masked_choices(rng, env.action_masks())
+        observations, _, _, infos = env.step(np.asarray(actions))
+        assert not any("reason" in info for info in infos)
+    assert observations["observation"].shape[0] == 4
+
+
+def test_the_compiled_heuristic_rounds_as_the_player_it_was_made_from():
+    opponent = heuristic_opponent(0.55)
+    player = HeuristicPlayer(0.55)
+    compared = heuristic_differential(
+        [[7, 1]], lanes=8, steps=200, seed=5, opponent=opponent, player=player
+    )
+    assert compared >= 200
+
+
+def test_the_differential_test_sees_a_different_rounding():
+    """The comparison can fail: a heuristic that rounds up from 0.55 differs somewhere."""
+    with pytest.raises(AssertionError):
+        heuristic_differential(
+            [[7, 1]], lanes=8, steps=200, seed=5, opponent=heuristic_opponent(0.55)
+        )
+
+
+@pytest.mark.slow
+def test_the_compiled_heuristic_matches_the_player_over_many_matches():
+    schedules = [[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13], [2, 2], [13, 13, 13], [5]]
+    compared = heuristic_differential(schedules, lanes=32, steps=1000, seed=11)
+    assert compared >= 10_000

@@ -5,7 +5,9 @@ tables at once. Each lane is a match of the batch engine
 (:class:`~backalley.batch.Env`); the agent plays ``seat`` in every lane and the
 three other seats are played inside the same compiled step by ``opponent``, a
 JAX function of the batch state and a random key (uniformly random legal actions
-by default). What a Gymnasium user expects of a vector environment holds:
+by default; ``"heuristic"`` or a ``HeuristicPlayer`` for the heuristic player,
+compiled: :mod:`backalley.batch.heuristic`). What a Gymnasium user expects of a
+vector environment holds:
 
 - **Spaces**: ``single_observation_space`` is SeatEnv's (a dict of the float32
   tensor of :data:`~backalley.adapters.encoding.OBSERVATION` and the int8
@@ -64,8 +66,10 @@ from ..core.errors import IllegalAction  # noqa: E402
 from ..core.rules import Rules  # noqa: E402
 from ..engine.match import apply  # noqa: E402
 from ..engine.state import MatchState  # noqa: E402
+from ..players.heuristic import HeuristicPlayer  # noqa: E402
 from .engine import NO_ACTION, NOT_AN_ACTION, REASON_CODES, SPARE_DEALS, Env  # noqa: E402
 from .engine import sample_legal as _sample_legal  # noqa: E402
+from .heuristic import heuristic_opponent  # noqa: E402
 from .kernel import State, seat_results  # noqa: E402
 
 __all__ = ["AUTORESET_MODES", "OPPONENTS", "Opponent", "SeatVectorEnv", "random_opponent"]
@@ -96,11 +100,13 @@ def random_opponent(state: State, key: jax.Array) -> jax.Array:
     return _sample_legal(state.legal_action_mask, key)
 
 
-OPPONENTS: Final = ("random",)
-"""The opponents named by a string: ``"random"``, :func:`random_opponent`."""
+OPPONENTS: Final = ("random", "heuristic")
+"""The opponents named by a string: ``"random"``, :func:`random_opponent`; ``"heuristic"``,
+:func:`~backalley.batch.heuristic.heuristic_opponent` (``HeuristicPlayer()`` compiled)."""
 
 _ACCEPTED: Final = (
-    "opponent is 'random' (the default: uniformly random legal actions) or a JAX function"
+    "opponent is 'random' (the default: uniformly random legal actions), 'heuristic' or a"
+    " HeuristicPlayer (the heuristic player, compiled), or a JAX function"
     " (state, key) -> one action index per lane, which runs inside the compiled step"
 )
 
@@ -108,14 +114,24 @@ _ACCEPTED: Final = (
 def _opponent(opponent: object, engine: Env, n: int) -> Opponent:
     """The opponent function ``opponent`` names, checked by tracing it on the batch state.
 
-    A player of :mod:`backalley.players` (a function of a seat's view, run on the
-    host) cannot run inside the compiled step: it is refused with a sentence that
-    says what is accepted, as anything else that does not trace to (n,) integers.
+    ``"heuristic"`` and a :class:`~backalley.players.HeuristicPlayer` are its compiled
+    twin, :func:`~backalley.batch.heuristic.heuristic_opponent` (with the player's
+    ``round_up_from``). Any other player of :mod:`backalley.players` (a function of a
+    seat's view, run on the host) cannot run inside the compiled step: it is refused
+    with a sentence that says what is accepted, as anything else that does not trace
+    to (n,) integers.
     """
     if isinstance(opponent, str):
         if opponent == "random":
             return random_opponent
+        if opponent == "heuristic":
+            return heuristic_opponent()
         raise ValueError(f"{_ACCEPTED}; not {opponent!r}")
+    if isinstance(opponent, HeuristicPlayer):
+        try:
+            return heuristic_opponent(opponent.round_up_from)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{_ACCEPTED}; {opponent!r} cannot be compiled: {error}") from None
     if not callable(opponent):
         raise TypeError(f"{_ACCEPTED}; not {opponent!r}")
     words = jax.ShapeDtypeStruct((n, 2), jnp.uint32)  # type: ignore[no-untyped-call]
@@ -159,7 +175,7 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
         rules: Rules | None = None,
         schedule: Any = None,
         rewards: str = "deal",
-        opponent: Opponent | str = "random",
+        opponent: Opponent | HeuristicPlayer | str = "random",
         illegal: str = "terminate",
         illegal_reward: float = -1.0,
         spare_deals: int = SPARE_DEALS,

@@ -19,12 +19,11 @@ order. ``tests/test_montecarlo_playout.py`` checks each against its reference.
 
 from __future__ import annotations
 
-import math
 import random
 from typing import Final
 
 from ..core.tricks import winning_card
-from .heuristic import BOARD_SHARE, PARTNER_BELIEF, ROUND_UP_FROM
+from .heuristic import BOARD_SHARE, PARTNER_BELIEF, ROUND_UP_FROM, TWENTIETHS
 
 __all__ = ["BOARD_CODE", "cheapest", "heuristic_bid_code", "play_out"]
 
@@ -39,9 +38,10 @@ _SUIT_MASK_OF: Final = tuple(
 """``_SUIT_MASK_OF[card]``: the mask of the card's plain suit; 0 for a joker."""
 BOARD_CODE: Final = -1
 """:func:`heuristic_bid_code`'s code for Board (any other code is the amount, 0 a Pass)."""
-_BELIEF: Final[float] = PARTNER_BELIEF
-_ROUND_UP: Final[float] = ROUND_UP_FROM
-_BOARD_SHARE: Final[float] = BOARD_SHARE
+# The heuristic's settings in whole twentieths of a trick, as it counts hands (exactly).
+_BELIEF: Final[int] = round(PARTNER_BELIEF * TWENTIETHS)
+_ROUND_UP: Final[int] = round(ROUND_UP_FROM * TWENTIETHS)
+_BOARD_SHARE: Final[int] = round(BOARD_SHARE * TWENTIETHS)
 
 
 def cheapest(mask: int, trumps: int) -> int:
@@ -209,23 +209,23 @@ def play_out(  # noqa: PLR0913, PLR0915, PLR0917 - one loop on plain ints, for s
 
 
 def heuristic_bid_code(
-    hand: int, worth: list[float], hand_size: int, partner_board: bool, partner_amount: int
+    hand: int, worth: list[int], hand_size: int, partner_board: bool, partner_amount: int
 ) -> int:
     """The heuristic's bid (``heuristic_bid``) for the mask ``hand``, as a code.
 
-    ``worth[card]`` is what the card counts for in ``hand_tricks`` (under the
-    deal's trump); the partner's bid, if it came first, is ``partner_board`` or
-    ``partner_amount`` (0 when there is none). Returns ``BOARD_CODE`` for Board,
-    else the amount (0 a Pass).
+    ``worth[card]`` is what the card counts for in ``hand_twentieths`` (under the
+    deal's trump, in twentieths of a trick); the partner's bid, if it came first, is
+    ``partner_board`` or ``partner_amount`` (0 when there is none). Returns
+    ``BOARD_CODE`` for Board, else the amount (0 a Pass).
     """
     if partner_board:
         return 0
-    count = 0.0
+    count = 0
     while hand:
         low = hand & -hand
         count += worth[low.bit_length() - 1]
         hand ^= low
     if count >= _BOARD_SHARE * hand_size:
         return BOARD_CODE
-    side_target = math.floor(count + _BELIEF * partner_amount + 1 - _ROUND_UP)
+    side_target = (count + _BELIEF * partner_amount + TWENTIETHS - _ROUND_UP) // TWENTIETHS
     return max(0, min(side_target - partner_amount, hand_size - 1, hand_size - partner_amount))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Final
 
 from ..core.actions import Bid, Play
@@ -39,9 +40,12 @@ __all__ = [
     "TRUMP_ACE_TRICKS",
     "TRUMP_KING_TRICKS",
     "TRUMP_QUEEN_TRICKS",
+    "TWENTIETHS",
     "HeuristicPlayer",
     "card_cost",
+    "card_twentieths",
     "hand_tricks",
+    "hand_twentieths",
     "heuristic_bid",
 ]
 
@@ -87,21 +91,45 @@ _NO_TRUMP_HONOURS: Final[dict[Rank | None, float]] = {
 }
 
 
+TWENTIETHS: Final = 20
+"""Every count above is a whole number of twentieths of a trick: hands are counted in them.
+
+Counting in whole twentieths keeps the count exact (a sum of floats such as
+0.45 + 0.45 + 0.3 + 0.8 is not always the number it stands for), so a bid never
+depends on rounding, and the compiled opponent of :mod:`backalley.batch.heuristic`
+makes the same choices with integers.
+"""
+
+
+def _twentieths(value: float) -> int:
+    scaled = round(value * TWENTIETHS)
+    assert scaled == value * TWENTIETHS, f"{value} is not a whole number of twentieths"
+    return scaled
+
+
+def card_twentieths(card: Card, trump: Suit | None) -> int:
+    """What one card counts for in a hand (``001``), in twentieths of a trick."""
+    if card is Card.BIG:
+        value = BIG_JOKER_TRICKS
+    elif card is Card.LITTLE:
+        value = LITTLE_JOKER_TRICKS
+    elif trump is None:
+        value = _NO_TRUMP_HONOURS.get(card.rank, 0.0)
+    elif card.suit is trump:
+        value = _TRUMP_HONOURS.get(card.rank, LOW_TRUMP_TRICKS)
+    else:
+        value = _SIDE_HONOURS.get(card.rank, 0.0)
+    return _twentieths(value)
+
+
+def hand_twentieths(hand: Sequence[Card], trump: Suit | None) -> int:
+    """How many tricks the hand is worth, counted card by card (``001``), in twentieths."""
+    return sum(card_twentieths(card, trump) for card in hand)
+
+
 def hand_tricks(hand: Sequence[Card], trump: Suit | None) -> float:
     """How many tricks the hand is worth, counted card by card (``001``)."""
-    total = 0.0
-    for card in hand:
-        if card is Card.BIG:
-            total += BIG_JOKER_TRICKS
-        elif card is Card.LITTLE:
-            total += LITTLE_JOKER_TRICKS
-        elif trump is None:
-            total += _NO_TRUMP_HONOURS.get(card.rank, 0.0)
-        elif card.suit is trump:
-            total += _TRUMP_HONOURS.get(card.rank, LOW_TRUMP_TRICKS)
-        else:
-            total += _SIDE_HONOURS.get(card.rank, 0.0)
-    return total
+    return hand_twentieths(hand, trump) / TWENTIETHS
 
 
 def heuristic_bid(  # noqa: PLR0913 - what the bid is a function of, one argument each
@@ -118,15 +146,17 @@ def heuristic_bid(  # noqa: PLR0913 - what the bid is a function of, one argumen
     The side's target is the hand's count plus half the partner's bid, rounded
     up from ``round_up_from``; the bid is that target less the partner's bid,
     within Pass and hand size - 1. Board when the count reaches the hand size;
-    Pass after a partner's Board (the side is scored on that Board alone).
+    Pass after a partner's Board (the side is scored on that Board alone). The
+    count is exact (whole twentieths, and ``round_up_from`` as the exact fraction
+    its float is), so no bid depends on floating-point rounding.
     """
     if partner_bid is not None and partner_bid.board:
         return Bid(seat)
-    count = hand_tricks(hand, trump)
-    if count >= BOARD_SHARE * hand_size:
+    count = Fraction(hand_twentieths(hand, trump), TWENTIETHS)
+    if count >= Fraction(BOARD_SHARE) * hand_size:
         return Bid(seat, board=True)
     said = partner_bid.amount if partner_bid is not None else 0
-    side_target = math.floor(count + PARTNER_BELIEF * said + 1 - round_up_from)
+    side_target = math.floor(count + Fraction(PARTNER_BELIEF) * said + 1 - Fraction(round_up_from))
     amount = max(0, min(side_target - said, hand_size - 1, hand_size - said))
     return Bid(seat, amount)
 

@@ -75,7 +75,7 @@ from ..engine.sampling import DealSampler
 from ..engine.view import SeatView
 from ..solver.search import Search
 from ._playout import BOARD_CODE, heuristic_bid_code, play_out
-from .heuristic import hand_tricks
+from .heuristic import card_twentieths
 
 __all__ = ["MonteCarloPlayer", "search_player"]
 
@@ -98,8 +98,8 @@ _MARGIN_WEIGHT: Final = 1e-4
 _BOARD_MISS: Final = 3
 """A Board where the heuristic bids a number, or the other way round, counts as three tricks."""
 
-_WORTH: Final = {trump: [hand_tricks((card,), trump) for card in CARDS] for trump in (None, *Suit)}
-"""What each card counts for in the heuristic's bid, by trump: ``hand_tricks`` card by card."""
+_WORTH: Final = {trump: [card_twentieths(card, trump) for card in CARDS] for trump in (None, *Suit)}
+"""What each card counts for in the heuristic's bid, by trump, in twentieths (exact)."""
 _MOVE_SEED_DOMAIN: Final = b"backalley-montecarlo-v1"
 
 Policy = Literal["heuristic", "random"]
