@@ -476,6 +476,7 @@ def test_a_scripted_client_skips_exactly_the_frames_that_ask_nothing_of_its_seat
     frame, for every seat's frame at every version of a whole match."""
     pytest.importorskip("websockets")  # the web extra, which the scripted clients need
     from backalley.web import scripted  # noqa: PLC0415
+
     tables = _tables(tmp_path)
     room, tokens = _friends(tables, schedule=(3, 2, 1, 2))
     cache = FrameCache()
