@@ -42,7 +42,7 @@ from .vector import SeatVectorEnv  # noqa: E402
 __all__ = ["SeatVecEnv"]
 
 
-class SeatVecEnv(VecEnv):
+class SeatVecEnv(VecEnv):  # type: ignore[misc]
     """One seat of ``num_envs`` matches as a Stable-Baselines3 ``VecEnv`` (see the module)."""
 
     def __init__(self, num_envs: int, *, seed: int | None = None, **settings: Any) -> None:
