@@ -209,6 +209,7 @@ def test_legality_mode_ignores_reason_codes_and_off_sends_no_illegal_actions(tmp
     assert fuzz(wrong("follow_suit"), Settings(matches=3, seed=1, mode=Mode.OFF)).difference
 
 
+@patches_the_engine
 def test_replies_are_compared_by_meaning_before_any_replay(monkeypatch):
     """An engine that words its refusals, spaces and orders its replies its own way agrees
     with the rules: no difference, and no deal is replayed on the reference to find that
