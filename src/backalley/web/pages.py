@@ -20,7 +20,9 @@ Every sentence written into a page is escaped (:func:`page`).
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
+import json
 import time
 from collections import deque
 from importlib import resources
@@ -33,9 +35,7 @@ require_extra("backalley table", "web", ["starlette", "uvicorn", "websockets"])
 
 from starlette.requests import ClientDisconnect, Request  # noqa: E402
 from starlette.responses import (  # noqa: E402
-    FileResponse,
     HTMLResponse,
-    JSONResponse,
     RedirectResponse,
     Response,
 )
@@ -45,11 +45,21 @@ from ..core.rules import SCHEDULES, Rules, TiePolicy  # noqa: E402
 from ..formats.records import dumps, record_from_state  # noqa: E402
 from .addresses import client_address  # noqa: E402
 from .connections import log  # noqa: E402
+from .fixed import Fixed, FixedCache  # noqa: E402
 from .howto import howto_steps  # noqa: E402
 from .limits import Limits  # noqa: E402
 from .rooms import COMPUTER_PLAYERS, MODES, Refused, Tables  # noqa: E402
 
-__all__ = ["DEFAULT_TIE", "MAX_FORM_BYTES", "STATIC", "Pages", "page", "seat_file"]
+__all__ = [
+    "DEFAULT_TIE",
+    "MAX_FORM_BYTES",
+    "STATIC",
+    "Pages",
+    "answer",
+    "page",
+    "seat_file",
+    "static_page",
+]
 
 DEFAULT_TIE: Final = "tiebreak-deal"
 """The table's tie rule unless the lobby says otherwise: seed ``001``'s "a tie at the end
@@ -91,13 +101,40 @@ def page(title: str, sentence: str, status: int) -> HTMLResponse:
     return HTMLResponse(body, status_code=status)
 
 
+KEPT_RECORDS: Final = 64
+"""Finished matches' records kept encoded (the most recently asked for)."""
+
+
+@functools.cache
+def static_page(name: str, cache_control: str = "no-cache") -> Fixed:
+    """The page ``static/name``, read and kept once (``no-store`` under a seat's address)."""
+    return Fixed(
+        (STATIC / name).read_bytes(), "text/html; charset=utf-8", cache_control=cache_control
+    )
+
+
+@functools.cache
+def howto_answer() -> Fixed:
+    """The how-to deal's steps as JSON, encoded once."""
+    body = json.dumps(howto_steps(), ensure_ascii=False, separators=(",", ":"))
+    return Fixed(body.encode("utf-8"), "application/json")
+
+
+def answer(request: Request, fixed: Fixed) -> Response:
+    """``fixed`` as the answer to ``request``: ``304`` if its ``If-None-Match`` names it."""
+    if fixed.matches(request.headers.get("if-none-match")):
+        return Response(status_code=304, headers=fixed.headers)
+    return Response(fixed.body, media_type=fixed.media_type, headers=fixed.headers)
+
+
 def seat_file(tables: Tables, request: Request, name: str) -> Response:
     """The static page ``name`` for a seat's link (``token``), or a 404 page if none."""
     try:
         tables.seat_of(request.path_params["token"])
     except Refused as refused:
         return page("No such seat", refused.message, 404)
-    return FileResponse(str(STATIC / name))
+    # Under a seat's address (its invitation): the browser keeps nothing.
+    return answer(request, static_page(name, "no-store"))
 
 
 class Pages:
@@ -107,6 +144,7 @@ class Pages:
         self.tables = tables
         self.limits = limits
         self._made: dict[str, deque[float]] = {}
+        self._records: FixedCache[tuple[str, Seat]] = FixedCache(KEPT_RECORDS)
 
     def sweep(self, now: float) -> None:
         """Forget the rooms made over a minute ago."""
@@ -120,7 +158,7 @@ class Pages:
 
     async def lobby(self, request: Request) -> Response:
         """The lobby page."""
-        return FileResponse(str(STATIC / "lobby.html"))
+        return answer(request, static_page("lobby.html"))
 
     async def new_room(self, request: Request) -> Response:
         """Make a room from the lobby's form; go to the host's seat."""
@@ -190,11 +228,11 @@ class Pages:
 
     async def howto_page(self, request: Request) -> Response:
         """The how-to page: the table's page, walking the how-to deal instead of a seat."""
-        return FileResponse(str(STATIC / "table.html"))
+        return answer(request, static_page("table.html"))
 
     async def howto_json(self, request: Request) -> Response:
-        """The how-to deal's steps (made once: the same deal every time)."""
-        return JSONResponse(howto_steps())
+        """The how-to deal's steps (made and encoded once: the same deal every time)."""
+        return answer(request, howto_answer())
 
     async def seat_page(self, request: Request) -> Response:
         """The table page for a seat's link."""
@@ -213,10 +251,17 @@ class Pages:
                 "would tell every hand).",
                 409,
             )
-        tags = {"event": "backalley table", "room": room.id, "seat": seat.letter}
-        text = dumps(record_from_state(room.state, tags=tags))
-        return Response(
-            text,
-            media_type="application/json",
-            headers={"content-disposition": f'attachment; filename="backalley-{room.id}.json"'},
-        )
+
+        def make() -> Fixed:
+            tags = {"event": "backalley table", "room": room.id, "seat": seat.letter}
+            text = dumps(record_from_state(room.state, tags=tags))
+            disposition = f'attachment; filename="backalley-{room.id}.json"'
+            return Fixed(
+                text.encode("utf-8"),
+                "application/json",
+                cache_control="no-store",
+                headers={"content-disposition": disposition},
+            )
+
+        # A finished match's record never changes: made once per seat, kept a while.
+        return answer(request, self._records.get((room.id, seat), make))
