@@ -13,6 +13,7 @@ import secrets
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -369,3 +370,17 @@ async def _never(self, room, state, job):
 
 async def _request(analyses, room, address):
     return analyses.request(room, address)
+
+
+def test_every_limit_has_a_flag_and_a_line_in_the_docs():
+    """Each field of ``Limits``: a ``backalley table`` flag and a row of docs/table.md's table."""
+    import attrs  # noqa: PLC0415
+
+    from backalley.cli.table import _LIMIT_FLAGS  # noqa: PLC0415
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "table.md").read_text()
+    fields = [field.name for field in attrs.fields(Limits)]
+    assert sorted(name for name, *_ in _LIMIT_FLAGS) == sorted(fields)
+    for name in fields:
+        flag = "--" + name.replace("_", "-")
+        assert f"| `{flag}` |" in docs, flag
