@@ -178,6 +178,17 @@ class TestLimitsAtOnce:
         assert codes == [303] * 3 + [429] * 5
         assert len(tables.rooms) == 3
 
+    def test_rooms_from_every_address_are_held_to_the_rooms_limit(self, tables):
+        """Many addresses together: past the rooms in memory a new one is refused (503)."""
+        app = make_app(tables, pace=0, limits=Limits(rooms=2))
+        with TestClient(app, follow_redirects=False) as first:
+            for number in range(3):
+                other = TestClient(app, follow_redirects=False, client=(f"192.0.2.{number}", 1))
+                answer = other.post("/rooms", data={"mode": "computer"})
+                assert answer.status_code == (503 if number == 2 else 303)
+            assert "too many rooms" in answer.text and len(tables.rooms) == 2
+            assert first.post("/rooms", data={"mode": "computer"}).status_code == 503
+
     def test_a_room_not_made_gives_its_count_back(self, tables):
         """A refused form does not use up the address's rooms of the minute."""
         with _client(tables, rooms_per_minute=2) as client:

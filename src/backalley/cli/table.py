@@ -50,6 +50,7 @@ _LIMIT_FLAGS: Final = (
     ("connections", int, "N", "open connections before a new one is closed at once"),
     ("messages_per_second", float, "N", "messages a seat may send a second, on average"),
     ("rooms_per_minute", int, "N", "rooms one IP address may make a minute"),
+    ("rooms", int, "N", "rooms held in memory at once before a new one is refused"),
     ("send_queue", int, "N", "messages waiting to go out on one socket before it is cut"),
     ("send_deadline", float, "SECONDS", "time one message may take to go out"),
     ("hello_deadline", float, "SECONDS", "time from opening a socket to its hello"),

@@ -68,6 +68,9 @@ class Limits:
     many allowed)."""
     rooms_per_minute: int = attrs.field(default=10, validator=attrs.validators.ge(1))
     """Rooms one IP address may make in a minute."""
+    rooms: int = attrs.field(default=5000, validator=attrs.validators.ge(1))
+    """Rooms held in memory at once (all addresses); a new one beyond is refused until some
+    leave (finished, abandoned)."""
     send_queue: int = attrs.field(default=64, validator=attrs.validators.ge(2))
     """Messages waiting to go out on one socket (a newer view replaces a waiting one)."""
     send_deadline: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))

@@ -163,6 +163,14 @@ class Pages:
     async def new_room(self, request: Request) -> Response:
         """Make a room from the lobby's form; go to the host's seat."""
         address = client_address(request.scope)
+        if len(self.tables.rooms) >= self.limits.rooms:
+            # Many addresses together: memory holds only so many rooms.
+            log.warning("address %s: room refused: %d rooms open", address, self.limits.rooms)
+            return page(
+                "Not a room",
+                "The table is full: too many rooms are open. Try again later.",
+                503,
+            )
         made = self._made.setdefault(address, deque())
         now = time.monotonic()
         while made and made[0] < now - 60:
