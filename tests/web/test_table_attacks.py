@@ -339,6 +339,7 @@ class TestRequestRate:
                 answer = client.get(path)
                 assert answer.status_code == 429, path
                 assert answer.headers["retry-after"] == "1"
+                assert answer.headers["x-content-type-options"] == "nosniff"
             assert client.post("/rooms", data={"mode": "computer"}).status_code == 429
             with (
                 pytest.raises(WebSocketDisconnect) as closed,

@@ -171,7 +171,8 @@ def make_app(
 
     app = Starlette(routes=server.routes(), lifespan=lifespan)
     app.state.server = server
-    # The last added runs first: an address over its rate is refused before anything else.
-    app.add_middleware(SecurityHeaders)
+    # The last added runs first: an address over its rate is refused before any route
+    # looks anything up, and the refusal carries the security headers too.
     app.add_middleware(RequestLimits, rates=server.requests)
+    app.add_middleware(SecurityHeaders)
     return app
