@@ -396,3 +396,23 @@ def test_every_limit_has_a_flag_and_a_line_in_the_docs():
     for name in fields:
         flag = "--" + name.replace("_", "-")
         assert f"| `{flag}` |" in docs, flag
+
+
+def test_the_sweep_forgets_chat_counts_and_the_voice_of_rooms_gone(tables):
+    """Many rooms over time: the server's counts by room do not grow without end."""
+    with _client(tables) as client:
+        host = _new_room(client)
+        room, _ = tables.seat_of(host)
+        with client.websocket_connect(f"/ws/{host}") as page:
+            _hello(page)
+            page.send_json({"type": "voice", "on": True})
+            page.send_json({"type": "chat", "text": "hello"})
+            _until(page, "voice")
+            for _ in range(5):
+                if _until(page, "chat")["lines"]:
+                    break
+        talk = client.app.state.server.talk
+        assert talk._said
+        talk.voice[room.id] = {Seat.SOUTH}
+        talk.sweep(time.monotonic() + 61, [room])
+        assert talk._said == {} and room.id not in talk.voice

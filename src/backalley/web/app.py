@@ -126,7 +126,8 @@ class TableServer:
     def sweep(self) -> None:
         """Close idle sockets; let finished and abandoned rooms leave memory; forget old counts."""
         now = time.monotonic()
-        self.hub.sweep(now)
+        gone = self.hub.sweep(now)
+        self.talk.sweep(now, gone)
         self.pages.sweep(now)
         self.requests.sweep(now)
 

@@ -276,8 +276,8 @@ class Hub:
 
     # --- the sweep ---------------------------------------------------------------------
 
-    def sweep(self, now: float) -> None:
-        """Close idle sockets; let finished and abandoned rooms leave memory."""
+    def sweep(self, now: float) -> list[Room]:
+        """Close idle sockets; let finished and abandoned rooms leave memory; those gone."""
         for seats in list(self.sockets.values()):
             for group in seats.values():
                 for connection in list(group):
@@ -298,6 +298,7 @@ class Hub:
             self._drivers.pop(room.id, None)
             self._frames.pop(room.id, None)
         self._budgets.sweep(now)
+        return gone
 
     def _busy(self) -> set[str]:
         busy = {room for room, task in self._drivers.items() if not task.done()}
