@@ -196,3 +196,33 @@ def test_an_analysis_worker_ends_when_its_server_is_killed(tmp_path):
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_a_hello_trickled_a_byte_at_a_time_is_closed_at_the_hello_deadline(tmp_path):
+    """Slowloris on a socket: a hello frame sent a byte now and then is cut at the deadline."""
+    server = Server(tmp_path / "rooms.db", flags=["--hello-deadline", "1"])
+    try:
+        token = new_room(server.base, "friends")
+        frame = _frame(json.dumps({"type": "hello", "secret": None}).encode())
+        with contextlib.closing(_upgrade(server.port, f"/ws/{token}")) as raw:
+            started = time.monotonic()
+            closed = False
+            for byte in frame[:-1]:  # never the last byte
+                try:
+                    raw.sendall(bytes([byte]))
+                except OSError:
+                    closed = True
+                    break
+                raw.settimeout(0.2)
+                try:
+                    raw.recv(1024)  # the refusal and the close frame, or the end
+                except TimeoutError:
+                    continue
+                closed = True
+                break
+            assert closed, "the socket was held open past the hello deadline"
+            assert time.monotonic() - started < 5
+    finally:
+        server.stop()
+    log = server.process.stdout.read()
+    assert "no hello in time" in log and "Traceback" not in log, log
