@@ -189,6 +189,21 @@ class TestLimitsAtOnce:
             assert "too many rooms" in answer.text and len(tables.rooms) == 2
             assert first.post("/rooms", data={"mode": "computer"}).status_code == 503
 
+    def test_rooms_sent_at_once_from_many_addresses_stay_within_the_rooms_limit(
+        self, tables, monkeypatch
+    ):
+        """Forms from several addresses at once, each stored slowly: no more rooms than held."""
+        monkeypatch.setattr(tables, "create_later", _slowed(tables.create_later))
+        app = make_app(tables, pace=0, limits=Limits(rooms=2))
+
+        def post(number):
+            client = TestClient(app, follow_redirects=False, client=(f"192.0.2.{number}", 1))
+            return client.post("/rooms", data={"mode": "computer"}).status_code
+
+        with TestClient(app), ThreadPoolExecutor(5) as pool:
+            codes = sorted(pool.map(post, range(5)))
+        assert codes == [303, 303, 503, 503, 503] and len(tables.rooms) == 2
+
     def test_a_room_not_made_gives_its_count_back(self, tables):
         """A refused form does not use up the address's rooms of the minute."""
         with _client(tables, rooms_per_minute=2) as client:

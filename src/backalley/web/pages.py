@@ -144,6 +144,8 @@ class Pages:
         self.tables = tables
         self.limits = limits
         self._made: dict[str, deque[float]] = {}
+        self._making = 0
+        """Rooms being made now (their forms read, their rows stored)."""
         self._records: FixedCache[tuple[str, Seat]] = FixedCache(KEPT_RECORDS)
 
     def sweep(self, now: float) -> None:
@@ -163,7 +165,7 @@ class Pages:
     async def new_room(self, request: Request) -> Response:
         """Make a room from the lobby's form; go to the host's seat."""
         address = client_address(request.scope)
-        if len(self.tables.rooms) >= self.limits.rooms:
+        if len(self.tables.rooms) + self._making >= self.limits.rooms:
             # Many addresses together: memory holds only so many rooms.
             log.warning("address %s: room refused: %d rooms open", address, self.limits.rooms)
             return page(
@@ -183,13 +185,15 @@ class Pages:
                 "wait a little.",
                 429,
             )
-        # Counted before anything is awaited, so that forms sent at once cannot all pass
-        # the check; given back if no room is made.
+        # Counted before anything is awaited (by address, and among the rooms), so that
+        # forms sent at once cannot all pass the checks; given back if no room is made.
         made.append(now)
+        self._making += 1
         answer: Response | None = None
         try:
             answer = await self._make_room(request, address)
         finally:
+            self._making -= 1
             if not isinstance(answer, RedirectResponse):
                 made.remove(now)
         return answer
