@@ -18,6 +18,7 @@
   let retry = 0;
   let gone = false;
   let memory = null;
+  let publicOrigin = null;  // the table's public origin (--public-url), for the host's links
 
   function stored() {
     try { return localStorage.getItem(KEY); } catch (e) { return null; }
@@ -84,6 +85,7 @@
       draw();
     } else if (message.type === "seat") {
       if (message.secret) keep(message.secret);
+      if (message.origin) publicOrigin = message.origin;
       voiceAgain();
     } else if (message.type === "chat") {
       chat(message);
@@ -376,8 +378,9 @@
     list.replaceChildren();
     Object.entries(links).forEach(([seat, path]) => {
       const info = frame.seats.find((s) => s.seat === seat);
-      // The server gives whole links when it knows its public address (--public-url).
-      const url = new URL(path, location.origin).href;
+      // Made from the table's public origin when it has one (--public-url): the host may
+      // have opened the table at another address, such as the serving machine's own.
+      const url = new URL(path, publicOrigin || location.origin).href;
       const field = el("input", { type: "text", readOnly: true, value: url, class: "link", "aria-label": `Link for ${info.role}, ${NAMES[seat]}` });
       field.addEventListener("focus", () => field.select());
       list.append(el("li", { "data-seat": seat }, [el("span", { text: `${info.role[0].toUpperCase()}${info.role.slice(1)} (${NAMES[seat]}, ${info.who === "partner" ? "your partner" : "an opponent"}): ` }), field]));
@@ -469,9 +472,9 @@
     voiceSays(text);
   }
 
-  // Browsers offer the microphone only to secure pages: https://, or this machine itself.
-  const INSECURE = "Voice needs a secure page: this one is plain http://, so the browser " +
-    "offers no microphone. Ask the host for the table's https:// address.";
+  // Browsers offer the microphone only to secure pages: HTTPS, or this machine itself.
+  const INSECURE = "Voice needs a secure page: this one came over plain HTTP, so the " +
+    "browser offers no microphone. Ask the host for the table's HTTPS address.";
 
   function voiceAgain() {
     // A new socket (a reconnect, the server started again): the server forgot this seat's
