@@ -508,7 +508,9 @@
 
   function peer(seat) {
     closePeer(seat);
-    const pc = new RTCPeerConnection({ iceServers: voice.ice });
+    // data-voice-policy="relay" (set by tests) sends the audio only through the TURN relay.
+    const policy = document.body.dataset.voicePolicy === "relay" ? "relay" : "all";
+    const pc = new RTCPeerConnection({ iceServers: voice.ice, iceTransportPolicy: policy });
     voice.stream.getTracks().forEach((track) => pc.addTrack(track, voice.stream));
     pc.ontrack = (event) => {
       const audio = el("audio", { autoplay: true, "data-seat": seat });
@@ -516,6 +518,8 @@
       $("voice-audio").append(audio);
     };
     voice.peers[seat] = pc;
+    // How many connections this page has made, for the tests and the curious.
+    document.body.dataset.voicePeers = String(Number(document.body.dataset.voicePeers || 0) + 1);
     return pc;
   }
 
@@ -637,6 +641,7 @@
           entry.local = local.address || null;
           entry.remote = remote.address || null;
           entry.remoteType = remote.candidateType || null;
+          entry.localType = local.candidateType || null;
         }
       });
       out[seat] = entry;
