@@ -235,6 +235,17 @@ def test_a_forged_forwarded_for_moves_no_limit_of_the_server(tmp_path):
     assert "address 198.51.100.1: room refused" in log
 
 
+def test_a_plain_http_public_url_is_served_with_a_note_about_voice(tmp_path):
+    server = Server(
+        tmp_path / "rooms.db", port=free_port(), flags=["--public-url", "http://table.example"]
+    )
+    try:
+        note = server.process.stdout.readline()  # the line after the address
+    finally:
+        server.kill()
+    assert note.startswith("Note: http://table.example is plain HTTP") and "microphone" in note
+
+
 # --- behind Caddy ---------------------------------------------------------------------
 
 

@@ -259,6 +259,19 @@ def _tls(args: argparse.Namespace) -> dict[str, Any]:
     return {"ssl_certfile": args.certfile, "ssl_keyfile": args.keyfile}
 
 
+def _announce(public: PublicUrl | None, local: str, rooms: str) -> None:
+    """Print the address to open (the public one, when given) and what it will lack."""
+    where = local if public is None else f"{public.origin}/ (listening on {local})"
+    print(f"Back Alley table at {where} ({rooms}); Ctrl-C stops it.", flush=True)
+    if public is not None and not public.secure:
+        # Browsers give the microphone only to secure pages: say it before anyone tries.
+        print(
+            f"Note: {public.origin} is plain HTTP: friends' browsers will offer no microphone "
+            "for voice there (docs/table.md, 'Putting the table online').",
+            flush=True,
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
     try:
@@ -308,12 +321,7 @@ def run(args: argparse.Namespace) -> int:
     shown = f"[{host}]" if ":" in host else host
     scheme = "https" if tls else "http"
     local = f"{scheme}://{shown}:{port}/"
-    rooms = len(tables.rooms)
-    where = local if public is None else f"{public.origin}/ (listening on {local})"
-    print(
-        f"Back Alley table at {where} (rooms in {args.db}, {rooms} kept); Ctrl-C stops it.",
-        flush=True,
-    )
+    _announce(public, local, f"rooms in {args.db}, {len(tables.rooms)} kept")
     # A client-caused condition is one line (backalley.web), with the time.
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
     config = uvicorn.Config(
