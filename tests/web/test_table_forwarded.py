@@ -240,3 +240,21 @@ def test_no_turn_credentials_before_a_seat_is_held(tables):
                     for _ in range(20):
                         read.append(stranger.receive_json())
                 assert [message["type"] for message in read] == ["refused"]
+
+
+def test_an_ipv6_visitor_is_counted_by_its_64(tables, caplog):
+    """A visitor with a whole /64 cannot pass for a new address with each of its own."""
+    caplog.set_level(logging.WARNING, "backalley.web")
+    with _client(tables, trusted=["127.0.0.1"], sockets_per_address=1) as client:
+        path = f"/ws/{_token(_room(client))}"
+        with (
+            client.websocket_connect(path, headers={"X-Forwarded-For": "2001:db8:1:2::a"}),
+            client.websocket_connect(path, headers={"X-Forwarded-For": "2001:db8:1:2::b"}) as same,
+        ):
+            assert same.receive_json()["reason"] == "too_many_sockets"
+            with client.websocket_connect(
+                path, headers={"X-Forwarded-For": "2001:db8:1:3::a"}
+            ) as other:
+                other.send_json({"type": "hello", "secret": None})
+                assert other.receive_json()["type"] == "seat"
+    assert "address 2001:db8:1:2::/64 has 1 sockets open" in caplog.text
