@@ -348,7 +348,7 @@ def test_behind_caddy_links_carry_the_public_origin_and_limits_see_the_visitor(o
                     host=host,
                     source="127.0.0.2",
                     origin=caddy.origin,
-                    headers={"X-Forwarded-For": forged},
+                    headers={"X-Forwarded-For": forged, "Forwarded": f"for={forged}"},
                 )
             )
         # A third from 127.0.0.2 is over its limit of 2, forged header or not.
@@ -359,7 +359,7 @@ def test_behind_caddy_links_carry_the_public_origin_and_limits_see_the_visitor(o
             host=host,
             source="127.0.0.2",
             origin=caddy.origin,
-            headers={"X-Forwarded-For": "203.0.113.77"},
+            headers={"X-Forwarded-For": "203.0.113.77", "Forwarded": "for=203.0.113.77"},
         ) as third:
             refusal = json.loads(third.recv(timeout=10))
             assert refusal["reason"] == "too_many_sockets"

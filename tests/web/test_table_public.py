@@ -55,13 +55,17 @@ def test_the_chain_is_read_from_the_right():
 
 
 def test_forwarded_rfc_7239():
-    proxies = TrustedProxies.parse(["::1", "127.0.0.1"])
+    proxies = TrustedProxies.parse(["::1", "127.0.0.1"], header="forwarded")
     headers = _h(forwarded='for=192.0.2.60;proto=https;host=table.example, for="[2001:db8::7]:41"')
     assert proxies.client("::1", headers) == "2001:db8::7"
     assert proxies.client("127.0.0.1", _h(forwarded="for=192.0.2.43:47011")) == "192.0.2.43"
-    # Forwarded, when sent, is read instead of X-Forwarded-For.
+    # Only the header the proxies write is read: the other one a visitor may have written.
     both = _h(forwarded="for=192.0.2.60", x_forwarded_for="203.0.113.1")
     assert proxies.client("127.0.0.1", both) == "192.0.2.60"
+    assert TrustedProxies.parse(["127.0.0.1"]).client("127.0.0.1", both) == "203.0.113.1"
+    # A visitor's Forwarded passed on by a proxy that writes X-Forwarded-For moves nothing.
+    forged = _h(forwarded="for=198.51.100.1")
+    assert TrustedProxies.parse(["127.0.0.1"]).client("127.0.0.1", forged) == "127.0.0.1"
     assert proxies.forwarded_origin(
         "127.0.0.1", _h(forwarded="for=192.0.2.60;proto=https;host=table.example")
     ) == ("https", "table.example")
@@ -71,7 +75,8 @@ def test_forwarded_rfc_7239():
 def test_an_entry_that_is_no_address_leaves_the_proxy_as_the_client(entry):
     proxies = TrustedProxies.parse(["127.0.0.1"])
     assert proxies.client("127.0.0.1", _h(x_forwarded_for=entry)) == "127.0.0.1"
-    assert proxies.client("127.0.0.1", _h(forwarded=f"for={entry}")) == "127.0.0.1"
+    rfc = TrustedProxies.parse(["127.0.0.1"], header="forwarded")
+    assert rfc.client("127.0.0.1", _h(forwarded=f"for={entry}")) == "127.0.0.1"
 
 
 def test_a_long_chain_is_read_only_so_far():
@@ -91,6 +96,11 @@ def test_ipv4_mapped_peers_are_matched():
 def test_a_bad_proxy_is_refused_by_name(text):
     with pytest.raises(ValueError, match="a trusted proxy is an IP address"):
         TrustedProxies.parse([text])
+
+
+def test_only_the_two_proxy_headers():
+    with pytest.raises(ValueError, match="header"):
+        TrustedProxies.parse(["127.0.0.1"], header="x-real-ip")
 
 
 # --- the public origin -------------------------------------------------------------------

@@ -29,7 +29,7 @@ from typing import Any, Final
 from .._extras import MissingExtra
 from ..web.limits import Limits
 from ..web.origins import PublicUrl
-from ..web.proxies import TrustedProxies
+from ..web.proxies import HEADERS, TrustedProxies
 from ..web.turn import DEFAULT_TURN_LIFETIME, MAX_SECRET_BYTES, Turn
 from ._common import EXIT_OK, CommandError, Commands, add_command
 
@@ -128,6 +128,14 @@ def add_parser(commands: Commands) -> None:
         "those headers are ignored, and each visitor is the address it connects from)",
     )
     online.add_argument(
+        "--proxy-header",
+        choices=HEADERS,
+        default=HEADERS[0],
+        help="the header the trusted proxies name the client in (default %(default)s, as "
+        "Caddy and nginx write it; the other header is ignored, since a proxy passes on "
+        "what a visitor wrote there)",
+    )
+    online.add_argument(
         "--certfile",
         metavar="PATH",
         help="serve HTTPS directly with this certificate chain (PEM), with --keyfile",
@@ -194,7 +202,7 @@ def _origin(args: argparse.Namespace) -> tuple[PublicUrl | None, TrustedProxies]
     except ValueError as error:
         raise CommandError(f"--public-url: {error}") from None
     try:
-        return public, TrustedProxies.parse(args.trusted_proxy)
+        return public, TrustedProxies.parse(args.trusted_proxy, args.proxy_header)
     except ValueError as error:
         raise CommandError(f"--trusted-proxy: {error}") from None
 

@@ -11,10 +11,12 @@ An entry that is not an IP address (``unknown``, an obfuscated name, garbage)
 ends the walk, and the last trusted hop stands for the client: a header never
 turns into a limit's key that a visitor chose.
 
-``Forwarded`` (RFC 7239) is read when present, else ``X-Forwarded-For``; the
-scheme and host the visitor asked for (``proto=``/``host=``, or
-``X-Forwarded-Proto``/``X-Forwarded-Host``) are read from the same trusted
-header only.
+One header is read, the one the proxy writes (``--proxy-header``):
+``X-Forwarded-For`` by default (Caddy, nginx, HAProxy, Traefik), or ``Forwarded``
+(RFC 7239). The other is ignored: a proxy passes on the headers it does not write,
+so a visitor could write it. The scheme and host the visitor asked for
+(``X-Forwarded-Proto``/``X-Forwarded-Host``, or ``proto=``/``host=``) are read
+with it, from the nearest proxy's entry.
 
 >>> proxies = TrustedProxies.parse(["127.0.0.1", "10.0.0.0/8"])
 >>> headers = [(b"x-forwarded-for", b"203.0.113.9, 10.1.2.3")]
@@ -34,7 +36,10 @@ from typing import Final
 
 import attrs
 
-__all__ = ["MAX_FORWARDED_HOPS", "Network", "TrustedProxies"]
+__all__ = ["HEADERS", "MAX_FORWARDED_HOPS", "Network", "TrustedProxies"]
+
+HEADERS: Final = ("x-forwarded-for", "forwarded")
+"""The headers a trusted proxy may name the client in (``--proxy-header``)."""
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -93,16 +98,18 @@ class TrustedProxies:
     """The proxies whose forwarding headers are believed (none by default)."""
 
     networks: tuple[Network, ...] = ()
+    header: str = attrs.field(default="x-forwarded-for", validator=attrs.validators.in_(HEADERS))
+    """The header the proxies write: ``x-forwarded-for`` or ``forwarded``."""
 
     @classmethod
-    def parse(cls, texts: Iterable[str]) -> TrustedProxies:
+    def parse(cls, texts: Iterable[str], header: str = "x-forwarded-for") -> TrustedProxies:
         """From addresses and networks (``127.0.0.1``, ``::1``, ``10.0.0.0/8``).
 
         >>> TrustedProxies.parse(["proxy.example"])  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ValueError: a trusted proxy is an IP address or a network such as 10.0.0.0/8, not ...
         """
-        return cls(tuple(_network(text) for text in texts))
+        return cls(tuple(_network(text) for text in texts), header.lower())
 
     def trusts(self, address: str) -> bool:
         """Whether a connection from ``address`` may say whom it forwards."""
@@ -112,10 +119,9 @@ class TrustedProxies:
         return ip is not None and any(ip in network for network in self.networks)
 
     def _chain(self, headers: Headers) -> list[dict[str, str]]:
-        """The forwarded entries, nearest proxy last: ``Forwarded`` if sent, else ``X-*``."""
-        forwarded = _values(headers, b"forwarded")
-        if forwarded:
-            return [_forwarded_pairs(element) for element in forwarded]
+        """The forwarded entries of the proxies' header, nearest proxy last."""
+        if self.header == "forwarded":
+            return [_forwarded_pairs(element) for element in _values(headers, b"forwarded")]
         chain = [{"for": entry} for entry in _values(headers, b"x-forwarded-for")]
         proto = _values(headers, b"x-forwarded-proto")
         host = _values(headers, b"x-forwarded-host")
