@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from deploy_helpers import (
@@ -139,3 +142,24 @@ def test_coturn_starts_on_the_configuration(tmp_path):
     assert "CONFIG ERROR: " not in text.replace("CONFIG ERROR: Empty cli-password", ""), text[
         -2000:
     ]
+
+
+@pytest.mark.skipif(
+    shutil.which("systemd-analyze") is None, reason="needs systemd-analyze (Debian: systemd)"
+)
+def test_systemd_reads_the_unit_without_a_complaint(tmp_path):
+    """``systemd-analyze verify`` on the unit, its program this environment's backalley."""
+    program = Path(sys.executable).with_name("backalley")
+    if not program.exists():
+        pytest.skip("no backalley script beside this Python (an installed package has one)")
+    unit = (DEPLOY / "backalley-table.service").read_text()
+    copy = tmp_path / "backalley-table.service"
+    copy.write_text(unit.replace("/opt/backalley/venv/bin/backalley", str(program)))
+    done = subprocess.run(
+        ["systemd-analyze", "verify", str(copy)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
