@@ -8,6 +8,7 @@ a limit only after its await, or keeps a message budget per socket.
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -22,11 +23,11 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from backalley import Bid, Seat, legal_actions
+from backalley import Bid, Rules, Seat, legal_actions
 from backalley.web import talk as talk_module
 from backalley.web.app import make_app
 from backalley.web.limits import CLOSE_LIMIT, CLOSE_REINVITED, CLOSE_UNKNOWN_TOKEN, Limits
-from backalley.web.rooms import Tables
+from backalley.web.rooms import Tables, digest
 from backalley.web.store import Store
 
 SLOW = 0.4
@@ -221,3 +222,35 @@ class TestSeatRate:
                 read, code = _read_until_closed(second)
                 assert code == CLOSE_LIMIT
                 assert any(m.get("reason") == "too_many_messages" for m in read)
+
+
+class TestClaimWithTheClientsSecret:
+    def test_a_page_claims_with_its_own_secret_and_comes_back_with_it(self, tables):
+        """The page's own secret claims a free seat; not echoed; it holds the seat after."""
+        proposal = secrets.token_urlsafe(24)
+        with _client(tables) as client:
+            host = _new_room(client)
+            room, _ = tables.seat_of(host)
+            with client.websocket_connect(f"/ws/{host}") as page:
+                assert _hello(page, proposal) == {"type": "seat", "seat": "S", "secret": None}
+            assert room.seats[Seat.SOUTH].secret == digest(proposal)
+            with client.websocket_connect(f"/ws/{host}") as again:
+                assert _hello(again, proposal)["type"] == "seat"
+            with client.websocket_connect(f"/ws/{host}") as other:
+                assert _hello(other, secrets.token_urlsafe(24))["reason"] == "seat_taken"
+            west = room.seats[Seat.WEST].token
+            for weak in ("short", "x" * 31, "y" * 32 + "!"):
+                with client.websocket_connect(f"/ws/{west}") as page:
+                    assert _hello(page, weak)["reason"] == "seat_taken"
+            assert room.seats[Seat.WEST].secret is None
+
+    def test_a_claim_stored_but_never_answered_is_held_after_a_restart(self, tmp_path):
+        """The claim committed, the server gone before its answer: the page's secret holds."""
+        tables = Tables(Store(tmp_path / "r.db"))
+        room, _ = tables.create("friends", Rules(schedule="short"))
+        proposal = secrets.token_urlsafe(24)
+        tables.claim_later(room, Seat.SOUTH, proposal).wait()
+        tables.store.close()
+        again = Tables(Store(tmp_path / "r.db"))
+        assert again.holds(again.rooms[room.id], Seat.SOUTH, proposal)
+        again.store.close()

@@ -41,7 +41,7 @@ from .limits import (  # noqa: E402
     Limits,
 )
 from .messages import Message, parse_message  # noqa: E402
-from .rooms import Refused, Room, Tables  # noqa: E402
+from .rooms import Refused, Room, Tables, is_proposal  # noqa: E402
 from .talk import Talk  # noqa: E402
 
 __all__ = ["SeatSessions"]
@@ -186,23 +186,31 @@ class SeatSessions:
             self.hub.broadcast(room)
 
     async def _admit(self, room: Room, seat: Seat, hello: Message, token: str) -> str | None:
-        """Check a hello's secret, or claim the seat for it; the new secret if claimed.
+        """Check a hello's secret, or claim the seat for it; a secret made here, if any.
+
+        A hello's secret on a seat no browser holds claims it with that secret (the
+        page's own); a hello without one claims it with a secret made here, sent once.
 
         The link the socket was opened on is checked again here, when the hello has
         come: a socket opened before the host re-invited the seat opens nothing.
         """
-        if hello.value:
-            _check_link(room, seat, token)
-            if not self.tables.holds(room, seat, hello.value):
-                raise Refused(
-                    "seat_taken",
-                    "This browser does not hold this seat: it was claimed by another, or "
-                    "the host gave it a new link.",
-                )
-            return None
         async with self.hub.lock(room):
             _check_link(room, seat, token)
-            return await self.tables.claim_later(room, seat).done()
+            if not hello.value:
+                return await self.tables.claim_later(room, seat).done()
+            if self.tables.holds(room, seat, hello.value):
+                return None
+            if is_proposal(hello.value):
+                # The page's own secret, kept before it was sent: the claim is safe from
+                # a server that dies before answering (the page comes back with it). A
+                # seat held already is refused as taken, with the sentence that says so.
+                await self.tables.claim_later(room, seat, hello.value).done()
+                return None
+            raise Refused(
+                "seat_taken",
+                "This browser does not hold this seat: it was claimed by another, or "
+                "the host gave it a new link.",
+            )
 
     async def _read(self, connection: Connection) -> None:
         socket = connection.socket

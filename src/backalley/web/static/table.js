@@ -29,6 +29,11 @@
     memory = secret;
   }
 
+  function newSecret() {
+    const bytes = crypto.getRandomValues(new Uint8Array(24));
+    return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+  }
+
   const $ = (id) => document.getElementById(id);
 
   function el(tag, props, children) {
@@ -56,7 +61,10 @@
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     socket = new WebSocket(`${scheme}//${location.host}/ws/${encodeURIComponent(token)}`);
     socket.onopen = () => {
-      socket.send(JSON.stringify({ type: "hello", secret: memory || stored() || null }));
+      // A seat not yet held is claimed with a secret made and kept here first: if the
+      // server stops before its answer, the page comes back with the same secret.
+      if (!memory && !stored()) keep(newSecret());
+      socket.send(JSON.stringify({ type: "hello", secret: memory || stored() }));
     };
     socket.onmessage = (event) => receive(JSON.parse(event.data));
     socket.onclose = (event) => {
