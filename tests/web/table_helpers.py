@@ -113,12 +113,12 @@ class Server:
                 line = self.process.stdout.readline()
                 break
         selector.close()
-        found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        found = re.search(r"(https?)://127\.0\.0\.1:(\d+)/", line)
         if found is None:
             self.kill()
             raise AssertionError(f"the server did not start: {line!r}")
-        self.port = int(found.group(1))
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.port = int(found.group(2))
+        self.base = f"{found.group(1)}://127.0.0.1:{self.port}"
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no flushing; what is on disk is all that is left."""

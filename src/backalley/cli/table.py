@@ -2,7 +2,12 @@
 
 It serves the lobby and the rooms on ``--host`` (127.0.0.1 unless told) and
 ``--port``, keeps every room in the SQLite database ``--db``, and prints the
-address to open. Started again on the same database, it goes on with every
+address to open. Put online, ``--public-url`` names the table's public origin
+(every link and origin check is built from it), ``--trusted-proxy`` the reverse
+proxies whose forwarded client addresses are believed, ``--certfile`` and
+``--keyfile`` serve HTTPS directly, and ``--turn`` with ``--turn-secret-file``
+gives the rooms' voice a TURN relay (``docs/table.md``, "Putting the table
+online"). Started again on the same database, it goes on with every
 room in play where it stopped. Each limit of
 :class:`~backalley.web.limits.Limits` is a flag (``--sockets-per-seat``, ...).
 ``docs/table.md`` describes the table.
@@ -16,11 +21,16 @@ import importlib.util
 import logging
 import socket
 import sqlite3
+import ssl
 import sys
-from typing import Final
+from pathlib import Path
+from typing import Any, Final
 
 from .._extras import MissingExtra
 from ..web.limits import Limits
+from ..web.origins import PublicUrl
+from ..web.proxies import HEADERS, TrustedProxies
+from ..web.turn import DEFAULT_TURN_LIFETIME, MAX_SECRET_BYTES, Turn
 from ._common import EXIT_OK, CommandError, Commands, add_command
 
 __all__ = ["DEFAULT_DB", "add_parser", "run"]
@@ -101,6 +111,67 @@ def add_parser(commands: Commands) -> None:
         "(repeatable; default none: voice then connects browsers that reach each other "
         "directly, and nothing else is contacted)",
     )
+    online = parser.add_argument_group(
+        "online",
+        "serving the table to friends elsewhere (docs/table.md, 'Putting the table online')",
+    )
+    online.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the address friends open, such as https://table.example: every link the host "
+        "is given and the origin the pages' sockets must come from (default: the address "
+        "each request was made to)",
+    )
+    online.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="a reverse proxy (an address, or a network such as 10.0.0.0/8) whose "
+        "X-Forwarded-For and Forwarded headers name the client (repeatable; default none: "
+        "those headers are ignored, and each visitor is the address it connects from)",
+    )
+    online.add_argument(
+        "--proxy-header",
+        choices=HEADERS,
+        default=HEADERS[0],
+        help="the header the trusted proxies name the client in (default %(default)s, as "
+        "Caddy and nginx write it; the other header is ignored, since a proxy passes on "
+        "what a visitor wrote there)",
+    )
+    online.add_argument(
+        "--certfile",
+        metavar="PATH",
+        help="serve HTTPS directly with this certificate chain (PEM), with --keyfile",
+    )
+    online.add_argument("--keyfile", metavar="PATH", help="the certificate's private key (PEM)")
+    online.add_argument(
+        "--turn",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="a TURN server relaying the rooms' voice, such as turn:turn.example:3478 "
+        "(repeatable); each seat is given its own time-limited credentials, made with the "
+        "secret it shares with the table (coturn's use-auth-secret)",
+    )
+    online.add_argument(
+        "--turn-secret-file",
+        metavar="PATH",
+        help="the file holding the TURN server's static-auth-secret (one line)",
+    )
+    online.add_argument(
+        "--turn-secret",
+        metavar="SECRET",
+        help="the TURN shared secret itself (other users of the machine may see it in the "
+        "process list: prefer --turn-secret-file)",
+    )
+    online.add_argument(
+        "--turn-lifetime",
+        type=float,
+        default=DEFAULT_TURN_LIFETIME,
+        metavar="SECONDS",
+        help="how long a seat's TURN credentials stay valid (default %(default)g)",
+    )
     parser.add_argument(
         "--no-compression",
         action="store_true",
@@ -156,6 +227,105 @@ def _fit_connections(wanted: int) -> int:
     except ImportError:  # not POSIX: the system's own limit stands
         return wanted
     return max(1, min(wanted, soft - FILES_SPARE - 4 * BACKLOG))
+def _origin(args: argparse.Namespace) -> tuple[PublicUrl | None, TrustedProxies]:
+    """The public origin and the trusted proxies, from the flags."""
+    try:
+        public = None if args.public_url is None else PublicUrl.parse(args.public_url)
+    except ValueError as error:
+        raise CommandError(f"--public-url: {error}") from None
+    try:
+        return public, TrustedProxies.parse(args.trusted_proxy, args.proxy_header)
+    except ValueError as error:
+        raise CommandError(f"--trusted-proxy: {error}") from None
+
+
+def _turn(args: argparse.Namespace) -> Turn | None:
+    """The voice's relays: the STUN addresses checked; the TURN servers and secret, or None."""
+    for url in args.stun:
+        if not url.startswith(("stun:", "stuns:")) or len(url) > 200 or " " in url:
+            raise CommandError(f"--stun is a STUN address such as stun:host:3478, not {url!r}")
+    if args.turn_secret is not None and args.turn_secret_file is not None:
+        raise CommandError("give the TURN secret once: --turn-secret or --turn-secret-file")
+    if not args.turn:
+        if args.turn_secret is not None or args.turn_secret_file is not None:
+            raise CommandError("a TURN secret needs --turn URL, the TURN server it is for")
+        return None
+    if args.turn_secret_file is not None:
+        try:
+            with Path(args.turn_secret_file).open("rb") as file:
+                raw = file.read(MAX_SECRET_BYTES + 1)
+        except OSError as error:
+            raise CommandError(
+                f"--turn-secret-file {args.turn_secret_file}: {error.strerror or error}"
+            ) from None
+        if len(raw) > MAX_SECRET_BYTES:
+            raise CommandError(
+                f"--turn-secret-file {args.turn_secret_file}: longer than "
+                f"{MAX_SECRET_BYTES} bytes: is it the secret?"
+            )
+        secret = raw.strip()
+    elif args.turn_secret is not None:
+        secret = args.turn_secret.encode("utf-8")
+    else:
+        raise CommandError(
+            "--turn needs the secret it shares with the TURN server: --turn-secret-file PATH"
+        )
+    try:
+        return Turn(urls=tuple(args.turn), secret=secret, lifetime=args.turn_lifetime)
+    except ValueError as error:
+        raise CommandError(f"--turn: {error}") from None
+
+
+def _tls(args: argparse.Namespace) -> dict[str, Any]:
+    """The TLS settings of uvicorn from ``--certfile`` and ``--keyfile``, checked now."""
+    if args.certfile is None and args.keyfile is None:
+        return {}
+    if args.certfile is None or args.keyfile is None:
+        raise CommandError("HTTPS needs both --certfile and --keyfile")
+    # Loaded once here so that a wrong file is one sentence, not uvicorn's traceback.
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(args.certfile, args.keyfile)
+    # An SSLError is an OSError: the files' contents first, then the files themselves.
+    except ssl.SSLError as error:
+        raise CommandError(
+            f"--certfile {args.certfile} / --keyfile {args.keyfile}: not a certificate and "
+            f"its key in PEM ({error.reason or error})"
+        ) from None
+    except OSError as error:
+        raise CommandError(
+            f"--certfile {args.certfile} / --keyfile {args.keyfile}: {error.strerror or error}"
+        ) from None
+    return {"ssl_certfile": args.certfile, "ssl_keyfile": args.keyfile}
+
+
+def _announce(public: PublicUrl | None, local: str, rooms: str) -> None:
+    """Print the address to open (the public one, when given) and what it will lack."""
+    where = local if public is None else f"{public.origin}/ (listening on {local})"
+    print(f"Back Alley table at {where} ({rooms}); Ctrl-C stops it.", flush=True)
+    if public is not None and not public.secure:
+        # Browsers give the microphone only to secure pages: say it before anyone tries.
+        print(
+            f"Note: {public.origin} is plain HTTP: friends' browsers will offer no microphone "
+            "for voice there (docs/table.md, 'Putting the table online').",
+            flush=True,
+        )
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    """The limits of the flags given, the defaults for the others, checked now."""
+    chosen = {
+        name: getattr(args, name)
+        for name, *_ in _LIMIT_FLAGS
+        if getattr(args, name, None) is not None
+    }
+    try:
+        return Limits(**chosen)
+    except ValueError as error:
+        # attrs' validators name the field: say it as the flag.
+        name = next((n for n in chosen if f"'{n}'" in str(error)), "")
+        flag = "--" + name.replace("_", "-") if name else "a limit"
+        raise CommandError(f"{flag} is out of range: {error}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -177,23 +347,12 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(f"--pace is a number of seconds from 0 to 60, not {args.pace}")
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port is a port number from 0 to 65535, not {args.port}")
-    for url in args.stun:
-        if not url.startswith(("stun:", "stuns:")) or len(url) > 200 or " " in url:
-            raise CommandError(f"--stun is a STUN address such as stun:host:3478, not {url!r}")
+    public, proxies = _origin(args)
+    turn = _turn(args)
+    tls = _tls(args)
     if args.websocket == "wsproto" and importlib.util.find_spec("wsproto") is None:
         raise CommandError("--websocket wsproto needs the wsproto package: pip install wsproto")
-    chosen = {
-        name: getattr(args, name)
-        for name, *_ in _LIMIT_FLAGS
-        if getattr(args, name, None) is not None
-    }
-    try:
-        limits = Limits(**chosen)
-    except ValueError as error:
-        # attrs' validators name the field: say it as the flag.
-        name = next((n for n in chosen if f"'{n}'" in str(error)), "")
-        flag = "--" + name.replace("_", "-") if name else "a limit"
-        raise CommandError(f"{flag} is out of range: {error}") from None
+    limits = _limits(args)
     connections = _fit_connections(limits.connections)
     try:
         tables = Tables(Store(args.db), resume_within=limits.abandoned_after)
@@ -207,12 +366,9 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     host, port = listening.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
-    rooms = len(tables.rooms)
-    print(
-        f"Back Alley table at http://{shown}:{port}/ (rooms in {args.db}, {rooms} kept); "
-        "Ctrl-C stops it.",
-        flush=True,
-    )
+    scheme = "https" if tls else "http"
+    local = f"{scheme}://{shown}:{port}/"
+    _announce(public, local, f"rooms in {args.db}, {len(tables.rooms)} kept")
     if connections < limits.connections:
         print(
             f"--connections lowered to {connections} to fit the open-files limit "
@@ -225,8 +381,20 @@ def run(args: argparse.Namespace) -> int:
     # line each, never a traceback, and the same line at most a few times in a while.
     install_one_line()
     config = uvicorn.Config(
-        make_app(tables, pace=pace, limits=limits, stun=tuple(args.stun)),
+        make_app(
+            tables,
+            pace=pace,
+            limits=limits,
+            stun=tuple(args.stun),
+            public=public,
+            proxies=proxies,
+            turn=turn,
+        ),
         log_level="warning",
+        # The forwarded headers are read by the table itself, from --trusted-proxy only
+        # (uvicorn's own reading believes any header sent from 127.0.0.1).
+        proxy_headers=False,
+        **tls,
         ws=args.websocket,
         ws_max_size=MAX_WEBSOCKET_BYTES,
         timeout_keep_alive=max(1, round(limits.keep_alive)),

@@ -17,7 +17,9 @@ This module only composes the table's parts, one module per concern:
 - :mod:`~backalley.web.fixed`: the answers made once (the pages, the how-to's
   steps, finished records), served with an ETag;
 - :mod:`~backalley.web.addresses`: the client's address that every per-address
-  limit counts.
+  limit counts;
+- :mod:`~backalley.web.forwarding`: the client's address as a trusted proxy names
+  it, the public origin, and the origin check of every socket.
 
 The server makes the automatic actions itself (the seeded deal, the computer
 players' bids and cards), one at a time per room, ``pace`` seconds apart so
@@ -55,12 +57,16 @@ from starlette.staticfiles import StaticFiles  # noqa: E402
 from .analysis import Analyses  # noqa: E402
 from .analysis_pages import AnalysisPages  # noqa: E402
 from .connections import Hub  # noqa: E402
+from .forwarding import Forwarding  # noqa: E402
 from .limits import CLOSE_UNKNOWN_TOKEN, Limits, Rates  # noqa: E402
+from .origins import PublicUrl  # noqa: E402
 from .pages import DEFAULT_TIE, MAX_FORM_BYTES, STATIC, Pages  # noqa: E402
+from .proxies import TrustedProxies  # noqa: E402
 from .rooms import Tables  # noqa: E402
 from .sessions import SeatSessions  # noqa: E402
 from .talk import Talk  # noqa: E402
 from .transport import RequestLimits, SecurityHeaders, http_protocol  # noqa: E402
+from .turn import Turn  # noqa: E402
 
 __all__ = [
     "CLOSE_UNKNOWN_TOKEN",
@@ -89,12 +95,13 @@ class TableServer:
         pace: float = DEFAULT_PACE,
         limits: Limits | None = None,
         stun: tuple[str, ...] = (),
+        turn: Turn | None = None,
     ) -> None:
         self.tables = tables
         self.limits = Limits() if limits is None else limits
         self.hub = Hub(tables, self.limits, pace)
         """The rooms live: open sockets, locks, frames, automatic actions."""
-        self.talk = Talk(self.hub, tables, self.limits, stun)
+        self.talk = Talk(self.hub, tables, self.limits, stun, turn)
         """Chat and voice signalling."""
         self.sessions = SeatSessions(self.hub, self.talk, tables, self.limits)
         """The seats' sockets."""
@@ -148,20 +155,26 @@ class TableServer:
         ]
 
 
-def make_app(
+def make_app(  # noqa: PLR0913 - the server's settings, keyword-only after the rooms
     tables: Tables,
     *,
     pace: float = DEFAULT_PACE,
     limits: Limits | None = None,
     stun: tuple[str, ...] = (),
+    public: PublicUrl | None = None,
+    proxies: TrustedProxies | None = None,
+    turn: Turn | None = None,
 ) -> Starlette:
     """The table's ASGI application over ``tables``.
 
     ``stun`` names the STUN servers the pages' voice may use (none by default: only
-    the addresses of the browsers' own machines). ``app.state.server`` is its
+    the addresses of the browsers' own machines), ``turn`` a TURN relay and its
+    shared secret. ``public`` is the table's public URL (the links, the origin its
+    sockets must come from), ``proxies`` the reverse proxies whose forwarded client
+    addresses are believed (none by default). ``app.state.server`` is its
     :class:`TableServer`.
     """
-    server = TableServer(tables, pace=pace, limits=limits, stun=stun)
+    server = TableServer(tables, pace=pace, limits=limits, stun=stun, turn=turn)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -176,4 +189,6 @@ def make_app(
     # looks anything up, and the refusal carries the security headers too.
     app.add_middleware(RequestLimits, rates=server.requests)
     app.add_middleware(SecurityHeaders)
+    # Outermost: every scope has its client and public origin before anything reads them.
+    app.add_middleware(Forwarding, public=public, proxies=proxies)
     return app

@@ -5,8 +5,9 @@ Every message is one JSON object in a text frame. A browser sends:
 - first, ``{"type": "hello", "secret": S}``: the seat's secret, kept by the page
   since it claimed the seat, or ``null`` to claim a seat whose invitation
   nobody has claimed yet (then the server answers ``{"type": "seat", "seat":
-  "W", "secret": S}`` once, and the page keeps ``S``); nothing else is read
-  before it;
+  "W", "secret": S}`` once, and the page keeps ``S``; with ``"origin": O`` too
+  when the table has a public origin, from which the host's links are made);
+  nothing else is read before it;
 - ``{"type": "act", "version": V, "bid": "pass" | "3" | "board"}`` or
   ``{"type": "act", "version": V, "play": "AS"}``: a bid or a card, for the
   seat whose link opened the socket (a message never names a seat), sent after

@@ -46,6 +46,7 @@ from ..formats.records import dumps, record_from_state  # noqa: E402
 from .addresses import client_address  # noqa: E402
 from .connections import log  # noqa: E402
 from .fixed import Fixed, FixedCache  # noqa: E402
+from .forwarding import public_link  # noqa: E402
 from .howto import howto_steps  # noqa: E402
 from .limits import Limits  # noqa: E402
 from .rooms import COMPUTER_PLAYERS, MODES, Refused, Tables  # noqa: E402
@@ -236,7 +237,8 @@ class Pages:
         except (Refused, ValueError) as error:
             sentence = error.message if isinstance(error, Refused) else f"{error}."
             return page("Not a room", sentence, 400)
-        return RedirectResponse(f"/seat/{token}", status_code=303)
+        # The host's own link, whole with the public origin when there is one.
+        return RedirectResponse(public_link(request.scope, f"/seat/{token}"), status_code=303)
 
     async def howto_page(self, request: Request) -> Response:
         """The how-to page: the table's page, walking the how-to deal instead of a seat."""

@@ -31,6 +31,7 @@ from .connections import (  # noqa: E402
     refusal_of,
     refuse_and_close,
 )
+from .forwarding import public_link  # noqa: E402
 from .limits import (  # noqa: E402
     CLOSE_LIMIT,
     CLOSE_NO_HELLO,
@@ -154,7 +155,13 @@ class SeatSessions:
         connection = Connection(socket, room, seat, self.limits, self.hub.budget(room, seat))
         group.add(connection)
         try:
-            connection.send({"type": "seat", "seat": seat.letter, "secret": secret})
+            seated: dict[str, Any] = {"type": "seat", "seat": seat.letter, "secret": secret}
+            # The table's public origin (--public-url), which the host's links are made
+            # from; without one the page uses its own address.
+            base = public_link(socket.scope, "")
+            if base:
+                seated["origin"] = base
+            connection.send(seated)
             self.talk.greet(connection)
             self.hub.broadcast(room)
             self.hub.drive(room)

@@ -3,7 +3,10 @@
 The rules of talk (who may, how long a line, the lines kept) are
 :mod:`backalley.web.chat`'s; here is the server's part: the chat lines a seat may
 send a minute (all its pages together), the seats with voice on while a page of
-theirs is open, and each page's offer and answer carried to the other seat.
+theirs is open, and each page's offer and answer carried to the other seat. With
+a TURN relay (``--turn``, :class:`~backalley.web.turn.Turn`), each page's roster
+carries its seat's own time-limited credentials, and only a page holding a seat
+is ever sent a roster.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from .connections import Connection, Hub
 from .limits import Limits
 from .messages import Message
 from .rooms import Refused, Room, Tables
+from .turn import Turn
 
 __all__ = ["Talk"]
 
@@ -26,13 +30,20 @@ class Talk:
     """Chat and voice signalling of the rooms of friends."""
 
     def __init__(
-        self, hub: Hub, tables: Tables, limits: Limits, stun: tuple[str, ...] = ()
+        self,
+        hub: Hub,
+        tables: Tables,
+        limits: Limits,
+        stun: tuple[str, ...] = (),
+        turn: Turn | None = None,
     ) -> None:
         self.hub = hub
         self.tables = tables
         self.limits = limits
         self.stun = stun
         """STUN servers the pages' voice may use (``--stun``); none unless configured."""
+        self.turn = turn
+        """The TURN relay and its shared secret (``--turn``); none unless configured."""
         self.voice: dict[str, set[Seat]] = {}
         """The seats of each room with voice on (while a page of theirs is open)."""
         self._said: dict[tuple[str, Seat], deque[float]] = {}
@@ -46,7 +57,7 @@ class Talk:
         connection.send(
             {"type": "chat", "open": True, "lines": [line.to_json(room) for line in lines]}
         )
-        connection.send(self.roster_message(room))
+        connection.send(self.roster_message(room, connection.seat))
 
     def left(self, room: Room, seat: Seat) -> None:
         """The seat's last page is gone: its voice is off for the others."""
@@ -65,14 +76,25 @@ class Talk:
             if not said or key[0] in ids:
                 del self._said[key]
 
-    def roster_message(self, room: Room) -> dict[str, Any]:
-        """The ``voice`` message: the seats with voice on, and the servers voice may use."""
+    def roster_message(self, room: Room, seat: Seat | None = None) -> dict[str, Any]:
+        """The ``voice`` message: the seats with voice on, and the servers voice may use.
+
+        For a page of ``seat``, the TURN relay with that seat's own credentials too.
+        """
         on = sorted(self.voice.get(room.id, ()), key=lambda seat: seat.value)
-        ice = [{"urls": list(self.stun)}] if self.stun else []
+        ice: list[dict[str, Any]] = [{"urls": list(self.stun)}] if self.stun else []
+        if self.turn is not None and seat is not None:
+            ice.append(self.turn.ice_server(f"{room.id}-{seat.letter}"))
         return {"type": "voice", "seats": [seat.letter for seat in on], "ice": ice}
 
     def _roster(self, room: Room) -> None:
-        self.hub.send_all(room, self.roster_message(room))
+        # One message a seat (its credentials are its own), sent to each of its pages.
+        for seat in Seat:
+            connections = self.hub.connections(room, seat)
+            if connections:
+                message = self.roster_message(room, seat)
+                for connection in connections:
+                    connection.send(message)
 
     async def answer(self, connection: Connection, message: Message) -> None:
         """Carry out a ``chat``, ``voice`` or ``signal`` message, or :class:`Refused`."""

@@ -18,6 +18,7 @@
   let retry = 0;
   let gone = false;
   let memory = null;
+  let publicOrigin = null;  // the table's public origin (--public-url), for the host's links
 
   function stored() {
     try { return localStorage.getItem(KEY); } catch (e) { return null; }
@@ -92,6 +93,8 @@
       draw();
     } else if (message.type === "seat") {
       if (message.secret) keep(message.secret);
+      if (message.origin) publicOrigin = message.origin;
+      voiceAgain();
     } else if (message.type === "chat") {
       chat(message);
     } else if (message.type === "voice") {
@@ -383,7 +386,9 @@
     list.replaceChildren();
     Object.entries(links).forEach(([seat, path]) => {
       const info = frame.seats.find((s) => s.seat === seat);
-      const url = location.origin + path;
+      // Made from the table's public origin when it has one (--public-url): the host may
+      // have opened the table at another address, such as the serving machine's own.
+      const url = new URL(path, publicOrigin || location.origin).href;
       const field = el("input", { type: "text", readOnly: true, value: url, class: "link", "aria-label": `Link for ${info.role}, ${NAMES[seat]}` });
       field.addEventListener("focus", () => field.select());
       list.append(el("li", { "data-seat": seat }, [el("span", { text: `${info.role[0].toUpperCase()}${info.role.slice(1)} (${NAMES[seat]}, ${info.who === "partner" ? "your partner" : "an opponent"}): ` }), field]));
@@ -441,6 +446,7 @@
 
   function chat(message) {
     $("talk").hidden = !message.open;
+    if (message.open && !window.isSecureContext) voiceProblem("insecure", INSECURE);
     const list = $("chat-lines");
     message.lines.forEach((line) => {
       if (seen.has(line.seq)) return;  // a page opened again is sent the last lines anew
@@ -464,9 +470,28 @@
   // microphone). Audio goes browser to browser over WebRTC; the server carries each
   // offer and answer, whole with their candidates, over this socket. No STUN server
   // unless the table was started with one.
-  const voice = { on: false, stream: null, peers: {}, ice: [], seats: [], muted: false };
+  const voice = { on: false, stream: null, peers: {}, ice: [], seats: [], muted: false, problem: "" };
 
   function voiceSays(text) { $("voice-who").textContent = text; }
+
+  function voiceProblem(kind, text) {
+    voice.problem = text;
+    document.body.dataset.voiceProblem = kind;
+    voiceSays(text);
+  }
+
+  // Browsers offer the microphone only to secure pages: HTTPS, or this machine itself.
+  const INSECURE = "Voice needs a secure page: this one came over plain HTTP, so the " +
+    "browser offers no microphone. Ask the host for the table's HTTPS address.";
+
+  function voiceAgain() {
+    // A new socket (a reconnect, the server started again): the server forgot this seat's
+    // voice with its last socket, and the other seats closed their calls to it. Say it is
+    // on again; the calls are made anew from the roster that answers.
+    if (!voice.on) return;
+    Object.keys(voice.peers).forEach(closePeer);
+    send({ type: "voice", on: true });
+  }
 
   function drawVoice() {
     const on = $("voice-on");
@@ -476,7 +501,9 @@
     $("voice-mute").textContent = voice.muted ? "Unmute" : "Mute";
     $("voice-mute").setAttribute("aria-pressed", String(voice.muted));
     const others = voice.seats.filter((s) => frame && s !== frame.seat).map((s) => NAMES[s]);
-    voiceSays(others.length ? `Voice on: ${others.join(", ")}` : voice.on ? "Voice on: nobody else yet" : "");
+    const who = others.length ? `Voice on: ${others.join(", ")}` : voice.on ? "Voice on: nobody else yet" : "";
+    // Why this page's voice could not start stays said until it starts.
+    voiceSays(!voice.on && voice.problem ? (who ? `${who}. ${voice.problem}` : voice.problem) : who);
   }
 
   function closePeer(seat) {
@@ -489,7 +516,9 @@
 
   function peer(seat) {
     closePeer(seat);
-    const pc = new RTCPeerConnection({ iceServers: voice.ice });
+    // data-voice-policy="relay" (set by tests) sends the audio only through the TURN relay.
+    const policy = document.body.dataset.voicePolicy === "relay" ? "relay" : "all";
+    const pc = new RTCPeerConnection({ iceServers: voice.ice, iceTransportPolicy: policy });
     voice.stream.getTracks().forEach((track) => pc.addTrack(track, voice.stream));
     pc.ontrack = (event) => {
       const audio = el("audio", { autoplay: true, "data-seat": seat });
@@ -497,6 +526,8 @@
       $("voice-audio").append(audio);
     };
     voice.peers[seat] = pc;
+    // How many connections this page has made, for the tests and the curious.
+    document.body.dataset.voicePeers = String(Number(document.body.dataset.voicePeers || 0) + 1);
     return pc;
   }
 
@@ -565,12 +596,30 @@
       drawVoice();
       return;
     }
+    if (!window.isSecureContext || !navigator.mediaDevices) {
+      voiceProblem("insecure", INSECURE);
+      return;
+    }
     try {
       voice.stream = await navigator.mediaDevices.getUserMedia({ audio: true, video: false });
     } catch (error) {
-      voiceSays("Voice needs the microphone: the browser did not allow it.");
+      // Only a NotAllowedError says a person (or the browser's settings) refused: a page
+      // with no microphone, or one in use, is told so instead.
+      const name = (error && error.name) || "Error";
+      if (name === "NotAllowedError" || name === "SecurityError") {
+        voiceProblem(name, "The microphone permission was refused for this page: allow it " +
+          "in the browser's site settings (the icon left of the address), then turn voice on again.");
+      } else if (name === "NotFoundError" || name === "OverconstrainedError") {
+        voiceProblem(name, "Voice needs a microphone, and the browser found none.");
+      } else if (name === "NotReadableError" || name === "AbortError") {
+        voiceProblem(name, "The microphone is in use by another program, or could not be started.");
+      } else {
+        voiceProblem(name, `Voice could not start the microphone (${name}).`);
+      }
       return;
     }
+    voice.problem = "";
+    delete document.body.dataset.voiceProblem;
     voice.on = true;
     voice.muted = false;
     send({ type: "voice", on: true });
@@ -600,6 +649,7 @@
           entry.local = local.address || null;
           entry.remote = remote.address || null;
           entry.remoteType = remote.candidateType || null;
+          entry.localType = local.candidateType || null;
         }
       });
       out[seat] = entry;
