@@ -227,6 +227,8 @@ def _fit_connections(wanted: int) -> int:
     except ImportError:  # not POSIX: the system's own limit stands
         return wanted
     return max(1, min(wanted, soft - FILES_SPARE - 4 * BACKLOG))
+
+
 def _origin(args: argparse.Namespace) -> tuple[PublicUrl | None, TrustedProxies]:
     """The public origin and the trusted proxies, from the flags."""
     try:
