@@ -49,6 +49,72 @@
     box.className = "notice" + (kind ? " " + kind : "");
   }
 
+  // --- sounds: off unless the person turns them on; made by WebAudio, no files -------
+
+  const SOUND_KEY = "backalley-sound";
+  const sound = { on: false, context: null };
+  try { sound.on = localStorage.getItem(SOUND_KEY) === "on"; } catch (e) { /* off */ }
+
+  function drawSound() {
+    const button = $("sound");
+    button.textContent = sound.on ? "Sound on" : "Sound off";
+    button.setAttribute("aria-pressed", String(sound.on));
+  }
+
+  function tone(at, frequency, length, kind, level) {
+    const ctx = sound.context;
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
+    osc.type = kind;
+    osc.frequency.setValueAtTime(frequency, at);
+    gain.gain.setValueAtTime(level, at);
+    gain.gain.exponentialRampToValueAtTime(0.0001, at + length);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start(at);
+    osc.stop(at + length);
+  }
+
+  function snap(at, length, level) {
+    // A card on the cloth: a short burst of filtered noise.
+    const ctx = sound.context;
+    const buffer = ctx.createBuffer(1, Math.ceil(ctx.sampleRate * length), ctx.sampleRate);
+    const data = buffer.getChannelData(0);
+    for (let i = 0; i < data.length; i += 1) data[i] = (Math.random() * 2 - 1) * (1 - i / data.length) ** 3;
+    const source = ctx.createBufferSource();
+    const filter = ctx.createBiquadFilter();
+    const gain = ctx.createGain();
+    source.buffer = buffer;
+    filter.type = "bandpass";
+    filter.frequency.value = 2200;
+    gain.gain.value = level;
+    source.connect(filter).connect(gain).connect(ctx.destination);
+    source.start(at);
+  }
+
+  function chime(kind) {
+    document.body.dataset.lastSound = kind;
+    if (!sound.on || !sound.context) return;
+    const now = sound.context.currentTime;
+    if (kind === "card") snap(now, 0.07, 0.9);
+    else if (kind === "trick") { snap(now, 0.12, 0.6); snap(now + 0.06, 0.12, 0.5); }
+    else if (kind === "deal") for (let i = 0; i < 6; i += 1) snap(now + i * 0.07, 0.05, 0.6);
+    else if (kind === "turn") { tone(now, 660, 0.18, "sine", 0.12); tone(now + 0.12, 880, 0.25, "sine", 0.1); }
+  }
+
+  $("sound").addEventListener("click", () => {
+    sound.on = !sound.on;
+    try { localStorage.setItem(SOUND_KEY, sound.on ? "on" : "off"); } catch (e) { /* this page only */ }
+    if (sound.on && !sound.context && window.AudioContext) sound.context = new AudioContext();
+    if (sound.context && sound.context.state === "suspended") sound.context.resume();
+    drawSound();
+    chime("turn");
+  });
+  // A browser starts audio only after a press on the page: a remembered "on" waits for one.
+  document.addEventListener("pointerdown", () => {
+    if (sound.on && !sound.context && window.AudioContext) sound.context = new AudioContext();
+  }, { once: true });
+  drawSound();
+
   // --- the socket -------------------------------------------------------------------
 
   function connect() {
@@ -67,6 +133,7 @@
       // A dropped connection, a slow or idle one cut by the server, a reloaded or reopened
       // tab: the seat is still ours; the server sends the current table again.
       $("status").textContent = "Connection lost: reconnecting to your seat…";
+      unlock();
       document.body.dataset.reconnects = String(Number(document.body.dataset.reconnects || 0) + 1);
       retry = Math.min(retry + 1, 6);
       setTimeout(connect, 250 * retry);
@@ -80,6 +147,7 @@
   function receive(message) {
     if (message.type === "state") {
       retry = 0;
+      if (sent !== null && message.version > sent) unlock();
       frame = message;
       draw();
     } else if (message.type === "seat") {
@@ -99,6 +167,7 @@
         $("hand").replaceChildren();
         $("bids").replaceChildren();
       }
+      unlock();
       notice(message.message, "refusal");
       document.body.dataset.refused = message.reason;
     } else if (message.type === "ack") {
@@ -106,9 +175,40 @@
     }
   }
 
+  // From a bid or card sent to the server's answer (the next table, or a refusal), the
+  // hand and the bids are locked: a second press of the same move (a double click) is
+  // never sent, so it can never come back as "the table has moved on".
+  let sent = null;
+  let lockTimer = null;
+
+  function lock(version) {
+    sent = version;
+    document.body.dataset.busy = "1";
+    $("hand").classList.add("busy");
+    $("bids").classList.add("busy");
+    $("hand").setAttribute("aria-busy", "true");
+    $("bids").setAttribute("aria-busy", "true");
+    clearTimeout(lockTimer);
+    // A socket that dies before the answer: the page reconnects and gets the table again;
+    // this only keeps a lost answer from locking the hand for good.
+    lockTimer = setTimeout(unlock, 10000);
+  }
+
+  function unlock() {
+    sent = null;
+    clearTimeout(lockTimer);
+    delete document.body.dataset.busy;
+    $("hand").classList.remove("busy");
+    $("bids").classList.remove("busy");
+    $("hand").removeAttribute("aria-busy");
+    $("bids").removeAttribute("aria-busy");
+  }
+
   function act(field, value) {
-    if (!frame || frame.howto) return;
+    if (!frame || frame.howto || sent !== null) return;
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
     notice("");
+    lock(frame.version);
     send({ type: "act", version: frame.version, [field]: value });
   }
 
@@ -127,22 +227,31 @@
     return Object.keys(PLACES).find((p) => PLACES[p] === step);
   }
 
+  // The card faces are the project's own SVG pictures (backalley.pictures.faces), one
+  // symbol a card in one sprite: crisp at every size, fetched once.
+  const SVG = "http://www.w3.org/2000/svg";
+  const SPRITE = "/static/cards.svg";
+
+  function picture(code) {
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("class", "face");
+    svg.setAttribute("viewBox", "0 0 100 140");
+    svg.setAttribute("aria-hidden", "true");
+    const use = document.createElementNS(SVG, "use");
+    use.setAttribute("href", `${SPRITE}#${code}`);
+    svg.append(use);
+    return svg;
+  }
+
   function cardFace(card, extraClass) {
     const classes = ["card", card.joker ? "joker" : "suit-" + card.suit];
     if (card.trump) classes.push("trump");
     if (extraClass) classes.push(extraClass);
-    const face = el("span", { class: "face", "aria-hidden": "true" });
-    if (card.joker) {
-      // Seed 001's names: the big and the little blooper.
-      face.append(el("span", { class: "rank", text: card.code }),
-        el("span", { class: "pip", text: "★" }), el("span", { class: "band", text: "blooper" }));
-    } else {
-      const rank = card.symbol.slice(0, -1);
-      const pip = card.symbol.slice(-1);
-      face.append(el("span", { class: "corner" }, [el("span", { class: "rank", text: rank }), el("span", { class: "small-pip", text: pip })]),
-        el("span", { class: "pip", text: pip }));
-      if (card.trump) face.append(el("span", { class: "band", text: "trump" }));
-    }
+    const face = document.createDocumentFragment();
+    face.append(picture(card.code));
+    // "Trump" in words on every trump that is not a blooper (the bloopers' faces name them):
+    // colour is never the only clue.
+    if (card.trump && !card.joker) face.append(el("span", { class: "band", "aria-hidden": "true", text: "trump" }));
     return { classes: classes.join(" "), face };
   }
 
@@ -159,6 +268,11 @@
     const fan = el("span", { class: "backs", role: "img", "aria-label": count === 1 ? "1 card" : `${count} cards` });
     for (let i = 0; i < count; i += 1) fan.append(el("span", { class: "back", "aria-hidden": "true" }));
     return fan;
+  }
+
+  function seatName(seat) {
+    const info = frame && frame.seats ? frame.seats.find((s) => s.seat === seat) : null;
+    return info && info.name ? info.name : NAMES[seat];
   }
 
   function seatLabel(seat) {
@@ -234,25 +348,46 @@
     } else {
       delete trick.dataset.winner;
     }
-    cards.forEach((card) => {
+    const slots = cards.map((card) => {
       const place = placeOf(card.seat);
       const slot = el("div", { class: "played " + place, "data-seat": card.seat, "data-key": card.seat + card.code });
-      if (!previous.has(card.seat + card.code) && !finished) slot.classList.add("fresh");
-      if (finished && card.seat === finished.winner) slot.classList.add("winner");
-      if (finished && !showLast) {
-        // Gathering towards the winner once; drawn again, it is already gathered.
-        const moved = previous.has(card.seat + card.code) ? "gathered" : "taken";
-        slot.classList.add(moved, "toward-" + placeOf(finished.winner));
+      if (!previous.has(card.seat + card.code) && !finished) {
+        slot.classList.add("fresh");
+        if (!frame.howto || previous.size) chime("card");
       }
-      slot.append(cardView(card), el("span", { class: "by", text: NAMES[card.seat] }));
+      if (finished && card.seat === finished.winner) slot.classList.add("winner");
+      slot.append(cardView(card), el("span", { class: "by", text: seatName(card.seat) }));
       trick.append(slot);
+      return slot;
     });
+    if (finished && !showLast) sweep(slots, finished, previous);
     if (finished) caption.textContent = (showLast ? `Last trick (${finished.deal_label}, trick ${finished.number}): ` : "") + finished.sentence;
     else caption.textContent = "";
     const button = $("show-last");
     button.hidden = !last;
     button.setAttribute("aria-pressed", String(showLast));
     button.textContent = showLast ? "Back to the trick" : "Last trick";
+  }
+
+  function sweep(slots, finished, previous) {
+    // A trick taken sweeps into a pile on its winner's side: each card moves from where it
+    // lies to the pile (measured here, before the move); drawn again, it is already there.
+    const winner = slots.find((slot) => slot.dataset.seat === finished.winner);
+    if (!winner) return;
+    const away = { top: [0, -1], bottom: [0, 1], left: [-1, 0], right: [1, 0] }[placeOf(finished.winner)];
+    const w = winner.getBoundingClientRect();
+    const x = w.left + w.width / 2 + away[0] * w.width * 0.35;
+    const y = w.top + w.height / 2 + away[1] * w.height * 0.25;
+    let fresh = false;
+    slots.forEach((slot, index) => {
+      const r = slot.getBoundingClientRect();
+      slot.style.setProperty("--dx", `${Math.round(x - r.left - r.width / 2 + (index - 1.5) * 3)}px`);
+      slot.style.setProperty("--dy", `${Math.round(y - r.top - r.height / 2)}px`);
+      const moved = previous.has(slot.dataset.key) ? "gathered" : "taken";
+      if (moved === "taken") fresh = true;
+      slot.classList.add(moved);
+    });
+    if (fresh) chime("trick");
   }
 
   function drawTurned() {
@@ -263,8 +398,17 @@
       el("span", { class: "turned-words", text: frame.trump_words }));
   }
 
+  let dealtFor;  // the deal whose cards were last dealt on screen
+
   function drawHand() {
     const hand = $("hand");
+    // A new deal: the cards fly in one after another (not on the how-to's steps, nor when
+    // a page opens in the middle of a deal).
+    const deal = frame.deal_number;
+    const dealing = !frame.howto && frame.phase === "bidding" && deal !== dealtFor
+      && (dealtFor !== undefined || frame.said.length === 0);
+    if (deal !== null && deal !== undefined) dealtFor = deal;
+    if (dealing) chime("deal");
     const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.code : null;
     hand.replaceChildren();
     const playing = frame.your_turn && frame.phase === "play";
@@ -276,6 +420,10 @@
         "data-code": card.code, "aria-label": card.words + why });
       if (frame.refused && frame.refused.code === card.code) button.classList.add("refused");
       button.append(face);
+      if (dealing) {
+        button.classList.add("dealt");
+        button.style.animationDelay = `${hand.children.length * 70}ms`;
+      }
       button.addEventListener("click", () => act("play", card.code));
       hand.append(button);
     });
@@ -386,7 +534,9 @@
     document.body.dataset.version = String(frame.version);
     document.body.dataset.phase = frame.phase;
     document.body.dataset.trick = String(frame.trick.length);
-    document.body.classList.toggle("my-turn", frame.your_turn && !frame.howto);
+    const myTurn = !!(frame.your_turn && !frame.howto);
+    if (myTurn && !document.body.classList.contains("my-turn")) chime("turn");
+    document.body.classList.toggle("my-turn", myTurn);
     $("status").textContent = frame.status;
     if (frame.deal_number !== null) {
       const kind = frame.tiebreak ? "Tiebreak deal (no bidding: more tricks wins)" : frame.deal_label;
