@@ -22,6 +22,7 @@ pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -104,6 +105,13 @@ def _wait_turn_or_end(driver):
     )
 
 
+def press_card(driver, card):
+    """Press a card of the hand where a person would: its corner, always in sight in the
+    fan (the next card covers the rest of it)."""
+    width = card.rect["width"]
+    ActionChains(driver).move_to_element_with_offset(card, -width / 2 + 8, 0).click().perform()
+
+
 def _my_move(driver, *, bid_index=1):
     """Bid (not a pass, so that deals are not thrown in) or play the first ringed card."""
     before = _version(driver)
@@ -111,7 +119,7 @@ def _my_move(driver, *, bid_index=1):
     if bids:
         bids[min(bid_index, len(bids) - 1)].click()
     else:
-        driver.find_element(By.CSS_SELECTOR, "#hand button.legal").click()
+        press_card(driver, driver.find_element(By.CSS_SELECTOR, "#hand button.legal"))
     WebDriverWait(driver, WAIT).until(lambda d: _version(d) > before)
 
 
@@ -186,7 +194,7 @@ def test_a_dimmed_card_pressed_says_why_in_the_engines_words(server, browsers, s
     else:
         pytest.fail("no dimmed card in 200 moves")
     before = _version(driver)
-    dimmed[0].click()
+    press_card(driver, dimmed[0])
     WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.ID, "notice").text)
     reason = driver.find_element(By.TAG_NAME, "body").get_attribute("data-refused")
     sentence = driver.find_element(By.ID, "notice").text
@@ -358,13 +366,16 @@ def test_a_claimed_seat_stays_its_browsers_and_the_page_reconnects_when_cut(brow
         assert driver.execute_script(_HAND) == hand
         other = browsers()
         other.get(driver.current_url)
-        WebDriverWait(other, WAIT).until(
-            lambda d: "already taken" in d.find_element(By.ID, "status").text
-        )
+        # A page that is not a table says so, once: no felt, no hand, the sentence once.
+        WebDriverWait(other, WAIT).until(lambda d: d.find_elements(By.ID, "gone-text"))
+        sentence = other.find_element(By.ID, "gone-text").text
+        assert "already taken" in sentence
         WebDriverWait(other, WAIT).until(
             lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-closed") == "4403"
         )
-        assert other.execute_script(_HAND) == []
+        assert other.find_element(By.TAG_NAME, "body").text.count(sentence) == 1
+        assert other.find_elements(By.CSS_SELECTOR, ".felt, #hand") == []
+        assert other.find_element(By.CSS_SELECTOR, '#gone a[href="/"]')
         assert driver.execute_script(_HAND) == hand  # the seat's own page: its hand still
     finally:
         server.kill()

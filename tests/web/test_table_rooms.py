@@ -315,7 +315,8 @@ class TestFrames:
         assert len(frame["hand"]) == 3 and frame["trump_words"].endswith(("trumps", "no trumps"))
 
     def test_an_overbid_is_warned_on_its_button(self, tmp_path):
-        """A bid that takes a side past the tricks there are carries the engine's warning."""
+        """A bid that takes a side past the tricks there are carries the engine's warning,
+        in the player's words: their side, never a pair code."""
         tables = _tables(tmp_path)
         room, _ = _friends(tables, schedule=(3,))
         tables.step(room)
@@ -325,9 +326,12 @@ class TestFrames:
         frame = seat_frame(room, partner)
         warned = {bid["call"]: bid["warning"] for bid in frame["bids"]}
         assert warned["1"] is None
-        assert warned["2"] == (
-            f"{partner.pair.label} have bid 4 tricks, but only 3 will be played."
-        )
+        assert warned["2"] == "Your side has bid 4 tricks, but only 3 will be played."
+        tables.act(room, partner, room.version, "bid", "2")
+        # The same warning, seen from the other side, once the bid is made.
+        other = seat_frame(room, partner.left)
+        assert other["warnings"] == ["The other side has bid 4 tricks, but only 3 will be played."]
+        assert not any(code in other["warnings"][0] for code in ("NS", "EW"))
 
     def test_a_finished_match_gives_a_record_that_check_validates(self, tmp_path):
         """The record of the finished room replays to the same match, with every claim right."""

@@ -65,6 +65,7 @@ from ..engine.state import MatchState, Phase
 from ..engine.view import view
 from ..formats.notation import NotationError, parse_action, parse_bid
 from ..players import PLAYER_KINDS, Player, SeatedPlayer, player_seed
+from .names import LEVELS
 from .store import (
     SeatRow,
     Store,
@@ -91,7 +92,7 @@ __all__ = [
 MODES: Final = ("computer", "friends")
 """The two ways to sit down (seed ``001``): play the computer, play with three friends."""
 
-COMPUTER_PLAYERS: Final = ("heuristic", "montecarlo")
+COMPUTER_PLAYERS: Final = tuple(LEVELS)
 """The computer players a room may seat (``backalley.players.PLAYER_KINDS``)."""
 
 ROLES: Final = {
@@ -236,6 +237,8 @@ class Room:
         self.version = 0
         """How many actions the room has had (the deals included): the stored ``seq`` next."""
         self._players: dict[Seat, Player] = {}
+        self.names: dict[Seat, str] = {}
+        """The names people gave themselves, by seat (sent by their pages, not stored)."""
 
     @property
     def started(self) -> bool:

@@ -120,6 +120,8 @@ class SeatSessions:
             if hello.kind != "hello":
                 raise Refused("hello_first", "A page's first message is its 'hello'.")
             secret = await self._admit(room, seat, hello)
+            if hello.field:
+                room.names[seat] = hello.field
         except Refused as refused:
             code = CLOSE_SEAT_TAKEN if refused.reason == "seat_taken" else CLOSE_NO_HELLO
             log.warning("%s: socket refused (%d): %s", where, code, refused.reason)
@@ -221,6 +223,12 @@ class SeatSessions:
                     await self.tables.fill_later(room, seat, message.value).done()
             elif message.kind == "reinvite":
                 await self._reinvite(room, seat, Seat.parse(message.value))
+            elif message.kind == "name":
+                # A name is the page's to give: an empty one takes it back.
+                if message.field:
+                    room.names[seat] = message.field
+                else:
+                    room.names.pop(seat, None)
             elif message.kind in ("chat", "voice", "signal"):
                 await self.talk.answer(connection, message)
                 return
@@ -235,6 +243,7 @@ class SeatSessions:
     async def _reinvite(self, room: Room, by: Seat, seat: Seat) -> None:
         async with self.hub.lock(room):
             await self.tables.reinvite_later(room, by, seat).done()
+        room.names.pop(seat, None)
         name = seat.name.title()
         for connection in self.hub.connections(room, seat):
             connection.cut(

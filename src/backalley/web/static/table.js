@@ -30,6 +30,22 @@
 
   const $ = (id) => document.getElementById(id);
 
+  // The name this browser's player gave themselves: asked once (in a room of friends),
+  // kept by the browser for every table, sent with each hello. Shown as text only.
+  const NAME_KEY = "backalley-name";
+  const MAX_NAME = 24;
+  let nameMemory = null;
+
+  function myName() {
+    if (nameMemory !== null) return nameMemory;
+    try { return localStorage.getItem(NAME_KEY) || ""; } catch (e) { return ""; }
+  }
+
+  function keepName(name) {
+    nameMemory = name;
+    try { localStorage.setItem(NAME_KEY, name); } catch (e) { /* this page only */ }
+  }
+
   function el(tag, props, children) {
     const node = document.createElement(tag);
     Object.entries(props || {}).forEach(([key, value]) => {
@@ -121,7 +137,9 @@
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     socket = new WebSocket(`${scheme}//${location.host}/ws/${encodeURIComponent(token)}`);
     socket.onopen = () => {
-      socket.send(JSON.stringify({ type: "hello", secret: memory || stored() || null }));
+      const hello = { type: "hello", secret: memory || stored() || null };
+      if (myName()) hello.name = myName();
+      socket.send(JSON.stringify(hello));
     };
     socket.onmessage = (event) => receive(JSON.parse(event.data));
     socket.onclose = (event) => {
@@ -163,9 +181,8 @@
     } else if (message.type === "refused") {
       if (["unknown_token", "seat_taken", "reinvited"].includes(message.reason)) {
         gone = true;
-        $("status").textContent = message.message;
-        $("hand").replaceChildren();
-        $("bids").replaceChildren();
+        leave(message);
+        return;
       }
       unlock();
       notice(message.message, "refusal");
@@ -202,6 +219,22 @@
     $("bids").classList.remove("busy");
     $("hand").removeAttribute("aria-busy");
     $("bids").removeAttribute("aria-busy");
+  }
+
+  function leave(message) {
+    // This browser holds no seat here: a plain page that says why, once, and where to go.
+    // No table is drawn (there is nothing of it this browser may see).
+    const title = message.reason === "unknown_token" ? "No table at this link"
+      : message.reason === "reinvited" ? "This seat has a new link" : "This seat is taken";
+    const page = el("main", { id: "gone" }, [
+      el("h1", { text: title }),
+      el("p", { id: "gone-text", text: message.message }),
+      el("p", {}, [el("a", { href: "/", text: "Go to the lobby: play the computer or make your own room" })]),
+    ]);
+    document.title = "Back Alley: " + title.toLowerCase();
+    document.body.className = "message";
+    document.body.dataset.refused = message.reason;
+    document.body.replaceChildren(page);
   }
 
   function act(field, value) {
@@ -276,14 +309,16 @@
   }
 
   function seatLabel(seat) {
+    // The player's name first (their own, or the computer's level), then the seat in words.
     const info = frame.seats.find((s) => s.seat === seat);
-    const who = info.who === "you" ? "You" : info.who === "partner" ? "Partner" : "Opponent";
-    let text = `${NAMES[seat]} · ${who}`;
-    if (info.role) text += ` (${info.role})`;
-    if (info.occupant === "computer") text += ` · computer (${info.player === "montecarlo" ? "Monte Carlo" : "heuristic"})`;
-    else if (info.occupant === "empty") text += " · seat empty";
-    else if (info.who !== "you" && !frame.howto) text += info.connected ? " · here" : " · away";
-    return text;
+    const who = info.who === "you" ? "you" : info.who === "partner" ? "partner" : "opponent";
+    let name = info.player_name || "";
+    if (info.occupant === "computer") name = `Computer · ${info.level || "computer"}`;
+    else if (!name) name = info.who === "you" ? "You" : NAMES[seat];
+    let about = info.who === "you" ? NAMES[seat] : name === NAMES[seat] ? who : `${NAMES[seat]} · ${who}`;
+    if (info.occupant === "empty") about += " · seat empty";
+    else if (info.occupant !== "computer" && info.who !== "you" && !frame.howto) about += info.connected ? "" : " · away";
+    return [el("span", { class: "name", text: name }), " ", el("span", { class: "about", text: about })];
   }
 
   function saidText(call) {
@@ -299,7 +334,7 @@
       box.dataset.seat = seat;
       const moving = toMove === seat && frame.started && !frame.over;
       box.classList.toggle("to-move", moving);
-      box.append(el("p", { class: "who", text: seatLabel(seat) }));
+      box.append(el("p", { class: "who" }, seatLabel(seat)));
       const said = frame.said.find((b) => b.seat === seat);
       const line = el("p", { class: "seat-line" });
       if (said) line.append(el("span", { class: "said", "data-call": said.call, text: saidText(said.call) }));
@@ -503,31 +538,83 @@
 
   function signed(n) { return n > 0 ? "+" + n : String(n); }
 
+  let hostStarted = null;  // whether play had begun when the host panel was last drawn
+
+  function linkItem(seat, path) {
+    const info = frame.seats.find((s) => s.seat === seat);
+    const url = location.origin + path;
+    const token = path.split("/").pop();
+    const role = `${info.role[0].toUpperCase()}${info.role.slice(1)}`;
+    const field = el("input", { type: "text", readOnly: true, value: url, class: "link", "aria-label": `Link for ${info.role}, ${NAMES[seat]}` });
+    field.addEventListener("focus", () => field.select());
+    const said = el("span", { class: "copied", "aria-live": "polite" });
+    const copy = el("button", { type: "button", class: "copy", text: "Copy" });
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(url);
+      } catch (error) {
+        field.focus();
+        field.select();
+        document.execCommand("copy");
+      }
+      said.textContent = "Copied";
+      setTimeout(() => { said.textContent = ""; }, 2000);
+    });
+    const buttons = [copy];
+    if (navigator.share) {
+      const share = el("button", { type: "button", class: "share", text: "Share" });
+      share.addEventListener("click", () => {
+        navigator.share({ title: "Back Alley", text: `Your seat at my Back Alley table (${NAMES[seat]})`, url }).catch(() => {});
+      });
+      buttons.push(share);
+    }
+    const qr = el("img", { class: "qr", src: `/qr/${encodeURIComponent(token)}.svg`, width: 132, height: 132,
+      alt: `QR code of the link for ${info.role} (${NAMES[seat]})` });
+    const words = `${role}: ${NAMES[seat]}, ${info.who === "partner" ? "your partner, across from you" : info.seat === "W" ? "an opponent, on your left" : "an opponent, on your right"}`;
+    return el("li", { "data-seat": seat }, [
+      el("div", { class: "link-text" }, [el("p", { class: "link-who", text: words }), field,
+        el("p", { class: "link-buttons" }, [...buttons, said])]),
+      qr,
+    ]);
+  }
+
   function drawHost() {
     const panel = $("host-panel");
     const links = frame.links || {};
     const hosting = frame.host && frame.mode === "friends";
     panel.hidden = !hosting;
     if (!hosting) return;
+    // Once every seat is taken the links fold away into one "Room links" line, so that
+    // the table is in sight; the host may open it again at any time.
+    if (hostStarted !== frame.started) panel.open = !frame.started;
+    hostStarted = frame.started;
+    document.body.dataset.links = String(Object.keys(links).length);
     $("fill").hidden = frame.started;
+    $("host-lead").hidden = Object.keys(links).length === 0;
+    const fill = $("fill-buttons");
+    if (!fill.childNodes.length) {
+      (frame.levels || []).forEach((level) => {
+        const button = el("button", { type: "button", "data-player": level.player, text: `${level.name} computers` });
+        button.addEventListener("click", () => send({ type: "fill", player: level.player }));
+        fill.append(button, " ");
+      });
+    }
     // A new link for a guest's seat: the old link, and whoever opened it, are cut off.
     const renew = $("reinvite");
     renew.replaceChildren();
-    frame.seats.filter((s) => s.role && s.role !== "host" && s.occupant !== "computer").forEach((s) => {
+    const guests = frame.seats.filter((s) => s.role && s.role !== "host" && s.occupant !== "computer");
+    guests.sort((a, b) => a.role.localeCompare(b.role));
+    guests.forEach((s) => {
       const button = el("button", { type: "button", "data-seat": s.seat,
-        text: `New link for ${s.role} (${NAMES[s.seat]})` });
+        text: `New link for ${s.player_name || s.role} (${NAMES[s.seat]})` });
       button.addEventListener("click", () => send({ type: "reinvite", seat: s.seat }));
-      renew.append(button);
+      renew.append(button, " ");
     });
+    $("reinvite-line").hidden = renew.childNodes.length === 0;
     const list = $("links");
-    list.replaceChildren();
-    Object.entries(links).forEach(([seat, path]) => {
-      const info = frame.seats.find((s) => s.seat === seat);
-      const url = location.origin + path;
-      const field = el("input", { type: "text", readOnly: true, value: url, class: "link", "aria-label": `Link for ${info.role}, ${NAMES[seat]}` });
-      field.addEventListener("focus", () => field.select());
-      list.append(el("li", { "data-seat": seat }, [el("span", { text: `${info.role[0].toUpperCase()}${info.role.slice(1)} (${NAMES[seat]}, ${info.who === "partner" ? "your partner" : "an opponent"}): ` }), field]));
-    });
+    const shown = Array.from(list.children).map((li) => li.dataset.seat + li.querySelector("input").value).join();
+    const wanted = Object.entries(links).map(([seat, path]) => seat + location.origin + path).join();
+    if (shown !== wanted) list.replaceChildren(...Object.entries(links).map(([seat, path]) => linkItem(seat, path)));
   }
 
   function draw() {
@@ -546,6 +633,7 @@
       $("deal-line").textContent = frame.started ? "" : "The cards are dealt when all four seats are filled.";
       $("trump").textContent = "";
     }
+    drawName();
     drawHost();
     drawSides();
     drawSeats();
@@ -824,8 +912,26 @@
     }
   });
 
-  $("fill-heuristic").addEventListener("click", () => send({ type: "fill", player: "heuristic" }));
-  $("fill-montecarlo").addEventListener("click", () => send({ type: "fill", player: "montecarlo" }));
+  // The name form: asked once, in a room of friends, of a browser that has no name yet.
+  let nameAsked = false;
+
+  function drawName() {
+    const form = $("name-form");
+    if (nameAsked || frame.howto || frame.mode !== "friends") { form.hidden = true; return; }
+    nameAsked = true;
+    form.hidden = !!myName();
+    if (!form.hidden) $("name-text").focus();
+  }
+
+  $("name-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("name-text").value.replace(/\s+/g, " ").trim().slice(0, MAX_NAME);
+    $("name-form").hidden = true;
+    if (!name) return;
+    keepName(name);
+    send({ type: "name", name });
+  });
+  $("name-skip").addEventListener("click", () => { $("name-form").hidden = true; });
 
   if (location.pathname === "/how-to") howto();
   else connect();
