@@ -9,6 +9,9 @@ Every message is one JSON object in a text frame. A browser sends:
   before it; ``name`` (optional) is the name the person gave themselves
   (:func:`~backalley.web.names.clean_name`);
 - ``{"type": "name", "name": N}``: the person at the seat gives themselves a name;
+- ``{"type": "again"}``: once the match is over, a player starts another with the
+  same seats: every seat's link and secret open its seat in the new match (the
+  pages are closed with ``CLOSE_AGAIN`` and reconnect to it);
 - ``{"type": "act", "version": V, "bid": "pass" | "3" | "board"}`` or
   ``{"type": "act", "version": V, "play": "AS"}``: a bid or a card, for the
   seat whose link opened the socket (a message never names a seat), sent after
@@ -99,6 +102,7 @@ _FIELDS: Final = {
     "fill": ("player",),
     "hello": ("secret", "name"),
     "name": ("name",),
+    "again": (),
     "reinvite": ("seat",),
     "chat": ("text",),
     "voice": ("on",),
@@ -147,8 +151,8 @@ def parse_message(text: str | bytes) -> Message:
     if not isinstance(kind, str) or kind not in _FIELDS:
         raise Refused(
             "unknown_type",
-            "A message's type is 'hello' (first), 'act' (a bid or a card), 'name', 'chat', "
-            "'voice' or 'signal', or 'fill' or 'reinvite' (the host).",
+            "A message's type is 'hello' (first), 'act' (a bid or a card), 'name', 'again', "
+            "'chat', 'voice' or 'signal', or 'fill' or 'reinvite' (the host).",
         )
     allowed = {"type", *_FIELDS[kind], *(_ACT_CHOICES if kind == "act" else ())}
     for key in data:
@@ -165,6 +169,8 @@ def parse_message(text: str | bytes) -> Message:
         return Message("hello", field=_name_in(data), value=secret or "")
     if kind == "name":
         return Message("name", field=_name_in(data))
+    if kind == "again":
+        return Message("again")
     if kind in ("chat", "voice", "signal"):
         return _talk(kind, data)
     if kind == "reinvite":

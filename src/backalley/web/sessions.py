@@ -32,6 +32,7 @@ from .connections import (  # noqa: E402
     refuse_and_close,
 )
 from .limits import (  # noqa: E402
+    CLOSE_AGAIN,
     CLOSE_LIMIT,
     CLOSE_NO_HELLO,
     CLOSE_REINVITED,
@@ -223,6 +224,9 @@ class SeatSessions:
                     await self.tables.fill_later(room, seat, message.value).done()
             elif message.kind == "reinvite":
                 await self._reinvite(room, seat, Seat.parse(message.value))
+            elif message.kind == "again":
+                await self._again(room, seat)
+                return
             elif message.kind == "name":
                 # A name is the page's to give: an empty one takes it back.
                 if message.field:
@@ -239,6 +243,17 @@ class SeatSessions:
             return
         self.hub.broadcast(room)
         self.hub.drive(room)
+
+    async def _again(self, room: Room, by: Seat) -> None:
+        """Play again: the new match takes the seats; every page here reconnects to it."""
+        async with self.hub.lock(room):
+            await self.tables.again_later(room, by).done()
+        for connection in self.hub.connections(room):
+            connection.cut(
+                CLOSE_AGAIN,
+                "the room plays again",
+                {"type": "notice", "reason": "again", "message": "A new match: same seats."},
+            )
 
     async def _reinvite(self, room: Room, by: Seat, seat: Seat) -> None:
         async with self.hub.lock(room):

@@ -13,6 +13,7 @@
   const KEY = "backalley-seat:" + token;
   // Close codes (backalley.web.limits): these end the seat here; the others reconnect.
   const FINAL = { 4404: true, 4403: true, 4410: true };
+  const AGAIN = 4412;  // the room plays again: reconnect to the new match at once
   let frame = null;
   let socket = null;
   let retry = 0;
@@ -151,6 +152,15 @@
       // A dropped connection, a slow or idle one cut by the server, a reloaded or reopened
       // tab: the seat is still ours; the server sends the current table again.
       $("status").textContent = "Connection lost: reconnecting to your seat…";
+      if (event.code === AGAIN) {
+        // The room plays again: the same link and secret open the same seat in the new
+        // match. What this page kept of the old one goes.
+        $("status").textContent = "A new match, same seats: dealing…";
+        restart();
+        retry = 0;
+        setTimeout(connect, 50);
+        return;
+      }
       unlock();
       document.body.dataset.reconnects = String(Number(document.body.dataset.reconnects || 0) + 1);
       retry = Math.min(retry + 1, 6);
@@ -658,6 +668,22 @@
     }
     if (frame.refused) notice(frame.refused.message, "refusal");
   }
+
+  function restart() {
+    seen.clear();
+    $("chat-lines").replaceChildren();
+    shownTrick = null;
+    lastKey = undefined;
+    dealtFor = undefined;
+    showLast = false;
+    $("again").disabled = false;
+    document.body.dataset.again = String(Number(document.body.dataset.again || 0) + 1);
+  }
+
+  $("again").addEventListener("click", () => {
+    $("again").disabled = true;
+    send({ type: "again" });
+  });
 
   $("show-last").addEventListener("click", () => {
     showLast = !showLast;
