@@ -32,11 +32,10 @@ import attrs
 from ..core.cards import Card
 from ..core.scoring import score
 from ..engine.state import DealResult, MatchState
-from ..pictures.prose import score_rows
+from ..pictures.prose import deal_label, score_rows
 from ..pictures.svg import deal_svg
 from ..solver.analysis import DealAnalysis, analysis_document, analyze_result
 from .limits import Limits
-from .messages import _label as deal_label
 from .rooms import Refused, Room
 from .store import Store, analysis_write
 

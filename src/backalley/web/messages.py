@@ -71,6 +71,7 @@ from ..pictures.prose import (
     PAIR_NAMES,
     SheetRow,
     counted,
+    deal_label,
     result_sentence,
     score_rows,
     throw_in_sentence,
@@ -344,11 +345,7 @@ def _deal_label(seen: SeatView, finished: Finished) -> str:
     return _label(scheduled, seen.rules.deals, redeal=redeal, tiebreak=deal.tiebreak)
 
 
-def _label(scheduled: int, deals: int, *, redeal: bool, tiebreak: bool) -> str:
-    """``Deal 3 of 14``, ``Deal 3 of 14 (re-deal)`` or ``Tiebreak deal``."""
-    if tiebreak:
-        return "Tiebreak deal"
-    return f"Deal {scheduled} of {deals}" + (" (re-deal)" if redeal else "")
+_label = deal_label
 
 
 def _last_trick(seen: SeatView, rows: list[SheetRow], label: str | None) -> dict[str, Any] | None:
