@@ -173,9 +173,9 @@ class TestSeats:
             read, code = _closed_with(stale)
             assert code == CLOSE_UNKNOWN_TOKEN and read[0]["reason"] == "unknown_token"
         with client.websocket_connect(f"/ws/{new}") as fresh:
-            assert _hello(fresh, secret)["reason"] == "seat_taken"  # the old secret: void
-        with client.websocket_connect(f"/ws/{new}") as fresh:
             assert _hello(fresh)["secret"]
+        with client.websocket_connect(f"/ws/{new}") as fresh:
+            assert _hello(fresh, secret)["reason"] == "seat_taken"  # the old secret: void
 
     def test_only_the_host_reinvites_and_only_guest_seats(self, tmp_path):
         """A guest may not re-invite; nor may the host renew its own or a computer's seat."""

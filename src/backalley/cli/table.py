@@ -46,7 +46,7 @@ server goes on with every room. Needs the 'web' extra. See docs/table.md."""
 _LIMIT_FLAGS: Final = (
     ("sockets_per_seat", int, "N", "open sockets at one seat"),
     ("sockets_per_address", int, "N", "open sockets from one IP address"),
-    ("messages_per_second", float, "N", "messages a socket may send a second, on average"),
+    ("messages_per_second", float, "N", "messages a seat may send a second, on average"),
     ("rooms_per_minute", int, "N", "rooms one IP address may make a minute"),
     ("send_queue", int, "N", "messages waiting to go out on one socket before it is cut"),
     ("send_deadline", float, "SECONDS", "time one message may take to go out"),

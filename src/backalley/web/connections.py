@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ABORT_KEY",
+    "Budget",
     "Connection",
     "Hub",
     "refusal",
@@ -67,14 +68,53 @@ async def refuse_and_close(socket: WebSocket, refused: Refused, code: int) -> No
             await socket.close(code=code)
 
 
+class Budget:
+    """A seat's messages a second: a token bucket of twice the rate, shared by its sockets.
+
+    Kept by seat, not by socket: a new socket for each burst starts from what the
+    seat has left, not from a full bucket.
+
+    >>> budget = Budget(2.0, now=0.0)
+    >>> [budget.take(0.0) for _ in range(5)]
+    [True, True, True, True, False]
+    >>> budget.take(0.5)
+    True
+    """
+
+    def __init__(self, rate: float, now: float) -> None:
+        self.rate = rate
+        self._left = 2 * rate
+        self._at = now
+
+    def take(self, now: float) -> bool:
+        """Take one message (the bucket refilled up to ``now``); whether there was one."""
+        self._left = min(2 * self.rate, self._left + (now - self._at) * self.rate)
+        self._at = now
+        if self._left < 1:
+            return False
+        self._left -= 1
+        return True
+
+    def full(self, now: float) -> bool:
+        """Whether the bucket would be full at ``now`` (then it may be forgotten)."""
+        return self._left + (now - self._at) * self.rate >= 2 * self.rate
+
+
 class Connection:
     """One open socket at one seat: its outbox, its message budget, when it last spoke."""
 
-    def __init__(self, socket: WebSocket, room: Room, seat: Seat, limits: Limits) -> None:
+    def __init__(
+        self, socket: WebSocket, room: Room, seat: Seat, limits: Limits, budget: Budget
+    ) -> None:
         self.socket = socket
         self.room = room
         self.seat = seat
         self.limits = limits
+        self.held = room.seats[seat].secret
+        """The digest of the secret this socket was admitted with: the seat's, until a
+        re-invitation replaces it (then nothing the socket sends is carried out)."""
+        self.budget = budget
+        """The seat's message budget, shared by all its sockets."""
         self.outbox = Outbox(
             socket.send_text,
             limit=limits.send_queue,
@@ -82,24 +122,33 @@ class Connection:
             on_cut=self._too_slow,
         )
         self.last_heard = time.monotonic()
-        self._budget = 2 * limits.messages_per_second
-        self._budget_at = self.last_heard
         self.closing: tuple[int, str] | None = None
         self._reader: asyncio.Task[Any] | None = asyncio.current_task()
         self.sender = asyncio.get_running_loop().create_task(self.outbox.run())
         self.closer: asyncio.Task[None] | None = None
 
     def allow_message(self) -> bool:
-        """Take one message from the socket's budget (a token bucket); whether it had one."""
-        now = time.monotonic()
-        self.last_heard = now
-        rate = self.limits.messages_per_second
-        self._budget = min(2 * rate, self._budget + (now - self._budget_at) * rate)
-        self._budget_at = now
-        if self._budget < 1:
-            return False
-        self._budget -= 1
-        return True
+        """Take one message from the seat's budget; whether it had one."""
+        self.last_heard = time.monotonic()
+        return self.budget.take(self.last_heard)
+
+    @property
+    def current(self) -> bool:
+        """Whether what this socket sends may still be carried out.
+
+        Not once it is being closed, nor once the seat's secret is no longer the one it
+        was admitted with (the host re-invited the seat): checked under the room's
+        lock, just before a change is planned.
+        """
+        return self.closing is None and self.room.seats[self.seat].secret == self.held
+
+    def check_current(self) -> None:
+        """Refused (``reinvited``) unless what this socket sends may be carried out."""
+        if not self.current:
+            raise Refused(
+                "reinvited",
+                "The host gave this seat a new link: this browser no longer holds it.",
+            )
 
     def send(self, message: dict[str, Any]) -> None:
         """Queue a message for this socket (never waits)."""
@@ -162,6 +211,15 @@ class Hub:
         self._frames: dict[str, FrameCache] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._budgets: dict[tuple[str, Seat], Budget] = {}
+
+    def budget(self, room: Room, seat: Seat) -> Budget:
+        """The seat's message budget (all its sockets together)."""
+        key = (room.id, seat)
+        found = self._budgets.get(key)
+        if found is None:
+            found = self._budgets[key] = Budget(self.limits.messages_per_second, time.monotonic())
+        return found
 
     def lock(self, room: Room) -> asyncio.Lock:
         """The room's lock: its changes are planned, stored and made one at a time."""
@@ -276,6 +334,9 @@ class Hub:
             self._locks.pop(room.id, None)
             self._drivers.pop(room.id, None)
             self._frames.pop(room.id, None)
+        for key, budget in list(self._budgets.items()):
+            if budget.full(now):
+                del self._budgets[key]
 
     def _busy(self) -> set[str]:
         busy = {room for room, task in self._drivers.items() if not task.done()}

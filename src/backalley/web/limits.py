@@ -59,7 +59,8 @@ class Limits:
     sockets_per_address: int = attrs.field(default=32, validator=attrs.validators.ge(1))
     """Open sockets from one IP address (all rooms)."""
     messages_per_second: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
-    """A socket's messages per second, on average (bursts of twice as many allowed)."""
+    """A seat's messages per second, all its sockets together, on average (bursts of twice as
+    many allowed)."""
     rooms_per_minute: int = attrs.field(default=10, validator=attrs.validators.ge(1))
     """Rooms one IP address may make in a minute."""
     send_queue: int = attrs.field(default=64, validator=attrs.validators.ge(2))

@@ -166,6 +166,18 @@ class Pages:
                 "wait a little.",
                 429,
             )
+        # Counted before anything is awaited, so that forms sent at once cannot all pass
+        # the check; given back if no room is made.
+        made.append(now)
+        answer: Response | None = None
+        try:
+            answer = await self._make_room(request, address)
+        finally:
+            if not isinstance(answer, RedirectResponse):
+                made.remove(now)
+        return answer
+
+    async def _make_room(self, request: Request, address: str) -> Response:
         body = b""
         try:
             async with asyncio.timeout(self.limits.request_deadline):
@@ -203,7 +215,6 @@ class Pages:
         except (Refused, ValueError) as error:
             sentence = error.message if isinstance(error, Refused) else f"{error}."
             return page("Not a room", sentence, 400)
-        made.append(now)
         return RedirectResponse(f"/seat/{token}", status_code=303)
 
     async def howto_page(self, request: Request) -> Response:

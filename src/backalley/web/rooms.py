@@ -50,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import re
 import secrets
 import sqlite3
 import time
@@ -87,6 +88,7 @@ __all__ = [
     "Tables",
     "action_text",
     "digest",
+    "is_proposal",
 ]
 
 MODES: Final = ("computer", "friends")
@@ -143,6 +145,18 @@ def action_text(action: Action) -> str:
 
 def _action_from_text(text: str, state: MatchState) -> Action:
     return seeded_deal(state) if text == "deal" else parse_action(text)
+
+
+_PROPOSAL: Final = re.compile(r"[A-Za-z0-9_-]{32,64}")
+
+
+def is_proposal(secret: str) -> bool:
+    """Whether ``secret`` may be a page's own secret for a claim: 32 to 64 URL-safe characters.
+
+    >>> is_proposal("x" * 31), is_proposal(secrets.token_urlsafe(TOKEN_BYTES))
+    (False, True)
+    """
+    return _PROPOSAL.fullmatch(secret) is not None
 
 
 def digest(secret: str) -> str:
@@ -436,10 +450,15 @@ class Tables:
             return False
         return hmac.compare_digest(kept, digest(secret))
 
-    def claim_later(self, room: Room, seat: Seat) -> Pending[str]:
+    def claim_later(self, room: Room, seat: Seat, proposed: str | None = None) -> Pending[str]:
         """The first browser opens the seat's invitation: the seat's secret, once stored.
 
-        Refused (``seat_taken``) if the seat is already held, or is a computer's.
+        ``proposed``, a secret the page made itself (:func:`is_proposal`), becomes the
+        seat's secret; otherwise one is made here. A page that keeps its proposal
+        before sending it loses nothing if the server dies between storing the claim
+        and answering it: it comes back with the same secret, which either holds the
+        seat already or claims it now. Refused (``seat_taken``) if the seat is
+        already held, or is a computer's.
         """
         row = room.seats[seat]
         if row.occupant == "computer" or row.token is None:
@@ -451,7 +470,12 @@ class Tables:
                 "If that was you, open it from that browser; otherwise ask the host for a "
                 "new link.",
             )
-        secret = secrets.token_urlsafe(TOKEN_BYTES)
+        if proposed is not None and not is_proposal(proposed):
+            raise Refused(
+                "weak_secret",
+                "A page's own secret is 32 to 64 letters, digits, '-' or '_': made at random.",
+            )
+        secret = secrets.token_urlsafe(TOKEN_BYTES) if proposed is None else proposed
         taken = SeatRow(seat, row.token, "person", None, digest(secret))
         when = self.clock()
         write = seats_write(room.id, [taken], when)

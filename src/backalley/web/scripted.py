@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import secrets
 import time
 import urllib.parse
 import urllib.request
@@ -104,8 +105,13 @@ def create_room(base: str, mode: str = "friends", schedule: str = "short") -> st
 
 
 async def hello(socket: Any, token: str, run: RoomRun) -> None:
-    """Say hello on a seat's socket: its secret if ``run`` holds it, else claim the seat."""
-    await socket.send(json.dumps({"type": "hello", "secret": run.secrets.get(token)}))
+    """Say hello on a seat's socket with its secret, made and kept first if ``run`` has none.
+
+    As the page does: a claim with the client's own secret, kept before it is sent, is
+    not lost if the server dies before answering.
+    """
+    secret = run.secrets.setdefault(token, secrets.token_urlsafe(24))
+    await socket.send(json.dumps({"type": "hello", "secret": secret}))
     answer = json.loads(await socket.recv())
     if answer["type"] != "seat":
         raise RuntimeError(f"seat {token[:6]}…: not admitted: {answer}")

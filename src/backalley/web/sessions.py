@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from .._extras import require_extra
 
@@ -41,7 +41,7 @@ from .limits import (  # noqa: E402
     Limits,
 )
 from .messages import Message, parse_message  # noqa: E402
-from .rooms import Refused, Room, Tables  # noqa: E402
+from .rooms import Refused, Room, Tables, is_proposal  # noqa: E402
 from .talk import Talk  # noqa: E402
 
 __all__ = ["SeatSessions"]
@@ -50,6 +50,19 @@ __all__ = ["SeatSessions"]
 def _message_of(received: Mapping[str, Any]) -> Message:
     text = received.get("text")
     return parse_message(text if text is not None else received.get("bytes") or b"")
+
+
+_ADMIT_CODES: Final = {"seat_taken": CLOSE_SEAT_TAKEN, "unknown_token": CLOSE_UNKNOWN_TOKEN}
+"""The close code of a refused hello, by reason (any other: :data:`CLOSE_NO_HELLO`)."""
+
+
+def _check_link(room: Room, seat: Seat, token: str) -> None:
+    """Refused (``unknown_token``) if ``token`` is no longer the seat's invitation."""
+    if room.seats[seat].token != token:
+        raise Refused(
+            "unknown_token",
+            "This seat link is not known here any more: the host gave the seat a new one.",
+        )
 
 
 class SeatSessions:
@@ -93,7 +106,7 @@ class SeatSessions:
             return
         self.per_address[address] = self.per_address.get(address, 0) + 1
         try:
-            await self._seat_session(socket, room, seat)
+            await self._seat_session(socket, room, seat, socket.path_params["token"])
         finally:
             left = self.per_address[address] - 1
             if left:
@@ -101,7 +114,7 @@ class SeatSessions:
             else:
                 del self.per_address[address]
 
-    async def _seat_session(self, socket: WebSocket, room: Room, seat: Seat) -> None:
+    async def _seat_session(self, socket: WebSocket, room: Room, seat: Seat, token: str) -> None:
         where = f"room {room.id} seat {seat.letter}"
         try:
             async with asyncio.timeout(self.limits.hello_deadline):
@@ -120,11 +133,11 @@ class SeatSessions:
             hello = _message_of(received)
             if hello.kind != "hello":
                 raise Refused("hello_first", "A page's first message is its 'hello'.")
-            secret = await self._admit(room, seat, hello)
+            secret = await self._admit(room, seat, hello, token)
             if hello.field:
                 room.names[seat] = hello.field
         except Refused as refused:
-            code = CLOSE_SEAT_TAKEN if refused.reason == "seat_taken" else CLOSE_NO_HELLO
+            code = _ADMIT_CODES.get(refused.reason, CLOSE_NO_HELLO)
             log.warning("%s: socket refused (%d): %s", where, code, refused.reason)
             await refuse_and_close(socket, refused, code)
             return
@@ -141,7 +154,7 @@ class SeatSessions:
                 CLOSE_LIMIT,
             )
             return
-        connection = Connection(socket, room, seat, self.limits)
+        connection = Connection(socket, room, seat, self.limits, self.hub.budget(room, seat))
         group.add(connection)
         try:
             connection.send({"type": "seat", "seat": seat.letter, "secret": secret})
@@ -168,18 +181,32 @@ class SeatSessions:
             await connection.outbox.join(connection.sender, 0)
             self.hub.broadcast(room)
 
-    async def _admit(self, room: Room, seat: Seat, hello: Message) -> str | None:
-        """Check a hello's secret, or claim the seat for it; the new secret if claimed."""
-        if hello.value:
-            if not self.tables.holds(room, seat, hello.value):
-                raise Refused(
-                    "seat_taken",
-                    "This browser does not hold this seat: it was claimed by another, or "
-                    "the host gave it a new link.",
-                )
-            return None
+    async def _admit(self, room: Room, seat: Seat, hello: Message, token: str) -> str | None:
+        """Check a hello's secret, or claim the seat for it; a secret made here, if any.
+
+        A hello's secret on a seat no browser holds claims it with that secret (the
+        page's own); a hello without one claims it with a secret made here, sent once.
+
+        The link the socket was opened on is checked again here, when the hello has
+        come: a socket opened before the host re-invited the seat opens nothing.
+        """
         async with self.hub.lock(room):
-            return await self.tables.claim_later(room, seat).done()
+            _check_link(room, seat, token)
+            if not hello.value:
+                return await self.tables.claim_later(room, seat).done()
+            if self.tables.holds(room, seat, hello.value):
+                return None
+            if is_proposal(hello.value):
+                # The page's own secret, kept before it was sent: the claim is safe from
+                # a server that dies before answering (the page comes back with it). A
+                # seat held already is refused as taken, with the sentence that says so.
+                await self.tables.claim_later(room, seat, hello.value).done()
+                return None
+            raise Refused(
+                "seat_taken",
+                "This browser does not hold this seat: it was claimed by another, or "
+                "the host gave it a new link.",
+            )
 
     async def _read(self, connection: Connection) -> None:
         socket = connection.socket
@@ -213,6 +240,7 @@ class SeatSessions:
             message = _message_of(received)
             if message.kind == "act":
                 async with self.hub.lock(room):
+                    connection.check_current()
                     pending = self.tables.act_later(
                         room, seat, message.version, message.field, message.value
                     )
@@ -221,14 +249,16 @@ class SeatSessions:
                     connection.send({"type": "ack", "version": room.version})
             elif message.kind == "fill":
                 async with self.hub.lock(room):
+                    connection.check_current()
                     await self.tables.fill_later(room, seat, message.value).done()
             elif message.kind == "reinvite":
-                await self._reinvite(room, seat, Seat.parse(message.value))
+                await self._reinvite(connection, Seat.parse(message.value))
             elif message.kind == "again":
-                await self._again(room, seat)
+                await self._again(connection)
                 return
             elif message.kind == "name":
                 # A name is the page's to give: an empty one takes it back.
+                connection.check_current()
                 if message.field:
                     room.names[seat] = message.field
                 else:
@@ -244,10 +274,12 @@ class SeatSessions:
         self.hub.broadcast(room)
         self.hub.drive(room)
 
-    async def _again(self, room: Room, by: Seat) -> None:
+    async def _again(self, by: Connection) -> None:
         """Play again: the new match takes the seats; every page here reconnects to it."""
+        room = by.room
         async with self.hub.lock(room):
-            await self.tables.again_later(room, by).done()
+            by.check_current()
+            await self.tables.again_later(room, by.seat).done()
         for connection in self.hub.connections(room):
             connection.cut(
                 CLOSE_AGAIN,
@@ -255,9 +287,11 @@ class SeatSessions:
                 {"type": "notice", "reason": "again", "message": "A new match: same seats."},
             )
 
-    async def _reinvite(self, room: Room, by: Seat, seat: Seat) -> None:
+    async def _reinvite(self, by: Connection, seat: Seat) -> None:
+        room = by.room
         async with self.hub.lock(room):
-            await self.tables.reinvite_later(room, by, seat).done()
+            by.check_current()
+            await self.tables.reinvite_later(room, by.seat, seat).done()
         room.names.pop(seat, None)
         name = seat.name.title()
         for connection in self.hub.connections(room, seat):

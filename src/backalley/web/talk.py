@@ -70,8 +70,9 @@ class Talk:
             raise Refused(
                 "no_chat", "Chat and voice are for rooms of friends: nobody here would hear."
             )
+        connection.check_current()
         if message.kind == "chat":
-            await self._chat(room, seat, message.value)
+            await self._chat(connection, message.value)
         elif message.kind == "voice":
             on = self.voice.setdefault(room.id, set())
             if message.value == "on":
@@ -82,7 +83,8 @@ class Talk:
         else:
             self._signal(room, seat, message)
 
-    async def _chat(self, room: Room, seat: Seat, text: str) -> None:
+    async def _chat(self, connection: Connection, text: str) -> None:
+        room, seat = connection.room, connection.seat
         said = self._said.setdefault((room.id, seat), deque())
         now = time.monotonic()
         while said and said[0] < now - 60:
@@ -92,16 +94,23 @@ class Talk:
                 "chat_too_fast",
                 f"At most {self.limits.chat_per_minute} chat lines a minute: wait a little.",
             )
-        async with self.hub.lock(room):
-            line = await say_later(
-                self.tables,
-                room,
-                seat,
-                text,
-                limit=self.limits.chat_characters,
-                kept=self.limits.chat_kept,
-            ).done()
+        # Counted before anything is awaited, so that lines sent at once from several
+        # pages of the seat cannot all pass the check; given back if not said.
         said.append(now)
+        try:
+            async with self.hub.lock(room):
+                connection.check_current()
+                line = await say_later(
+                    self.tables,
+                    room,
+                    seat,
+                    text,
+                    limit=self.limits.chat_characters,
+                    kept=self.limits.chat_kept,
+                ).done()
+        except BaseException:
+            said.remove(now)
+            raise
         self.hub.send_all(room, {"type": "chat", "open": True, "lines": [line.to_json(room)]})
 
     def _signal(self, room: Room, seat: Seat, message: Message) -> None:

@@ -29,6 +29,11 @@
     memory = secret;
   }
 
+  function newSecret() {
+    const bytes = crypto.getRandomValues(new Uint8Array(24));
+    return btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+  }
+
   const $ = (id) => document.getElementById(id);
 
   // The name this browser's player gave themselves: asked once (in a room of friends),
@@ -138,7 +143,10 @@
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     socket = new WebSocket(`${scheme}//${location.host}/ws/${encodeURIComponent(token)}`);
     socket.onopen = () => {
-      const hello = { type: "hello", secret: memory || stored() || null };
+      // A seat not yet held is claimed with a secret made and kept here first: if the
+      // server stops before its answer, the page comes back with the same secret.
+      if (!memory && !stored()) keep(newSecret());
+      const hello = { type: "hello", secret: memory || stored() };
       if (myName()) hello.name = myName();
       socket.send(JSON.stringify(hello));
     };
