@@ -8,6 +8,7 @@ Chromium's own device emulation, so that the sizes are exact whatever the window
 from __future__ import annotations
 
 import time
+import urllib.request
 
 import pytest
 
@@ -122,6 +123,17 @@ def test_the_howto_page_walks_a_deal_to_its_score(server, browsers, shots):
     assert seen >= set(MOMENTS)
     assert driver.find_element(By.ID, "howto-next").get_attribute("disabled") == "true"
     assert driver.find_element(By.ID, "howto-end").is_displayed()
+    # No dead end: every link in sight goes somewhere that answers.
+    shown = [
+        link.get_attribute("href")
+        for link in driver.find_elements(By.CSS_SELECTOR, "a[href]")
+        if link.is_displayed()
+    ]
+    assert shown and all(href.startswith(server.base) for href in shown), shown
+    for href in set(shown):
+        assert not href.endswith("#"), href
+        with urllib.request.urlopen(href) as answer:
+            assert answer.status == 200, href
     assert "made it" in texts[-1] and "missed" in texts[-1]
     driver.find_element(By.ID, "howto-back").click()
     WebDriverWait(driver, WAIT).until(lambda d: _step(d) == len(steps) - 2)

@@ -667,6 +667,10 @@
     $("throw-in").hidden = !frame.throw_in;
     $("throw-in").textContent = frame.throw_in || "";
     $("result").hidden = !frame.over;
+    // The how-to's match has no record and no analysis to go to, and nothing to play
+    // again: its end leads to a real game instead.
+    $("again-line").hidden = !!frame.howto;
+    $("result-links").hidden = !!frame.howto || !frame.record;
     if (frame.over) {
       $("result-text").textContent = frame.status;
       if (frame.record) {
