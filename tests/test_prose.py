@@ -60,7 +60,7 @@ def test_result_sentence() -> None:
     won = Outcome(Termination.SCORE, Pair.NORTH_SOUTH, (80, 67))
     assert result_sentence(won) == "North-South win, NS 80 to EW 67"
     assert result_sentence(won, seat=Seat.SOUTH) == (
-        "North-South win (your side wins), NS 80 to EW 67"
+        "North-South win (your side wins), North-South 80 to East-West 67"
     )
     assert "(your side loses)" in result_sentence(won, seat=Seat.WEST)
     tiebreak = Outcome(Termination.TIEBREAK_DEAL, Pair.EAST_WEST, (40, 40))

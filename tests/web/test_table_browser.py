@@ -64,7 +64,7 @@ def browsers():
     made = []
     homes = []
 
-    def launch(width=1000, height=1300, extra=()):
+    def launch(width=1280, height=900, extra=()):
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
         for flag in (*FLAGS, *extra):
@@ -108,6 +108,13 @@ def _wait_turn_or_end(driver):
 def press_card(driver, card):
     """Press a card of the hand where a person would: its corner, always in sight in the
     fan (the next card covers the rest of it)."""
+    # A card still flying in (the deal) or a trick being swept is not where it lands:
+    # press once the table is still, as a person would.
+    WebDriverWait(driver, WAIT).until(
+        lambda d: d.execute_script(
+            "return document.getAnimations().every((a) => a.playState !== 'running')"
+        )
+    )
     width = card.rect["width"]
     ActionChains(driver).move_to_element_with_offset(card, -width / 2 + 8, 0).click().perform()
 
@@ -175,8 +182,12 @@ def test_a_whole_short_match_against_the_computer(server, browsers, shots, tmp_p
     WebDriverWait(driver, 120).until(
         lambda d: d.find_element(By.ID, "analysis-status").text.startswith("Analysed:")
     )
-    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".analysis-deal h2")]
-    assert headings[0] == "Deal 1 of 14" and len(headings) >= 14
+    labels = ".analysis-deal .deal-label"
+    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, labels)]
+    # Each deal played, numbered as at the table (the thrown-in ones folded away).
+    assert headings[:2] == ["Deal 1 of 14", "Deal 2 of 14"] and len(headings) >= 14
+    assert all("of 14" in h or h == "Tiebreak deal" for h in headings)
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".analysis-deal .deal-picture svg")) >= 14
     assert driver.find_elements(By.CSS_SELECTOR, ".analysis-tricks")
     driver.save_screenshot(str(shots / "analysis.png"))
 

@@ -10,7 +10,7 @@ deal's size, dealer, turned card and trump.
 >>> result_sentence(outcome)
 'East-West win on the tiebreak deal, NS 40 to EW 40'
 >>> result_sentence(outcome, seat=Seat.NORTH)
-'East-West win on the tiebreak deal (your side loses), NS 40 to EW 40'
+'East-West win on the tiebreak deal (your side loses), North-South 40 to East-West 40'
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def result_sentence(outcome: Outcome, *, seat: Seat | None = None) -> str:
     """How a match ended: ``a draw, 67 all`` or ``North-South win, NS 80 to EW 67``.
 
     A win on the tiebreak deal says so; told to ``seat``, the sentence says
-    whether that seat's side won.
+    whether that seat's side won, and names the sides in words (it is for a player,
+    not a log).
     """
     ns, ew = outcome.totals
     if outcome.winner is None:
@@ -59,6 +60,8 @@ def result_sentence(outcome: Outcome, *, seat: Seat | None = None) -> str:
     yours = ""
     if seat is not None:
         yours = " (your side wins)" if outcome.winner == seat.pair else " (your side loses)"
+    if seat is not None:
+        return f"{PAIR_NAMES[outcome.winner]} win{how}{yours}, North-South {ns} to East-West {ew}"
     return f"{PAIR_NAMES[outcome.winner]} win{how}{yours}, NS {ns} to EW {ew}"
 
 

@@ -620,7 +620,8 @@
     // A new link for a guest's seat: the old link, and whoever opened it, are cut off.
     const renew = $("reinvite");
     renew.replaceChildren();
-    const guests = frame.seats.filter((s) => s.role && s.role !== "host" && s.occupant !== "computer");
+    // Only a seat someone holds can lose its holder: the others' links are above.
+    const guests = frame.seats.filter((s) => s.role && s.role !== "host" && s.occupant !== "computer" && s.claimed);
     guests.sort((a, b) => a.role.localeCompare(b.role));
     guests.forEach((s) => {
       const button = el("button", { type: "button", "data-seat": s.seat,
