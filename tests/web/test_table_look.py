@@ -166,7 +166,8 @@ def test_the_howto_on_a_phone_and_without_motion(server, browsers, shots):
         if index:
             driver.find_element(By.ID, "howto-next").click()
             WebDriverWait(driver, WAIT).until(lambda d, i=index: _step(d) == i)
-        assert _faceless(driver, ".card") == []
+        # The sprite is fetched once, after the first cards are drawn: wait for it.
+        WebDriverWait(driver, WAIT).until(lambda d: _faceless(d, ".card") == [])
     assert driver.execute_script("return innerWidth") == 390
     joker = driver.find_element(By.CSS_SELECTOR, "#trick .card.joker")
     assert "little blooper" in joker.get_attribute("aria-label")
