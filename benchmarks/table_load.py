@@ -37,7 +37,14 @@ from backalley.formats.checking import check
 from backalley.formats.records import loads
 from backalley.web.scripted import RoomRun, play_friends_room
 
-SERVER_FLAGS = ("--sockets-per-address", "100000", "--rooms-per-minute", "100000")
+SERVER_FLAGS = (
+    "--sockets-per-address",
+    "100000",
+    "--rooms-per-minute",
+    "100000",
+    "--requests-per-second",
+    "100000",
+)
 """Every bot comes from 127.0.0.1: the per-address limits would refuse most of them."""
 
 

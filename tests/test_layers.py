@@ -188,6 +188,7 @@ LAZY: dict[tuple[str, str], str] = {
     ("backalley.cli.table", "backalley.web.app"): "the table's server (the web extra)",
     ("backalley.cli.table", "backalley.web.rooms"): "the table's rooms, with its server",
     ("backalley.cli.table", "backalley.web.store"): "the table's database, with its server",
+    ("backalley.cli.table", "backalley.web.logs"): "the server's log lines, with its server",
 }
 """Every lazy import of one backalley module by another, and why it waits."""
 

@@ -66,6 +66,12 @@ SERVER_START_SECONDS = 30
 """How long a server may take to print its address."""
 
 
+def _limit_files(files: tuple[int, int]) -> None:
+    import resource  # noqa: PLC0415 -- POSIX, in the child before it runs the server
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, files)
+
+
 def free_port() -> int:
     """A port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as probe:
@@ -76,7 +82,7 @@ def free_port() -> int:
 class Server:
     """``backalley table`` as a process on 127.0.0.1; ``base`` its address."""
 
-    def __init__(self, db, *, port: int = 0, pace: float = 0.0, flags=()) -> None:
+    def __init__(self, db, *, port: int = 0, pace: float = 0.0, flags=(), files=None) -> None:
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -94,6 +100,9 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
+            # ``files``: the open-files limits (soft, hard) the server starts with, set in
+            # the child before it runs (the tests start servers from one thread).
+            preexec_fn=None if files is None else lambda: _limit_files(files),  # noqa: PLW1509
         )
         selector = selectors.DefaultSelector()
         selector.register(self.process.stdout, selectors.EVENT_READ)

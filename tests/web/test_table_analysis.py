@@ -35,6 +35,8 @@ def tables(tmp_path):
 
 
 def _client(tables, **limits):
+    # The status is polled every 50 ms: more than a visitor's request rate allows.
+    limits.setdefault("requests_per_second", 1000)
     return TestClient(make_app(tables, pace=0, limits=Limits(**limits)), follow_redirects=False)
 
 

@@ -8,10 +8,12 @@ a limit only after its await, or keeps a message budget per socket.
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -22,10 +24,14 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from test_table_analysis import _finished
 
 from backalley import Bid, Rules, Seat, legal_actions
+from backalley.web import analysis as analysis_module
+from backalley.web import pages as pages_module
 from backalley.web import talk as talk_module
 from backalley.web.app import make_app
+from backalley.web.howto import howto_steps
 from backalley.web.limits import CLOSE_LIMIT, CLOSE_REINVITED, CLOSE_UNKNOWN_TOKEN, Limits
 from backalley.web.rooms import Tables, digest
 from backalley.web.store import Store
@@ -172,6 +178,32 @@ class TestLimitsAtOnce:
         assert codes == [303] * 3 + [429] * 5
         assert len(tables.rooms) == 3
 
+    def test_rooms_from_every_address_are_held_to_the_rooms_limit(self, tables):
+        """Many addresses together: past the rooms in memory a new one is refused (503)."""
+        app = make_app(tables, pace=0, limits=Limits(rooms=2))
+        with TestClient(app, follow_redirects=False) as first:
+            for number in range(3):
+                other = TestClient(app, follow_redirects=False, client=(f"192.0.2.{number}", 1))
+                answer = other.post("/rooms", data={"mode": "computer"})
+                assert answer.status_code == (503 if number == 2 else 303)
+            assert "too many rooms" in answer.text and len(tables.rooms) == 2
+            assert first.post("/rooms", data={"mode": "computer"}).status_code == 503
+
+    def test_rooms_sent_at_once_from_many_addresses_stay_within_the_rooms_limit(
+        self, tables, monkeypatch
+    ):
+        """Forms from several addresses at once, each stored slowly: no more rooms than held."""
+        monkeypatch.setattr(tables, "create_later", _slowed(tables.create_later))
+        app = make_app(tables, pace=0, limits=Limits(rooms=2))
+
+        def post(number):
+            client = TestClient(app, follow_redirects=False, client=(f"192.0.2.{number}", 1))
+            return client.post("/rooms", data={"mode": "computer"}).status_code
+
+        with TestClient(app), ThreadPoolExecutor(5) as pool:
+            codes = sorted(pool.map(post, range(5)))
+        assert codes == [303, 303, 503, 503, 503] and len(tables.rooms) == 2
+
     def test_a_room_not_made_gives_its_count_back(self, tables):
         """A refused form does not use up the address's rooms of the minute."""
         with _client(tables, rooms_per_minute=2) as client:
@@ -254,3 +286,148 @@ class TestClaimWithTheClientsSecret:
         again = Tables(Store(tmp_path / "r.db"))
         assert again.holds(again.rooms[room.id], Seat.SOUTH, proposal)
         again.store.close()
+
+
+class TestFixedAnswers:
+    def test_the_howto_steps_are_encoded_once_and_carry_an_etag(self, tables):
+        """The same bytes every time, an ETag, and 304 with no body when it is named."""
+        with _client(tables) as client:
+            first = client.get("/how-to/steps.json")
+            second = client.get("/how-to/steps.json")
+            assert first.status_code == second.status_code == 200
+            etag = first.headers["etag"]
+            assert etag == second.headers["etag"] and first.content == second.content
+            assert first.headers["cache-control"] == "no-cache"
+            assert first.json() == json.loads(json.dumps(howto_steps()))
+            again = client.get("/how-to/steps.json", headers={"if-none-match": etag})
+            assert again.status_code == 304 and again.content == b""
+            assert again.headers["etag"] == etag
+            other = client.get("/how-to/steps.json", headers={"if-none-match": '"other"'})
+            assert other.status_code == 200
+        assert pages_module.howto_answer() is pages_module.howto_answer()
+
+    @pytest.mark.parametrize("path", ["/", "/how-to"])
+    def test_the_pages_carry_an_etag(self, tables, path):
+        """The lobby and the how-to page: an ETag, and 304 when it is named."""
+        with _client(tables) as client:
+            first = client.get(path)
+            assert first.status_code == 200 and "text/html" in first.headers["content-type"]
+            again = client.get(path, headers={"if-none-match": first.headers["etag"]})
+            assert again.status_code == 304 and again.content == b""
+
+    def test_a_seats_page_is_never_kept_by_the_browser(self, tables):
+        """Under a seat's address (its invitation) the answer stays ``no-store``."""
+        with _client(tables) as client:
+            host = _new_room(client)
+            answer = client.get(f"/seat/{host}")
+            assert answer.status_code == 200 and answer.headers["cache-control"] == "no-store"
+            assert answer.headers.get_list("cache-control") == ["no-store"]
+
+    def test_a_finished_record_is_made_once(self, tables, monkeypatch):
+        """The record of a finished match: encoded on the first request only; 304 after."""
+        _room, token = _finished(tables)
+        made = []
+        original = pages_module.dumps
+
+        def counted(*args, **kwargs):
+            made.append(1)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(pages_module, "dumps", counted)
+        with _client(tables) as client:
+            first = client.get(f"/record/{token}")
+            second = client.get(f"/record/{token}")
+            assert first.status_code == second.status_code == 200
+            assert first.content == second.content and len(made) == 1
+            assert first.headers["content-disposition"].startswith("attachment;")
+            again = client.get(f"/record/{token}", headers={"if-none-match": first.headers["etag"]})
+            assert again.status_code == 304
+
+
+class TestRequestRate:
+    def test_every_route_is_held_to_the_address_rate(self, tables):
+        """Over its rate (bursts of twice it) an address is refused 429 on every route."""
+        with _client(tables, requests_per_second=2) as client:
+            unknown = "/seat/" + "C" * 32  # each one a lookup of the database
+            assert [client.get(unknown).status_code for _ in range(4)] == [404] * 4
+            for path in (unknown, "/", "/how-to/steps.json", "/static/table.css", "/record/x"):
+                answer = client.get(path)
+                assert answer.status_code == 429, path
+                assert answer.headers["retry-after"] == "1"
+                assert answer.headers["x-content-type-options"] == "nosniff"
+            assert client.post("/rooms", data={"mode": "computer"}).status_code == 429
+            with (
+                pytest.raises(WebSocketDisconnect) as closed,
+                client.websocket_connect("/ws/" + "C" * 32) as socket,
+            ):
+                socket.receive_json()
+            assert closed.value.code == CLOSE_LIMIT
+            time.sleep(1.1)  # the budget fills again
+            assert client.get("/").status_code == 200
+
+    def test_another_address_keeps_its_own_rate(self, tables):
+        """One address over its rate refuses nobody else."""
+        app = make_app(tables, pace=0, limits=Limits(requests_per_second=1))
+        # The second client shares the first one's server (no lifespan of its own).
+        two = TestClient(app, client=("192.0.2.2", 1000))
+        with TestClient(app, client=("192.0.2.1", 1000)) as one:
+            assert [one.get("/").status_code for _ in range(3)] == [200, 200, 429]
+            assert two.get("/").status_code == 200
+
+
+class TestAnalysisShare:
+    def test_one_address_cannot_fill_the_analysis_queue(self, tables, monkeypatch):
+        """Past its share an address is refused (429); another address still gets a place."""
+        # The workers never start: every job stays queued, as behind a long analysis.
+        monkeypatch.setattr(analysis_module.Analyses, "_run", _never)
+        rooms = [_finished(tables) for _ in range(3)]
+        limits = dict(analysis_workers=1, analysis_queue=8, analysis_per_address=2)
+        with _client(tables, **limits) as client:
+            answers = [client.get(f"/analysis/{token}/status") for _room, token in rooms]
+            assert [answer.status_code for answer in answers] == [200, 200, 429]
+            assert answers[2].json()["reason"] == "analysis_share"
+            analyses = client.app.state.server.analyses
+            job = client.portal.call(_request, analyses, rooms[2][0], "192.0.2.9")
+            assert job.status == "queued"
+
+
+async def _never(self, room, state, job):
+    await asyncio.sleep(0)
+
+
+async def _request(analyses, room, address):
+    return analyses.request(room, address)
+
+
+def test_every_limit_has_a_flag_and_a_line_in_the_docs():
+    """Each field of ``Limits``: a ``backalley table`` flag and a row of docs/table.md's table."""
+    import attrs  # noqa: PLC0415
+
+    from backalley.cli.table import _LIMIT_FLAGS  # noqa: PLC0415
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "table.md").read_text()
+    fields = [field.name for field in attrs.fields(Limits)]
+    assert sorted(name for name, *_ in _LIMIT_FLAGS) == sorted(fields)
+    for name in fields:
+        flag = "--" + name.replace("_", "-")
+        assert f"| `{flag}` |" in docs, flag
+
+
+def test_the_sweep_forgets_chat_counts_and_the_voice_of_rooms_gone(tables):
+    """Many rooms over time: the server's counts by room do not grow without end."""
+    with _client(tables) as client:
+        host = _new_room(client)
+        room, _ = tables.seat_of(host)
+        with client.websocket_connect(f"/ws/{host}") as page:
+            _hello(page)
+            page.send_json({"type": "voice", "on": True})
+            page.send_json({"type": "chat", "text": "hello"})
+            _until(page, "voice")
+            for _ in range(5):
+                if _until(page, "chat")["lines"]:
+                    break
+        talk = client.app.state.server.talk
+        assert talk._said
+        talk.voice[room.id] = {Seat.SOUTH}
+        talk.sweep(time.monotonic() + 61, [room])
+        assert talk._said == {} and room.id not in talk.voice

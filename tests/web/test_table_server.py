@@ -219,7 +219,14 @@ def test_a_socket_that_never_reads_delays_no_other_seat_past_the_deadline(tmp_pa
     assert "Traceback" not in log, log
 
 
-_MANY_BOTS = ("--sockets-per-address", "1000", "--rooms-per-minute", "1000")
+_MANY_BOTS = (
+    "--sockets-per-address",
+    "1000",
+    "--rooms-per-minute",
+    "1000",
+    "--requests-per-second",
+    "1000",
+)
 
 
 def _room_counts(db) -> dict[str, int]:

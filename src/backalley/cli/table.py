@@ -46,8 +46,11 @@ server goes on with every room. Needs the 'web' extra. See docs/table.md."""
 _LIMIT_FLAGS: Final = (
     ("sockets_per_seat", int, "N", "open sockets at one seat"),
     ("sockets_per_address", int, "N", "open sockets from one IP address"),
+    ("requests_per_second", float, "N", "requests one IP address may make a second, every route"),
+    ("connections", int, "N", "open connections before a new one is closed at once"),
     ("messages_per_second", float, "N", "messages a seat may send a second, on average"),
     ("rooms_per_minute", int, "N", "rooms one IP address may make a minute"),
+    ("rooms", int, "N", "rooms held in memory at once before a new one is refused"),
     ("send_queue", int, "N", "messages waiting to go out on one socket before it is cut"),
     ("send_deadline", float, "SECONDS", "time one message may take to go out"),
     ("hello_deadline", float, "SECONDS", "time from opening a socket to its hello"),
@@ -61,6 +64,7 @@ _LIMIT_FLAGS: Final = (
     ("chat_kept", int, "N", "chat lines a page is sent when it opens"),
     ("analysis_workers", int, "N", "worker processes analysing finished matches"),
     ("analysis_queue", int, "N", "analyses waiting for a worker before more are refused"),
+    ("analysis_per_address", int, "N", "analyses one IP address may have waiting or running"),
     ("analysis_budget", float, "SECONDS", "time one match's analysis may take"),
 )
 """The limits as flags: field of ``Limits``, type, metavar, help (the default is added)."""
@@ -124,12 +128,43 @@ def add_parser(commands: Commands) -> None:
         )
 
 
+FILES_SPARE: Final = 64
+"""Open files kept for the server's own use (the database, its journal, the workers' pipes)."""
+
+BACKLOG: Final = 100
+"""Connections the system queues before the server accepts them, and the most asyncio
+accepts at once: until a connection over the cap is closed, a few such bursts may
+be open beyond it (:func:`_fit_connections` leaves room for four)."""
+
+
+def _fit_connections(wanted: int) -> int:
+    """Raise the open-files soft limit to the hard one; the connection cap that fits under it.
+
+    Each connection is an open file: the cap stays ``FILES_SPARE`` and four accept
+    bursts (:data:`BACKLOG`) below the limit, so that accepting never fails for want
+    of one (asyncio would log each failure).
+    """
+    try:
+        import resource  # noqa: PLC0415 -- POSIX only
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or hard > soft:
+            target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+                soft = target
+    except ImportError:  # not POSIX: the system's own limit stands
+        return wanted
+    return max(1, min(wanted, soft - FILES_SPARE - 4 * BACKLOG))
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
     try:
         import uvicorn  # noqa: PLC0415 -- the extra, imported when the command runs
 
         from ..web.app import DEFAULT_PACE, http_protocol, make_app  # noqa: PLC0415
+        from ..web.logs import install as install_one_line  # noqa: PLC0415
     except MissingExtra as missing:
         raise CommandError(str(missing)) from None
     except ImportError:
@@ -159,12 +194,13 @@ def run(args: argparse.Namespace) -> int:
         name = next((n for n in chosen if f"'{n}'" in str(error)), "")
         flag = "--" + name.replace("_", "-") if name else "a limit"
         raise CommandError(f"{flag} is out of range: {error}") from None
+    connections = _fit_connections(limits.connections)
     try:
         tables = Tables(Store(args.db), resume_within=limits.abandoned_after)
     except (StoreError, sqlite3.Error) as error:
         raise CommandError(f"{args.db}: {error}") from None
     try:
-        listening = socket.create_server((args.host, args.port))
+        listening = socket.create_server((args.host, args.port), backlog=BACKLOG)
     except OSError as error:
         raise CommandError(
             f"cannot listen on {args.host} port {args.port}: {error.strerror or error}"
@@ -177,8 +213,17 @@ def run(args: argparse.Namespace) -> int:
         "Ctrl-C stops it.",
         flush=True,
     )
+    if connections < limits.connections:
+        print(
+            f"--connections lowered to {connections} to fit the open-files limit "
+            "(raise it with ulimit -n)",
+            flush=True,
+        )
     # A client-caused condition is one line (backalley.web), with the time.
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
+    # What a client can make the server log (its own lines, uvicorn's, asyncio's): one
+    # line each, never a traceback, and the same line at most a few times in a while.
+    install_one_line()
     config = uvicorn.Config(
         make_app(tables, pace=pace, limits=limits, stun=tuple(args.stun)),
         log_level="warning",
@@ -186,7 +231,8 @@ def run(args: argparse.Namespace) -> int:
         ws_max_size=MAX_WEBSOCKET_BYTES,
         timeout_keep_alive=max(1, round(limits.keep_alive)),
         ws_per_message_deflate=not args.no_compression,
-        http=http_protocol(limits.request_deadline),
+        http=http_protocol(limits.request_deadline, connections),
+        backlog=BACKLOG,
         lifespan="on",
     )
     # Ctrl-C is how a server is stopped: not a failure. uvicorn has shut down cleanly.

@@ -22,9 +22,13 @@ import contextlib
 import json
 import logging
 import multiprocessing
+import os
+import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from typing import Any, Final, Literal
 
 import attrs
@@ -39,7 +43,14 @@ from .limits import Limits
 from .rooms import Refused, Room
 from .store import Store, analysis_write
 
-__all__ = ["KEPT_ANALYSES", "POLL_SECONDS", "Analyses", "Job"]
+__all__ = [
+    "KEPT_ANALYSES",
+    "POLL_SECONDS",
+    "Analyses",
+    "Job",
+    "die_with_parent",
+    "start_worker",
+]
 
 KEPT_ANALYSES: Final = 256
 """Finished analyses kept in memory (the oldest leaves first)."""
@@ -51,6 +62,44 @@ log = logging.getLogger("backalley.web")
 
 _CONTEXT: Final = multiprocessing.get_context("spawn")
 """Spawned, not forked: the server has threads (the store's writer) a fork would copy."""
+
+
+PARENT_POLL_SECONDS: Final = 0.5
+"""How often a worker looks whether the server that started it is still there."""
+
+
+def die_with_parent(parent: int) -> None:
+    """End this process as soon as the process ``parent`` is gone (a SIGKILL included).
+
+    A daemon thread looks, every ``PARENT_POLL_SECONDS``, whether this process's parent
+    is still ``parent`` (a process whose parent died is adopted by another) and ends
+    the process at once if not. A worker left behind would keep a core busy for
+    nothing, and the server started again would start another. (Linux's
+    ``PR_SET_PDEATHSIG`` is not used: it follows the *thread* that started the
+    worker, not the process.)
+    """
+
+    def watch() -> None:
+        # Runs as long as the process: one look every PARENT_POLL_SECONDS.
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    if os.getppid() != parent:  # gone before the watch began
+        os._exit(1)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _worker_main(parent: int, target: Callable[..., object], args: tuple[Any, ...]) -> None:
+    die_with_parent(parent)
+    target(*args)
+
+
+def start_worker(target: Callable[..., object], args: tuple[Any, ...]) -> BaseProcess:
+    """Start ``target(*args)`` in a worker process that ends when this process is gone."""
+    process = _CONTEXT.Process(target=_worker_main, args=(os.getpid(), target, args), daemon=True)
+    process.start()
+    return process
 
 
 def _work(state: MatchState, pipe: Connection) -> None:
@@ -74,6 +123,8 @@ class Job:
     document: dict[str, Any] | None = None
     stored: dict[str, Any] | None = None
     """The answer as the database kept it, for a match analysed before a restart."""
+    address: str = "unknown"
+    """Who asked for it (its share of the queue is counted by address)."""
 
     @property
     def total(self) -> int:
@@ -150,17 +201,20 @@ class Analyses:
         self.store = store
         self.workers = limits.analysis_workers
         self.queue = limits.analysis_queue
+        self.per_address = limits.analysis_per_address
         self.budget = limits.analysis_budget
         self.jobs: OrderedDict[str, Job] = OrderedDict()
         self._slots: asyncio.Semaphore | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._processes: set[Any] = set()
+        self._processes: set[BaseProcess] = set()
 
-    def request(self, room: Room) -> Job:
+    def request(self, room: Room, address: str = "unknown") -> Job:
         """The room's analysis: the one made or being made, else a new one queued.
 
-        Raises :class:`Refused` while the match is on, or when the workers and the
-        queue are full.
+        Raises :class:`Refused` while the match is on, when the workers and the queue
+        are full, or when ``address`` already has its share of them waiting or running
+        (``analysis_per_address``): one visitor cannot fill the queue so that everyone
+        else is refused.
         """
         if not room.is_over:
             raise Refused(
@@ -178,6 +232,15 @@ class Analyses:
             self._forget_old()
             return found
         busy = sum(1 for job in self.jobs.values() if job.status != "done")
+        mine = sum(
+            1 for job in self.jobs.values() if job.status != "done" and job.address == address
+        )
+        if mine >= self.per_address:
+            raise Refused(
+                "analysis_share",
+                f"{mine} analyses asked for from this address are being made or waiting: "
+                "ask again when one is done.",
+            )
         if busy >= self.workers + self.queue:
             raise Refused(
                 "analysis_busy",
@@ -188,7 +251,7 @@ class Analyses:
             deal_label(row.scheduled, deals, redeal=row.redeal, tiebreak=row.kind == "tiebreak")
             for row in score_rows(room.state)
         )
-        job = self.jobs[room.id] = Job(labels, tuple(room.state.history))
+        job = self.jobs[room.id] = Job(labels, tuple(room.state.history), address=address)
         self._forget_old()
         task = asyncio.get_running_loop().create_task(self._run(room.id, room.state, job))
         self._tasks.add(task)
@@ -222,8 +285,7 @@ class Analyses:
     async def _watch(self, state: MatchState, job: Job) -> None:
         """Start the worker and read its deals until all are done, it fails or time is up."""
         mine, theirs = _CONTEXT.Pipe(duplex=False)
-        process = _CONTEXT.Process(target=_work, args=(state, theirs), daemon=True)
-        process.start()
+        process = start_worker(_work, (state, theirs))
         theirs.close()
         self._processes.add(process)
         deadline = time.monotonic() + self.budget

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 from .._extras import require_extra
 
 require_extra("backalley table", "web", ["starlette", "uvicorn", "websockets"])
@@ -15,12 +17,17 @@ require_extra("backalley table", "web", ["starlette", "uvicorn", "websockets"])
 from starlette.requests import Request  # noqa: E402
 from starlette.responses import JSONResponse, Response  # noqa: E402
 
+from .addresses import client_address  # noqa: E402
 from .analysis import Analyses  # noqa: E402
 from .connections import refusal_of  # noqa: E402
 from .pages import seat_file  # noqa: E402
 from .rooms import Refused, Tables  # noqa: E402
 
 __all__ = ["AnalysisPages"]
+
+
+_STATUS: Final = {"analysis_not_yet": 409, "analysis_share": 429}
+"""The HTTP status of a refused analysis, by reason (the queue full: 503)."""
 
 
 class AnalysisPages:
@@ -41,9 +48,9 @@ class AnalysisPages:
         except Refused as refused:
             return JSONResponse(refusal_of(refused.reason, refused.message), 404)
         try:
-            job = self.analyses.request(room)
+            job = self.analyses.request(room, client_address(request.scope))
         except Refused as refused:
-            status = 409 if refused.reason == "analysis_not_yet" else 503
+            status = _STATUS.get(refused.reason, 503)
             return JSONResponse(refusal_of(refused.reason, refused.message), status)
         # The seat whose link asks: its page puts that seat's own cards first.
         return JSONResponse({**job.as_json(self.analyses.budget), "seat": seat.letter})

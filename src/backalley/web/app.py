@@ -12,8 +12,10 @@ This module only composes the table's parts, one module per concern:
 - :mod:`~backalley.web.talk`: chat and voice signalling in a room of friends;
 - :mod:`~backalley.web.analysis_pages`: ``GET /analysis/TOKEN`` and its status,
   over the worker processes of :mod:`~backalley.web.analysis`;
-- :mod:`~backalley.web.transport`: the security headers and the deadline on each
-  request's head;
+- :mod:`~backalley.web.transport`: the security headers, each address's request
+  rate, the deadline on each request's head and the cap on open connections;
+- :mod:`~backalley.web.fixed`: the answers made once (the pages, the how-to's
+  steps, finished records), served with an ETag;
 - :mod:`~backalley.web.addresses`: the client's address that every per-address
   limit counts.
 
@@ -53,12 +55,12 @@ from starlette.staticfiles import StaticFiles  # noqa: E402
 from .analysis import Analyses  # noqa: E402
 from .analysis_pages import AnalysisPages  # noqa: E402
 from .connections import Hub  # noqa: E402
-from .limits import CLOSE_UNKNOWN_TOKEN, Limits  # noqa: E402
+from .limits import CLOSE_UNKNOWN_TOKEN, Limits, Rates  # noqa: E402
 from .pages import DEFAULT_TIE, MAX_FORM_BYTES, STATIC, Pages  # noqa: E402
 from .rooms import Tables  # noqa: E402
 from .sessions import SeatSessions  # noqa: E402
 from .talk import Talk  # noqa: E402
-from .transport import SecurityHeaders, http_protocol  # noqa: E402
+from .transport import RequestLimits, SecurityHeaders, http_protocol  # noqa: E402
 
 __all__ = [
     "CLOSE_UNKNOWN_TOKEN",
@@ -101,6 +103,8 @@ class TableServer:
         self.analyses = Analyses(self.limits, tables.store)
         """Finished matches' analyses, made in worker processes."""
         self.analysis_pages = AnalysisPages(tables, self.analyses)
+        self.requests: Rates[str] = Rates(self.limits.requests_per_second)
+        """Each address's requests, every route (``transport.RequestLimits``)."""
 
     async def start(self) -> None:
         """Resume the rooms in play and start the sweeper."""
@@ -122,8 +126,10 @@ class TableServer:
     def sweep(self) -> None:
         """Close idle sockets; let finished and abandoned rooms leave memory; forget old counts."""
         now = time.monotonic()
-        self.hub.sweep(now)
+        gone = self.hub.sweep(now)
+        self.talk.sweep(now, gone)
         self.pages.sweep(now)
+        self.requests.sweep(now)
 
     def routes(self) -> list[Route | WebSocketRoute | Mount]:
         """The table's addresses and what answers each."""
@@ -167,5 +173,8 @@ def make_app(
 
     app = Starlette(routes=server.routes(), lifespan=lifespan)
     app.state.server = server
+    # The last added runs first: an address over its rate is refused before any route
+    # looks anything up, and the refusal carries the security headers too.
+    app.add_middleware(RequestLimits, rates=server.requests)
     app.add_middleware(SecurityHeaders)
     return app

@@ -21,7 +21,7 @@ from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..core.cards import Seat
-from .limits import CLOSE_IDLE, CLOSE_TOO_SLOW, Limits
+from .limits import CLOSE_IDLE, CLOSE_TOO_SLOW, Budget, Limits, Rates
 from .messages import FrameCache, encode
 from .outbox import Outbox
 from .rooms import Refused, Room, Tables
@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ABORT_KEY",
-    "Budget",
     "Connection",
     "Hub",
     "refusal",
@@ -66,38 +65,6 @@ async def refuse_and_close(socket: WebSocket, refused: Refused, code: int) -> No
         async with asyncio.timeout(1.0):
             await socket.send_text(encode(refusal(refused, None)))
             await socket.close(code=code)
-
-
-class Budget:
-    """A seat's messages a second: a token bucket of twice the rate, shared by its sockets.
-
-    Kept by seat, not by socket: a new socket for each burst starts from what the
-    seat has left, not from a full bucket.
-
-    >>> budget = Budget(2.0, now=0.0)
-    >>> [budget.take(0.0) for _ in range(5)]
-    [True, True, True, True, False]
-    >>> budget.take(0.5)
-    True
-    """
-
-    def __init__(self, rate: float, now: float) -> None:
-        self.rate = rate
-        self._left = 2 * rate
-        self._at = now
-
-    def take(self, now: float) -> bool:
-        """Take one message (the bucket refilled up to ``now``); whether there was one."""
-        self._left = min(2 * self.rate, self._left + (now - self._at) * self.rate)
-        self._at = now
-        if self._left < 1:
-            return False
-        self._left -= 1
-        return True
-
-    def full(self, now: float) -> bool:
-        """Whether the bucket would be full at ``now`` (then it may be forgotten)."""
-        return self._left + (now - self._at) * self.rate >= 2 * self.rate
 
 
 class Connection:
@@ -211,15 +178,11 @@ class Hub:
         self._frames: dict[str, FrameCache] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._budgets: dict[tuple[str, Seat], Budget] = {}
+        self._budgets: Rates[tuple[str, Seat]] = Rates(limits.messages_per_second)
 
     def budget(self, room: Room, seat: Seat) -> Budget:
         """The seat's message budget (all its sockets together)."""
-        key = (room.id, seat)
-        found = self._budgets.get(key)
-        if found is None:
-            found = self._budgets[key] = Budget(self.limits.messages_per_second, time.monotonic())
-        return found
+        return self._budgets.budget((room.id, seat), time.monotonic())
 
     def lock(self, room: Room) -> asyncio.Lock:
         """The room's lock: its changes are planned, stored and made one at a time."""
@@ -313,8 +276,8 @@ class Hub:
 
     # --- the sweep ---------------------------------------------------------------------
 
-    def sweep(self, now: float) -> None:
-        """Close idle sockets; let finished and abandoned rooms leave memory."""
+    def sweep(self, now: float) -> list[Room]:
+        """Close idle sockets; let finished and abandoned rooms leave memory; those gone."""
         for seats in list(self.sockets.values()):
             for group in seats.values():
                 for connection in list(group):
@@ -334,9 +297,8 @@ class Hub:
             self._locks.pop(room.id, None)
             self._drivers.pop(room.id, None)
             self._frames.pop(room.id, None)
-        for key, budget in list(self._budgets.items()):
-            if budget.full(now):
-                del self._budgets[key]
+        self._budgets.sweep(now)
+        return gone
 
     def _busy(self) -> set[str]:
         busy = {room for room, task in self._drivers.items() if not task.done()}

@@ -12,7 +12,7 @@ saying which limit in words; a page reconnects after the codes that allow it
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, Generic, TypeVar
 
 import attrs
 
@@ -26,7 +26,9 @@ __all__ = [
     "CLOSE_TOO_SLOW",
     "CLOSE_UNKNOWN_TOKEN",
     "RECONNECT",
+    "Budget",
     "Limits",
+    "Rates",
 ]
 
 CLOSE_UNKNOWN_TOKEN: Final = 4404
@@ -58,11 +60,20 @@ class Limits:
     """Open sockets at one seat (tabs of the browser holding it)."""
     sockets_per_address: int = attrs.field(default=32, validator=attrs.validators.ge(1))
     """Open sockets from one IP address (all rooms)."""
+    requests_per_second: float = attrs.field(default=20.0, validator=attrs.validators.gt(0))
+    """Requests one IP address may make a second, on average, on every route, sockets
+    opened included (bursts of twice as many allowed)."""
+    connections: int = attrs.field(default=1000, validator=attrs.validators.ge(1))
+    """Open connections (HTTP and sockets, all addresses) before a new one is closed at
+    once; lowered at start to fit the open-files limit."""
     messages_per_second: float = attrs.field(default=10.0, validator=attrs.validators.gt(0))
     """A seat's messages per second, all its sockets together, on average (bursts of twice as
     many allowed)."""
     rooms_per_minute: int = attrs.field(default=10, validator=attrs.validators.ge(1))
     """Rooms one IP address may make in a minute."""
+    rooms: int = attrs.field(default=5000, validator=attrs.validators.ge(1))
+    """Rooms held in memory at once (all addresses); a new one beyond is refused until some
+    leave (finished, abandoned)."""
     send_queue: int = attrs.field(default=64, validator=attrs.validators.ge(2))
     """Messages waiting to go out on one socket (a newer view replaces a waiting one)."""
     send_deadline: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))
@@ -90,5 +101,79 @@ class Limits:
     """Worker processes analysing finished matches (each one match at a time)."""
     analysis_queue: int = attrs.field(default=8, validator=attrs.validators.ge(0))
     """Analyses waiting for a worker; a request beyond them is refused until one is done."""
+    analysis_per_address: int = attrs.field(default=2, validator=attrs.validators.ge(1))
+    """Analyses one IP address may have waiting or running at once (its fair share)."""
     analysis_budget: float = attrs.field(default=300.0, validator=attrs.validators.gt(0))
     """Seconds one match's analysis may take; deals not done by then are "not analysed in time"."""
+
+
+class Budget:
+    """A token bucket: ``rate`` a second on average, bursts of twice as many.
+
+    A seat's messages (kept by seat, not by socket: a new socket for each burst starts
+    from what the seat has left), an address's requests.
+
+    >>> budget = Budget(2.0, now=0.0)
+    >>> [budget.take(0.0) for _ in range(5)]
+    [True, True, True, True, False]
+    >>> budget.take(0.5)
+    True
+    """
+
+    def __init__(self, rate: float, now: float) -> None:
+        self.rate = rate
+        self._left = 2 * rate
+        self._at = now
+
+    def take(self, now: float) -> bool:
+        """Take one message (the bucket refilled up to ``now``); whether there was one."""
+        self._left = min(2 * self.rate, self._left + (now - self._at) * self.rate)
+        self._at = now
+        if self._left < 1:
+            return False
+        self._left -= 1
+        return True
+
+    def full(self, now: float) -> bool:
+        """Whether the bucket would be full at ``now`` (then it may be forgotten)."""
+        return self._left + (now - self._at) * self.rate >= 2 * self.rate
+
+
+K = TypeVar("K")
+
+
+class Rates(Generic[K]):
+    """A :class:`Budget` per key (a seat, an address), made when first asked for.
+
+    :meth:`sweep` forgets those full again (a new one would be the same).
+
+    >>> rates = Rates(1.0)
+    >>> [rates.take("192.0.2.7", 0.0) for _ in range(3)], rates.take("192.0.2.8", 0.0)
+    ([True, True, False], True)
+    >>> rates.sweep(10.0); len(rates)
+    0
+    """
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+        self._budgets: dict[K, Budget] = {}
+
+    def __len__(self) -> int:
+        return len(self._budgets)
+
+    def budget(self, key: K, now: float) -> Budget:
+        """The key's budget (a full one, the first time)."""
+        found = self._budgets.get(key)
+        if found is None:
+            found = self._budgets[key] = Budget(self.rate, now)
+        return found
+
+    def take(self, key: K, now: float) -> bool:
+        """Take one from the key's budget; whether it had one."""
+        return self.budget(key, now).take(now)
+
+    def sweep(self, now: float) -> None:
+        """Forget the budgets that are full again."""
+        for key, budget in list(self._budgets.items()):
+            if budget.full(now):
+                del self._budgets[key]

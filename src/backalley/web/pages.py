@@ -25,6 +25,7 @@ import asyncio
 import functools
 import html
 import io
+import json
 import time
 from collections import deque
 from importlib import resources
@@ -38,9 +39,7 @@ require_extra("backalley table", "web", ["starlette", "uvicorn", "websockets", "
 import segno  # noqa: E402
 from starlette.requests import ClientDisconnect, Request  # noqa: E402
 from starlette.responses import (  # noqa: E402
-    FileResponse,
     HTMLResponse,
-    JSONResponse,
     RedirectResponse,
     Response,
 )
@@ -50,12 +49,23 @@ from ..core.rules import SCHEDULES, Rules, TiePolicy  # noqa: E402
 from ..formats.records import dumps, record_from_state  # noqa: E402
 from .addresses import client_address  # noqa: E402
 from .connections import log  # noqa: E402
+from .fixed import Fixed, FixedCache  # noqa: E402
 from .howto import howto_steps  # noqa: E402
 from .limits import Limits  # noqa: E402
 from .names import LEVELS  # noqa: E402
 from .rooms import COMPUTER_PLAYERS, MODES, Refused, Tables  # noqa: E402
 
-__all__ = ["DEFAULT_TIE", "MAX_FORM_BYTES", "STATIC", "Pages", "page", "qr_svg", "seat_file"]
+__all__ = [
+    "DEFAULT_TIE",
+    "MAX_FORM_BYTES",
+    "STATIC",
+    "Pages",
+    "answer",
+    "page",
+    "qr_svg",
+    "seat_file",
+    "static_page",
+]
 
 DEFAULT_TIE: Final = "tiebreak-deal"
 """The table's tie rule unless the lobby says otherwise: seed ``001``'s "a tie at the end
@@ -97,6 +107,32 @@ def page(title: str, sentence: str, status: int) -> HTMLResponse:
     return HTMLResponse(body, status_code=status)
 
 
+KEPT_RECORDS: Final = 64
+"""Finished matches' records kept encoded (the most recently asked for)."""
+
+
+@functools.cache
+def static_page(name: str, cache_control: str = "no-cache") -> Fixed:
+    """The page ``static/name``, read and kept once (``no-store`` under a seat's address)."""
+    return Fixed(
+        (STATIC / name).read_bytes(), "text/html; charset=utf-8", cache_control=cache_control
+    )
+
+
+@functools.cache
+def howto_answer() -> Fixed:
+    """The how-to deal's steps as JSON, encoded once."""
+    body = json.dumps(howto_steps(), ensure_ascii=False, separators=(",", ":"))
+    return Fixed(body.encode("utf-8"), "application/json")
+
+
+def answer(request: Request, fixed: Fixed) -> Response:
+    """``fixed`` as the answer to ``request``: ``304`` if its ``If-None-Match`` names it."""
+    if fixed.matches(request.headers.get("if-none-match")):
+        return Response(status_code=304, headers=fixed.headers)
+    return Response(fixed.body, media_type=fixed.media_type, headers=fixed.headers)
+
+
 def qr_svg(link: str) -> str:
     """A link as a QR code: a standalone SVG document (error correction M, 4 px a module)."""
     out = io.BytesIO()
@@ -107,7 +143,7 @@ def qr_svg(link: str) -> str:
 
 
 @functools.cache
-def _lobby_html() -> str:
+def _lobby_page() -> Fixed:
     """The lobby's file with its computer levels filled in, the weakest one chosen."""
     choices = "".join(
         f'<label><input type="radio" name="player" value="{html.escape(key)}"'
@@ -117,7 +153,8 @@ def _lobby_html() -> str:
     )
     text = (STATIC / "lobby.html").read_text(encoding="utf-8")
     first = html.escape(next(iter(LEVELS)))
-    return text.replace("<!-- levels -->\n", choices).replace("{first-level}", first)
+    filled = text.replace("<!-- levels -->\n", choices).replace("{first-level}", first)
+    return Fixed(filled.encode("utf-8"), "text/html; charset=utf-8", cache_control="no-cache")
 
 
 def seat_file(tables: Tables, request: Request, name: str) -> Response:
@@ -126,7 +163,8 @@ def seat_file(tables: Tables, request: Request, name: str) -> Response:
         tables.seat_of(request.path_params["token"])
     except Refused as refused:
         return page("No such seat", refused.message, 404)
-    return FileResponse(str(STATIC / name))
+    # Under a seat's address (its invitation): the browser keeps nothing.
+    return answer(request, static_page(name, "no-store"))
 
 
 class Pages:
@@ -136,6 +174,9 @@ class Pages:
         self.tables = tables
         self.limits = limits
         self._made: dict[str, deque[float]] = {}
+        self._making = 0
+        """Rooms being made now (their forms read, their rows stored)."""
+        self._records: FixedCache[tuple[str, Seat]] = FixedCache(KEPT_RECORDS)
 
     def sweep(self, now: float) -> None:
         """Forget the rooms made over a minute ago."""
@@ -149,11 +190,19 @@ class Pages:
 
     async def lobby(self, request: Request) -> Response:
         """The lobby page, its computer levels named from :data:`~backalley.web.names.LEVELS`."""
-        return HTMLResponse(_lobby_html())
+        return answer(request, _lobby_page())
 
     async def new_room(self, request: Request) -> Response:
         """Make a room from the lobby's form; go to the host's seat."""
         address = client_address(request.scope)
+        if len(self.tables.rooms) + self._making >= self.limits.rooms:
+            # Many addresses together: memory holds only so many rooms.
+            log.warning("address %s: room refused: %d rooms open", address, self.limits.rooms)
+            return page(
+                "Not a room",
+                "The table is full: too many rooms are open. Try again later.",
+                503,
+            )
         made = self._made.setdefault(address, deque())
         now = time.monotonic()
         while made and made[0] < now - 60:
@@ -166,13 +215,15 @@ class Pages:
                 "wait a little.",
                 429,
             )
-        # Counted before anything is awaited, so that forms sent at once cannot all pass
-        # the check; given back if no room is made.
+        # Counted before anything is awaited (by address, and among the rooms), so that
+        # forms sent at once cannot all pass the checks; given back if no room is made.
         made.append(now)
+        self._making += 1
         answer: Response | None = None
         try:
             answer = await self._make_room(request, address)
         finally:
+            self._making -= 1
             if not isinstance(answer, RedirectResponse):
                 made.remove(now)
         return answer
@@ -219,11 +270,11 @@ class Pages:
 
     async def howto_page(self, request: Request) -> Response:
         """The how-to page: the table's page, walking the how-to deal instead of a seat."""
-        return FileResponse(str(STATIC / "table.html"))
+        return answer(request, static_page("table.html"))
 
     async def howto_json(self, request: Request) -> Response:
-        """The how-to deal's steps (made once: the same deal every time)."""
-        return JSONResponse(howto_steps())
+        """The how-to deal's steps (made and encoded once: the same deal every time)."""
+        return answer(request, howto_answer())
 
     async def seat_page(self, request: Request) -> Response:
         """The table page for a seat's link."""
@@ -261,10 +312,17 @@ class Pages:
                 "would tell every hand).",
                 409,
             )
-        tags = {"event": "backalley table", "room": room.id, "seat": seat.letter}
-        text = dumps(record_from_state(room.state, tags=tags))
-        return Response(
-            text,
-            media_type="application/json",
-            headers={"content-disposition": f'attachment; filename="backalley-{room.id}.json"'},
-        )
+
+        def make() -> Fixed:
+            tags = {"event": "backalley table", "room": room.id, "seat": seat.letter}
+            text = dumps(record_from_state(room.state, tags=tags))
+            disposition = f'attachment; filename="backalley-{room.id}.json"'
+            return Fixed(
+                text.encode("utf-8"),
+                "application/json",
+                cache_control="no-store",
+                headers={"content-disposition": disposition},
+            )
+
+        # A finished match's record never changes: made once per seat, kept a while.
+        return answer(request, self._records.get((room.id, seat), make))

@@ -277,6 +277,9 @@ class SeatSessions:
     async def _again(self, by: Connection) -> None:
         """Play again: the new match takes the seats; every page here reconnects to it."""
         room = by.room
+        if room.again is None and len(self.tables.rooms) >= self.limits.rooms:
+            # The new match is a room in memory like any other: the same cap (--rooms).
+            raise Refused("table_full", "The table is full: too many rooms are open. Try later.")
         async with self.hub.lock(room):
             by.check_current()
             await self.tables.again_later(room, by.seat).done()

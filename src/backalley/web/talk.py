@@ -54,6 +54,17 @@ class Talk:
             self.voice[room.id].discard(seat)
             self._roster(room)
 
+    def sweep(self, now: float, gone: list[Room]) -> None:
+        """Forget the rooms gone from memory, and chat counts over a minute old."""
+        ids = {room.id for room in gone}
+        for room_id in ids:
+            self.voice.pop(room_id, None)
+        for key, said in list(self._said.items()):
+            while said and said[0] < now - 60:
+                said.popleft()
+            if not said or key[0] in ids:
+                del self._said[key]
+
     def roster_message(self, room: Room) -> dict[str, Any]:
         """The ``voice`` message: the seats with voice on, and the servers voice may use."""
         on = sorted(self.voice.get(room.id, ()), key=lambda seat: seat.value)

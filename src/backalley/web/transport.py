@@ -1,9 +1,13 @@
-"""The table's HTTP layer below the routes: security headers, and deadlines on request heads.
+"""The table's HTTP layer below the routes: headers, request rates, connections, deadlines.
 
 - :class:`SecurityHeaders`, a middleware adding the security headers to every HTTP
   answer, and leaving in each socket's scope (:data:`ABORT_KEY`) a way to drop its
   connection at once;
-- :func:`http_protocol`, uvicorn's h11 protocol with a deadline on each request's head.
+- :class:`RequestLimits`, a middleware holding each address to
+  :attr:`Limits.requests_per_second <backalley.web.limits.Limits.requests_per_second>`
+  on every route (an unknown seat's link is a lookup of the database: it counts too);
+- :func:`http_protocol`, uvicorn's h11 protocol with a deadline on each request's
+  head and a cap on the connections open at once.
 
 Starlette and uvicorn are the ``web`` extra: only :mod:`backalley.web.app` imports this.
 """
@@ -11,6 +15,7 @@ Starlette and uvicorn are the ``web`` extra: only :mod:`backalley.web.app` impor
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Final
 
 from .._extras import require_extra
@@ -19,9 +24,11 @@ require_extra("backalley table", "web", ["starlette", "uvicorn", "websockets"])
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
 
+from .addresses import client_address  # noqa: E402
 from .connections import ABORT_KEY, log  # noqa: E402
+from .limits import CLOSE_LIMIT, Rates  # noqa: E402
 
-__all__ = ["ABORT_KEY", "SecurityHeaders", "http_protocol"]
+__all__ = ["ABORT_KEY", "RequestLimits", "SecurityHeaders", "http_protocol"]
 
 SECURITY_HEADERS: Final = [
     # Nothing is fetched from other hosts: scripts, styles and sockets are this server's.
@@ -33,8 +40,15 @@ SECURITY_HEADERS: Final = [
     # A seat's address holds its invitation: never send it on to another site.
     (b"referrer-policy", b"no-referrer"),
     (b"x-content-type-options", b"nosniff"),
-    (b"cache-control", b"no-store"),
 ]
+
+NO_STORE: Final = (b"cache-control", b"no-store")
+"""Unless an answer says otherwise (a fixed answer: ``no-cache``), nothing is kept."""
+
+_TOO_MANY: Final = (
+    b"<!doctype html><title>Too many requests</title><p role=alert>Too many requests "
+    b"from this address: wait a little.</p>"
+)
 
 
 class SecurityHeaders:
@@ -59,20 +73,63 @@ class SecurityHeaders:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+                headers = [*message.get("headers", []), *SECURITY_HEADERS]
+                if not any(name.lower() == b"cache-control" for name, _ in headers):
+                    headers.append(NO_STORE)
+                message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
 
 
-def http_protocol(request_deadline: float) -> type[asyncio.Protocol]:
+class RequestLimits:
+    """Middleware: each address's requests and socket openings held to a rate.
+
+    Over its budget an address is answered ``429`` (a socket: closed with
+    :data:`~backalley.web.limits.CLOSE_LIMIT` before it is accepted), with one log line,
+    before any route looks anything up.
+    """
+
+    def __init__(self, app: ASGIApp, rates: Rates[str]) -> None:
+        self.app = app
+        self.rates = rates
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Answer ``scope`` through the application, or refuse it if over the rate."""
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        address = client_address(scope)
+        if self.rates.take(address, time.monotonic()):
+            await self.app(scope, receive, send)
+            return
+        log.warning("address %s: request refused: over %g a second", address, self.rates.rate)
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": CLOSE_LIMIT})
+            return
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 429,
+                "headers": [
+                    (b"content-type", b"text/html; charset=utf-8"),
+                    (b"retry-after", b"1"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": _TOO_MANY})
+
+
+def http_protocol(request_deadline: float, connections: int = 1000) -> type[asyncio.Protocol]:
     """The HTTP protocol of uvicorn (h11) with a deadline on each request's head.
 
     uvicorn times out a connection idle between requests, but not one that has begun
     a request and does not finish its head (a byte now and then holds it open for
     good): here each head must arrive within ``request_deadline`` seconds of the
     connection, or of the answer before it; past that the connection is closed, and
-    one line logged.
+    one line logged. A connection made while ``connections`` are open (HTTP and
+    sockets, uvicorn's count) is closed at once, so that the server never runs out of
+    open files.
     """
     from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: PLC0415 -- the extra
 
@@ -81,6 +138,13 @@ def http_protocol(request_deadline: float) -> type[asyncio.Protocol]:
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
+            if len(self.connections) > connections:
+                client = self.client[0] if self.client else "unknown"
+                log.warning(
+                    "address %s: connection closed: %d connections open", client, connections
+                )
+                transport.abort()
+                return
             self._arm()
 
         def data_received(self, data: bytes) -> None:
