@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 
@@ -162,6 +163,7 @@ def test_a_whole_short_match_against_the_computer(server, browsers, shots, tmp_p
         if _over(driver):
             break
         if not played_screenshot and driver.find_elements(By.CSS_SELECTOR, "#hand button.dimmed"):
+            time.sleep(0.5)  # the card just played has slid in: the picture shows it still
             driver.save_screenshot(str(shots / "playing.png"))
             played_screenshot = True
         _my_move(driver)
