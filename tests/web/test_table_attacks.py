@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
+import sys
 import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -33,6 +35,7 @@ from backalley.web import talk as talk_module
 from backalley.web.app import make_app
 from backalley.web.howto import howto_steps
 from backalley.web.limits import CLOSE_LIMIT, CLOSE_REINVITED, CLOSE_UNKNOWN_TOKEN, Limits
+from backalley.web.logs import OneLine
 from backalley.web.rooms import Tables, digest
 from backalley.web.store import Store
 
@@ -431,3 +434,24 @@ def test_the_sweep_forgets_chat_counts_and_the_voice_of_rooms_gone(tables):
         talk.voice[room.id] = {Seat.SOUTH}
         talk.sweep(time.monotonic() + 61, [room])
         assert talk._said == {} and room.id not in talk.voice
+
+
+def test_a_logged_exception_is_one_line_and_repeats_are_counted():
+    """The log filter: no traceback; past the burst, lines left out and then counted."""
+    now = [0.0]
+    one = OneLine(burst=2, window=10.0, clock=lambda: now[0])
+    try:
+        raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+    except UnicodeDecodeError:
+        record = logging.getLogger("uvicorn.error").makeRecord(
+            "uvicorn.error", logging.ERROR, __file__, 1, "Invalid UTF-8", (), sys.exc_info()
+        )
+    assert one.filter(record) and record.exc_info is None
+    text = logging.Formatter().format(record)
+    assert "Traceback" not in text and "\n" not in text and "UnicodeDecodeError" in text
+    lines = [logging.makeLogRecord({"msg": "address %s: refused", "args": (n,)}) for n in range(5)]
+    assert [one.filter(line) for line in lines] == [True, True, False, False, False]
+    now[0] = 11.0
+    later = logging.makeLogRecord({"msg": "address %s: refused", "args": ("x",)})
+    assert one.filter(later)
+    assert "(and 3 more like it left out)" in later.getMessage()
