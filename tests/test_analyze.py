@@ -94,7 +94,8 @@ def test_the_command_prints_deals_costs_and_a_summary(
 ) -> None:
     assert main(["analyze", _record_file(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "Deal 1: double dummy NS " in out
+    # Numbered as the table numbers it.
+    assert "Deal 1 of 2: double dummy NS " in out
     assert "Per seat: cards played, costly cards, tricks lost" in out
     assert "  N: " in out and "  W: " in out
 

@@ -6,8 +6,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from backalley import MatchState, Outcome, Pair, Rules, Seat, Termination
+from backalley.cli.replay import transcript
 from backalley.engine.view import view
-from backalley.pictures.prose import deals_sentence, result_sentence, score_rows
+from backalley.formats.records import record_from_state
+from backalley.pictures.prose import deal_labels, deals_sentence, result_sentence, score_rows
 from record_strategies import play
 
 
@@ -58,8 +60,27 @@ def test_result_sentence() -> None:
     won = Outcome(Termination.SCORE, Pair.NORTH_SOUTH, (80, 67))
     assert result_sentence(won) == "North-South win, NS 80 to EW 67"
     assert result_sentence(won, seat=Seat.SOUTH) == (
-        "North-South win (your side wins), NS 80 to EW 67"
+        "North-South win (your side wins), North-South 80 to East-West 67"
     )
     assert "(your side loses)" in result_sentence(won, seat=Seat.WEST)
     tiebreak = Outcome(Termination.TIEBREAK_DEAL, Pair.EAST_WEST, (40, 40))
     assert result_sentence(tiebreak) == "East-West win on the tiebreak deal, NS 40 to EW 40"
+
+
+@given(st.integers(0, 2**32))
+def test_deal_labels_number_deals_as_the_table_and_the_commands_do(seed: int) -> None:
+    """``Deal 2 of 3 (re-deal)`` after a throw-in; ``backalley replay`` heads each deal so."""
+    rules = Rules(schedule=[2, 1, 2], tie="tiebreak-deal")
+    state: MatchState = play(rules, seed, seed, 10_000)
+    labels = deal_labels(state)
+    rows = score_rows(state)
+    assert len(labels) == len(rows) + (state.deal is not None)
+    for row, label in zip(rows, labels, strict=False):
+        if row.kind == "tiebreak":
+            assert label == "Tiebreak deal"
+        else:
+            want = f"Deal {row.scheduled} of 3" + (" (re-deal)" if row.redeal else "")
+            assert label == want
+    lines, _ = transcript(record_from_state(state))
+    headings = [line.split(":")[0] for line in lines if line.startswith(("Deal ", "Tiebreak"))]
+    assert headings == labels

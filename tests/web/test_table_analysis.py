@@ -16,6 +16,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 from backalley import Bid, Rules, Seat, legal_actions
+from backalley.core.cards import Card
 from backalley.solver.analysis import analysis_document, analyze_match
 from backalley.web import analysis as analysis_module
 from backalley.web.app import make_app
@@ -111,10 +112,26 @@ def test_a_finished_match_is_analysed_deal_by_deal_as_the_solver_says(tables):
     expected = analysis_document(analyze_match(room.state))
     deals = body["analysis"]["deals"]
     assert [d["label"] for d in deals] == _labels(room)
-    for entry, want in zip(deals, expected["deals"], strict=True):
+    for index, (entry, want) in enumerate(zip(deals, expected["deals"], strict=True)):
         assert entry["analysed"] is True
-        assert {k: v for k, v in entry.items() if k not in ("label", "analysed")} == want
+        players = ("label", "analysed", "svg")
+        shown = {k: v for k, v in entry.items() if k not in players}
+        # Each costly card also as a player reads it, with the points it cost its side.
+        for costly in shown.get("costly", []):
+            card, symbol = Card.parse(costly["card"]), costly.pop("card_symbol")
+            blooper = f"{card.name.lower()[:3].replace('lit', 'little')} blooper"
+            assert symbol == (blooper if card.is_joker else card.symbol)
+            symbols = costly.pop("best_symbols")
+            assert len(symbols) == len(costly["best"])
+            points = costly.pop("points")
+            assert points is None or points >= costly["lost"] > 0
+        assert shown == want
+        if want["played"]:
+            # The deal's four hands drawn, as the library draws them (backalley analyze --svg).
+            result = room.state.history[index]
+            assert entry["svg"].startswith("<svg") and result.deal.setup.hands
     assert body["analysis"]["seats"] == expected["seats"]
+    assert body["seat"] == "S"
 
 
 def test_the_analysis_is_made_once_per_room(tables):
@@ -143,7 +160,9 @@ def test_a_restarted_server_answers_from_the_database(tmp_path):
             answer = client.get(f"/analysis/{token}/status").json()
             job = client.app.state.server.analyses.jobs[room.id]
         assert answer == made and answer["status"] == "done"
-        assert job.stored == made and job.analyses == {}  # nothing analysed this time
+        # The seat is the asking link's, not the analysis's: the rest is what was stored.
+        assert job.stored == {k: v for k, v in made.items() if k != "seat"}
+        assert job.analyses == {}  # nothing analysed this time
     finally:
         again.store.close()
 

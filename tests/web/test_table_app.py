@@ -8,6 +8,7 @@ import time
 import warnings
 
 import pytest
+import segno
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
@@ -27,6 +28,8 @@ from backalley.formats.checking import check
 from backalley.formats.records import loads
 from backalley.web.app import make_app
 from backalley.web.limits import CLOSE_UNKNOWN_TOKEN, Limits
+from backalley.web.names import LEVELS, clean_name
+from backalley.web.pages import qr_svg
 from backalley.web.rooms import Tables
 from backalley.web.store import Store
 
@@ -71,17 +74,35 @@ def _state(socket):
 
 class TestPages:
     def test_the_lobby_offers_both_ways_to_play_and_the_games(self, client):
-        """The lobby: play the computer (heuristic or Monte Carlo), three friends, short or full."""
+        """The lobby: Play now first, then with friends; the levels by players' names."""
         page = client.get("/")
         assert page.status_code == 200
-        for words in (
-            "Play the computer",
-            "Play with three friends",
-            "montecarlo",
-            "tiebreak-deal",
-        ):
-            assert words in page.text
-        assert 'value="short"' in page.text and 'value="standard"' in page.text
+        text = page.text
+        assert text.index('id="play-now"') < text.index('id="friends-now"') < text.index("<h2")
+        for words in ("Against the computer", "With three friends", "tiebreak-deal"):
+            assert words in text
+        assert 'value="short"' in text and 'value="standard"' in text
+        # Every computer level by its name for players, the weakest chosen; no engine's name.
+        for key, level in LEVELS.items():
+            assert f'value="{key}"' in text and f"> {level.name} (" in text
+        first = next(iter(LEVELS))
+        assert f'value="{first}" checked' in text
+        assert f'name="player" value="{first}">' in text  # the Play now button's level
+        for word in ("Heuristic", "Monte Carlo", "heuristic (", "{first-level}", "<!-- levels"):
+            assert word not in text
+
+    def test_a_seats_link_as_a_qr_code_and_nothing_else(self, client):
+        """The host's QR code of a link: SVG for a seat's own token, 404 for any other."""
+        token = _new_room(client)
+        answer = client.get(f"/qr/{token}.svg")
+        assert answer.status_code == 200
+        assert answer.headers["content-type"].startswith("image/svg+xml")
+        assert answer.text.startswith("<svg") and "<script" not in answer.text
+        assert 'xmlns="http://www.w3.org/2000/svg"' in answer.text  # an image of its own
+        assert answer.text == qr_svg(f"http://testserver/seat/{token}")
+        matrix = segno.make(f"http://testserver/seat/{token}", error="m").matrix
+        assert len(matrix) >= 21
+        assert client.get("/qr/not-a-token.svg").status_code == 404
 
     def test_pages_fetch_nothing_from_other_hosts(self, client):
         """Every script, style and socket is the server's own (a content security policy)."""
@@ -89,8 +110,13 @@ class TestPages:
         policy = page.headers["content-security-policy"]
         assert "default-src 'self'" in policy and "connect-src 'self'" in policy
         assert page.headers["referrer-policy"] == "no-referrer"
-        for asset in ("/static/table.js", "/static/table.css", "/static/table.html"):
-            text = client.get(asset).text
+        assets = ("/static/table.js", "/static/table.css", "/static/table.html", "/")
+        for asset in (*assets, "/static/cards.svg"):
+            answer = client.get(asset)
+            assert answer.status_code == 200, asset
+            # SVG's namespace is a name, not an address: nothing is fetched from it.
+            text = answer.text.replace('"http://www.w3.org/2000/svg"', "")
+            text = text.replace('"http://www.w3.org/1999/xlink"', "")
             assert "http://" not in text and "https://" not in text, asset
 
     def test_a_room_leads_to_the_hosts_seat_and_unknown_seats_to_404(self, client, tables):
@@ -150,6 +176,53 @@ class TestSockets:
             assert room.version == frame["version"]
             socket.send_json({"type": "act", "version": frame["version"], "bid": "pass"})
             assert socket.receive_json() == {"type": "ack", "version": frame["version"] + 1}
+
+    def test_a_name_from_the_hello_is_shown_to_everyone_cleaned_and_in_chat(self, client, tables):
+        """A guest's name, sent in the hello (one line, at most 24 characters), is every
+        page's at that seat; a name message changes it; a name too long is refused."""
+        token = _new_room(client)
+        room, _ = tables.seat_of(token)
+        west = room.seats[Seat.WEST].token
+        typed = "  <img src=x onerror=alert(1)>\u202e\nAnn  " + "y" * 40
+        with client.websocket_connect(f"/ws/{token}") as host:
+            _hello(host)
+            _state(host)
+            with client.websocket_connect(f"/ws/{west}") as guest:
+                guest.send_json({"type": "hello", "secret": None, "name": typed})
+                assert guest.receive_json()["type"] == "seat"
+                frame = _state(guest)
+                mine = next(s for s in frame["seats"] if s["seat"] == "W")
+                assert mine["player_name"] == clean_name(typed)
+                assert len(mine["player_name"]) == 24 and "\n" not in mine["player_name"]
+                assert "\u202e" not in mine["player_name"]
+                # The host sees it too (the seat's name is sent as text: the page escapes it).
+                for _ in range(10):
+                    seen = _state(host)
+                    named = next(s for s in seen["seats"] if s["seat"] == "W")["player_name"]
+                    if named:
+                        break
+                assert named == clean_name(typed)
+                guest.send_json({"type": "name", "name": "Ann"})
+                for _ in range(10):
+                    frame = _state(guest)
+                    if next(s for s in frame["seats"] if s["seat"] == "W")["player_name"] == "Ann":
+                        break
+                else:
+                    raise AssertionError("the new name never came")
+                guest.send_json({"type": "name", "name": "z" * 200})
+                assert guest.receive_json()["reason"] == "malformed"
+                assert room.names[Seat.WEST] == "Ann"
+                # A chat line says who spoke by name.
+                host.send_json({"type": "chat", "text": "hello"})
+                guest.send_json({"type": "chat", "text": "hi all"})
+                for _ in range(20):
+                    message = guest.receive_json()
+                    if message["type"] == "chat" and any(
+                        line["text"] == "hi all" for line in message["lines"]
+                    ):
+                        break
+                line = next(line for line in message["lines"] if line["text"] == "hi all")
+                assert line["name"] == "Ann (West)"
 
     def test_bad_messages_are_refused_and_change_nothing(self, client, tables):
         """Malformed, oversized, binary, out-of-turn, stale, for another seat: all refused."""

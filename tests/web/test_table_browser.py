@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 
@@ -22,6 +23,7 @@ pytest.importorskip("uvicorn")
 webdriver = pytest.importorskip("selenium.webdriver")
 
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -63,7 +65,7 @@ def browsers():
     made = []
     homes = []
 
-    def launch(width=1000, height=1300, extra=()):
+    def launch(width=1280, height=900, extra=()):
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
         for flag in (*FLAGS, *extra):
@@ -74,6 +76,12 @@ def browsers():
         options.add_argument(f"--window-size={width},{height}")
         driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
         made.append(driver)
+        # The page's own size, exact (a window's size includes its frame): 1280 x 900 on
+        # a desk, 390 x 844 for a phone (a window is never narrower than 500 px).
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600},
+        )
         return driver
 
     yield launch
@@ -104,6 +112,20 @@ def _wait_turn_or_end(driver):
     )
 
 
+def press_card(driver, card):
+    """Press a card of the hand where a person would: its corner, always in sight in the
+    fan (the next card covers the rest of it)."""
+    # A card still flying in (the deal) or a trick being swept is not where it lands:
+    # press once the table is still, as a person would.
+    WebDriverWait(driver, WAIT).until(
+        lambda d: d.execute_script(
+            "return document.getAnimations().every((a) => a.playState !== 'running')"
+        )
+    )
+    width = card.rect["width"]
+    ActionChains(driver).move_to_element_with_offset(card, -width / 2 + 8, 0).click().perform()
+
+
 def _my_move(driver, *, bid_index=1):
     """Bid (not a pass, so that deals are not thrown in) or play the first ringed card."""
     before = _version(driver)
@@ -111,7 +133,7 @@ def _my_move(driver, *, bid_index=1):
     if bids:
         bids[min(bid_index, len(bids) - 1)].click()
     else:
-        driver.find_element(By.CSS_SELECTOR, "#hand button.legal").click()
+        press_card(driver, driver.find_element(By.CSS_SELECTOR, "#hand button.legal"))
     WebDriverWait(driver, WAIT).until(lambda d: _version(d) > before)
 
 
@@ -141,6 +163,7 @@ def test_a_whole_short_match_against_the_computer(server, browsers, shots, tmp_p
         if _over(driver):
             break
         if not played_screenshot and driver.find_elements(By.CSS_SELECTOR, "#hand button.dimmed"):
+            time.sleep(0.5)  # the card just played has slid in: the picture shows it still
             driver.save_screenshot(str(shots / "playing.png"))
             played_screenshot = True
         _my_move(driver)
@@ -167,8 +190,12 @@ def test_a_whole_short_match_against_the_computer(server, browsers, shots, tmp_p
     WebDriverWait(driver, 120).until(
         lambda d: d.find_element(By.ID, "analysis-status").text.startswith("Analysed:")
     )
-    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, ".analysis-deal h2")]
-    assert headings[0] == "Deal 1 of 14" and len(headings) >= 14
+    labels = ".analysis-deal .deal-label"
+    headings = [h.text for h in driver.find_elements(By.CSS_SELECTOR, labels)]
+    # Each deal played, numbered as at the table (the thrown-in ones folded away).
+    assert headings[:2] == ["Deal 1 of 14", "Deal 2 of 14"] and len(headings) >= 14
+    assert all("of 14" in h or h == "Tiebreak deal" for h in headings)
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".analysis-deal .deal-picture svg")) >= 14
     assert driver.find_elements(By.CSS_SELECTOR, ".analysis-tricks")
     driver.save_screenshot(str(shots / "analysis.png"))
 
@@ -186,7 +213,7 @@ def test_a_dimmed_card_pressed_says_why_in_the_engines_words(server, browsers, s
     else:
         pytest.fail("no dimmed card in 200 moves")
     before = _version(driver)
-    dimmed[0].click()
+    press_card(driver, dimmed[0])
     WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.ID, "notice").text)
     reason = driver.find_element(By.TAG_NAME, "body").get_attribute("data-refused")
     sentence = driver.find_element(By.ID, "notice").text
@@ -358,13 +385,16 @@ def test_a_claimed_seat_stays_its_browsers_and_the_page_reconnects_when_cut(brow
         assert driver.execute_script(_HAND) == hand
         other = browsers()
         other.get(driver.current_url)
-        WebDriverWait(other, WAIT).until(
-            lambda d: "already taken" in d.find_element(By.ID, "status").text
-        )
+        # A page that is not a table says so, once: no felt, no hand, the sentence once.
+        WebDriverWait(other, WAIT).until(lambda d: d.find_elements(By.ID, "gone-text"))
+        sentence = other.find_element(By.ID, "gone-text").text
+        assert "already taken" in sentence
         WebDriverWait(other, WAIT).until(
             lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-closed") == "4403"
         )
-        assert other.execute_script(_HAND) == []
+        assert other.find_element(By.TAG_NAME, "body").text.count(sentence) == 1
+        assert other.find_elements(By.CSS_SELECTOR, ".felt, #hand") == []
+        assert other.find_element(By.CSS_SELECTOR, '#gone a[href="/"]')
         assert driver.execute_script(_HAND) == hand  # the seat's own page: its hand still
     finally:
         server.kill()

@@ -37,6 +37,19 @@ def test_the_howto_deal_has_every_moment_the_page_explains():
     assert first["trump_turned"] < first["bids"] < first["trumps_broken"] < first["blooper_led"]
 
 
+def test_the_howto_tells_a_bid_a_board_and_a_throw_in():
+    """The bidding step says what each side bid, and what a Board and a throw-in are,
+    in players' words (no pair codes), though this deal has neither."""
+    steps = howto_steps()
+    bidding = next(step for step in steps if "bids" in step["kinds"])
+    text = " ".join(bidding["sentences"])
+    assert "Board" in text and "every trick" in text and "ten a trick" in text
+    assert "thrown in" in text and "re-deal" in text
+    for step in steps:
+        for sentence in step["sentences"]:
+            assert "NS " not in sentence and "EW " not in sentence, sentence
+
+
 def test_the_howto_deal_is_the_engine_playing_it_action_by_action():
     """Every step is a state the engine reaches by apply; the last is the match's end."""
     final = play_match({seat: HeuristicPlayer() for seat in Seat}, HOWTO_RULES, seed=HOWTO_SEED)

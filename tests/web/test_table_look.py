@@ -8,6 +8,7 @@ Chromium's own device emulation, so that the sizes are exact whatever the window
 from __future__ import annotations
 
 import time
+import urllib.request
 
 import pytest
 
@@ -54,23 +55,17 @@ def _step(driver):
     return -1 if value in (None, "") else int(value)
 
 
-def _overlaps(driver, selector):
-    """Pairs of text boxes inside one card that overlap (none on a readable card)."""
+def _faceless(driver, selector):
+    """Cards drawn without their picture: no face from the sprite, or one of no size."""
     return driver.execute_script(
         """
         const found = [];
         document.querySelectorAll(arguments[0]).forEach((card) => {
-          const parts = Array.from(card.querySelectorAll('.rank, .pip, .band'))
-            .map((node) => [node.className, node.getBoundingClientRect()]);
-          for (let i = 0; i < parts.length; i += 1) {
-            for (let j = i + 1; j < parts.length; j += 1) {
-              const [a, b] = [parts[i][1], parts[j][1]];
-              const dx = Math.min(a.right, b.right) - Math.max(a.left, b.left);
-              const dy = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
-              if (dx > 0.5 && dy > 0.5) found.push(card.getAttribute('aria-label') + ': '
-                + parts[i][0] + ' / ' + parts[j][0]);
-            }
-          }
+          const use = card.querySelector('svg.face use');
+          const href = use ? use.getAttribute('href') : '';
+          const box = use ? use.getBoundingClientRect() : null;
+          if (!href.startsWith('/static/cards.svg#') || !box || box.width < 20 || box.height < 28)
+            found.push(card.getAttribute('aria-label') + ': ' + href);
         });
         return found;
         """,
@@ -128,6 +123,17 @@ def test_the_howto_page_walks_a_deal_to_its_score(server, browsers, shots):
     assert seen >= set(MOMENTS)
     assert driver.find_element(By.ID, "howto-next").get_attribute("disabled") == "true"
     assert driver.find_element(By.ID, "howto-end").is_displayed()
+    # No dead end: every link in sight goes somewhere that answers.
+    shown = [
+        link.get_attribute("href")
+        for link in driver.find_elements(By.CSS_SELECTOR, "a[href]")
+        if link.is_displayed()
+    ]
+    assert shown and all(href.startswith(server.base) for href in shown), shown
+    for href in set(shown):
+        assert not href.endswith("#"), href
+        with urllib.request.urlopen(href) as answer:
+            assert answer.status == 200, href
     assert "made it" in texts[-1] and "missed" in texts[-1]
     driver.find_element(By.ID, "howto-back").click()
     WebDriverWait(driver, WAIT).until(lambda d: _step(d) == len(steps) - 2)
@@ -149,7 +155,7 @@ def test_the_howto_page_walks_a_deal_to_its_score(server, browsers, shots):
 
 
 def test_the_howto_on_a_phone_and_without_motion(server, browsers, shots):
-    """At 390 px every card stays readable (blooper and trump apart); reduced motion: none."""
+    """At 390 px every card has its face, of a readable size; reduced motion: none."""
     steps = howto_steps()
     blooper = next(i for i, step in enumerate(steps) if "blooper_led" in step["kinds"])
     driver = browsers(390, 844)
@@ -160,11 +166,13 @@ def test_the_howto_on_a_phone_and_without_motion(server, browsers, shots):
         if index:
             driver.find_element(By.ID, "howto-next").click()
             WebDriverWait(driver, WAIT).until(lambda d, i=index: _step(d) == i)
-        assert _overlaps(driver, ".card") == []
+        # The sprite is fetched once, after the first cards are drawn: wait for it.
+        WebDriverWait(driver, WAIT).until(lambda d: _faceless(d, ".card") == [])
     assert driver.execute_script("return innerWidth") == 390
     joker = driver.find_element(By.CSS_SELECTOR, "#trick .card.joker")
     assert "little blooper" in joker.get_attribute("aria-label")
-    assert joker.find_element(By.CSS_SELECTOR, ".band").text.lower() == "blooper"
+    face = joker.find_element(By.CSS_SELECTOR, "svg.face use")
+    assert face.get_attribute("href") == "/static/cards.svg#LITTLE"
     fresh = driver.find_element(By.CSS_SELECTOR, "#trick .played.fresh")
     assert fresh.value_of_css_property("animation-name") == "none"
     driver.save_screenshot(str(shots / "howto-phone.png"))
@@ -296,3 +304,169 @@ def test_the_table_keeps_a_finished_trick_and_fits_the_screen(server, browsers, 
                 break
             _my_move(driver)
     assert warned
+
+
+_AUTOPLAY = """
+const done = arguments[arguments.length - 1];
+const started = performance.now();
+// South's moves, pressed in the page until the match is over (bounded in time).
+const step = () => {
+  if (!document.getElementById("result").hidden) { done("over"); return; }
+  if (performance.now() - started > 240000) { done("timeout"); return; }
+  const body = document.body;
+  if (body.classList.contains("my-turn") && !body.dataset.busy) {
+    const bids = document.querySelectorAll("#bids button");
+    const legal = document.querySelector("#hand button.legal");
+    if (bids.length) bids[Math.min(1, bids.length - 1)].click();
+    else if (legal) legal.click();
+  }
+  setTimeout(step, 20);
+};
+step();
+"""
+
+
+def _no_sideways_scroll(driver):
+    return driver.execute_script(
+        "return document.documentElement.scrollWidth <= innerWidth"
+        " && document.body.scrollWidth <= innerWidth"
+    )
+
+
+@pytest.mark.timeout(420)
+def test_a_double_press_is_sent_once_and_play_again_keeps_the_seat(server, browsers, shots):
+    """On a phone: a bid and a card pressed twice at once go out once (no "the table has
+    moved on"); nothing scrolls sideways; the match played out, its analysis fits the
+    screen too; Play again deals a new match at the same link, with the same secret."""
+    driver = browsers(390, 844)
+    _viewport(driver, 390, 844)
+    driver.get(server.base + "/")
+    driver.find_element(By.ID, "play-now").click()
+    WebDriverWait(driver, WAIT).until(lambda d: "/seat/" in d.current_url)
+    _wait_turn_or_end(driver)
+    link = driver.current_url
+    key = "backalley-seat:" + link.rsplit("/", 1)[-1]
+    secret = driver.execute_script("return localStorage.getItem(arguments[0])", key)
+    assert secret
+    assert _no_sideways_scroll(driver)
+    driver.save_screenshot(str(shots / "phone-bidding.png"))
+    pressed = {"bid": False, "card": False}
+    for _ in range(60):
+        _wait_turn_or_end(driver)
+        if _over(driver) or all(pressed.values()):
+            break
+        before = _version(driver)
+        kind = "bid" if driver.find_elements(By.CSS_SELECTOR, "#bids button") else "card"
+        selector = "#bids button" if kind == "bid" else "#hand button.legal"
+        if pressed[kind]:
+            _my_move(driver)
+            continue
+        # Two presses in one go, as a double click sends them: the second finds the
+        # hand (or the bids) locked until the server answers the first.
+        sent = driver.execute_script(
+            """
+            const button = document.querySelectorAll(arguments[0])[arguments[1]];
+            button.click();
+            const locked = document.body.dataset.busy === "1";
+            button.click();
+            return locked;
+            """,
+            selector,
+            1 if kind == "bid" else 0,
+        )
+        assert sent, "the first press did not lock the hand"
+        WebDriverWait(driver, WAIT).until(lambda d, v=before: _version(d) > v)
+        WebDriverWait(driver, WAIT).until(lambda d: not _body(d, "data-busy"))
+        time.sleep(0.3)  # a refusal of the second press, if one was sent, arrives meanwhile
+        assert "moved on" not in driver.find_element(By.ID, "notice").text
+        assert _body(driver, "data-refused") != "stale"
+        assert _no_sideways_scroll(driver)
+        pressed[kind] = True
+    assert all(pressed.values())
+    driver.save_screenshot(str(shots / "phone-playing.png"))
+    driver.set_script_timeout(300)
+    assert driver.execute_async_script(_AUTOPLAY) == "over"
+    assert _no_sideways_scroll(driver)
+    analysis = driver.find_element(By.ID, "analysis").get_attribute("href")
+    driver.get(analysis)
+    WebDriverWait(driver, 120).until(
+        lambda d: d.find_element(By.ID, "analysis-status").text.startswith("Analysed")
+    )
+    assert _no_sideways_scroll(driver), driver.execute_script(
+        "return document.documentElement.scrollWidth"
+    )
+    driver.save_screenshot(str(shots / "analysis-phone.png"))
+    driver.get(link)
+    WebDriverWait(driver, WAIT).until(_over)
+    driver.find_element(By.ID, "again").click()
+    WebDriverWait(driver, WAIT).until(lambda d: _body(d, "data-again") == "1")
+    WebDriverWait(driver, WAIT).until(
+        lambda d: d.find_element(By.ID, "deal-line").text.startswith("Deal 1 of 14")
+    )
+    _wait_turn_or_end(driver)
+    assert not _over(driver)
+    assert driver.current_url == link
+    assert driver.execute_script("return localStorage.getItem(arguments[0])", key) == secret
+    assert driver.find_elements(By.CSS_SELECTOR, "#hand button")
+    assert driver.find_element(By.CSS_SELECTOR, "#sheet tbody").text == "No deal finished yet."
+    # Reloaded, the same link and secret open the seat of the new match.
+    driver.refresh()
+    _wait_turn_or_end(driver)
+    assert driver.find_element(By.ID, "deal-line").text.startswith("Deal 1 of 14")
+    assert not _body(driver, "data-refused")
+
+
+def test_names_are_text_at_the_seat_and_in_chat(server, browsers, shots):
+    """A guest's name with markup in it is shown as the characters typed, at the seat on
+    every page and in the chat; nothing of it runs; the host's links fold away."""
+    host = browsers(1280, 900)
+    _viewport(host, 1280, 900)
+    host.get(server.base + "/")
+    host.find_element(By.ID, "friends-now").click()
+    WebDriverWait(host, WAIT).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#links input"))
+    seats = [
+        li.get_attribute("data-seat") for li in host.find_elements(By.CSS_SELECTOR, "#links li")
+    ]
+    assert seats == ["W", "N", "E"]  # guest 1, 2, 3: round the table from the host
+    WebDriverWait(host, WAIT).until(
+        lambda d: all(
+            img.get_attribute("naturalWidth") not in (None, "0")
+            for img in d.find_elements(By.CSS_SELECTOR, "#links img.qr")
+        )
+    )
+    host.find_element(By.ID, "name-text").send_keys("Host")
+    host.find_element(By.ID, "name-save").click()
+    host.save_screenshot(str(shots / "host-links.png"))
+    west = host.find_element(By.CSS_SELECTOR, '#links li[data-seat="W"] input').get_attribute(
+        "value"
+    )
+    typed = '<img src=x onerror="document.body.dataset.pwned=1">Bo'
+    guest = browsers(1280, 900)
+    guest.get(west)
+    WebDriverWait(guest, WAIT).until(lambda d: d.find_element(By.ID, "name-form").is_displayed())
+    guest.find_element(By.ID, "name-text").send_keys(typed)
+    guest.find_element(By.ID, "name-save").click()
+    kept = typed[:24]
+    WebDriverWait(host, WAIT).until(
+        lambda d: d.find_element(By.CSS_SELECTOR, "#pos-left .name").text == kept
+    )
+    guest.find_element(By.ID, "chat-text").send_keys("hello")
+    guest.find_element(By.ID, "chat-send").click()
+    WebDriverWait(host, WAIT).until(
+        lambda d: d.find_elements(By.CSS_SELECTOR, '#chat-lines li[data-seat="W"]')
+    )
+    line = host.find_element(By.CSS_SELECTOR, '#chat-lines li[data-seat="W"] .speaker').text
+    assert line == f"{kept} (West):"
+    for driver in (host, guest):
+        assert driver.find_elements(By.CSS_SELECTOR, ".seat img, .chat-lines img") == []
+        assert not _body(driver, "data-pwned")
+    # A name is asked once: the guest's page opened again does not ask.
+    guest.refresh()
+    WebDriverWait(guest, WAIT).until(lambda d: _body(d, "data-version"))
+    assert not guest.find_element(By.ID, "name-form").is_displayed()
+    # Every seat taken: the links fold into one "Room links" line.
+    host.find_element(By.CSS_SELECTOR, "#fill-buttons button").click()
+    WebDriverWait(host, WAIT).until(
+        lambda d: d.find_element(By.ID, "host-panel").get_attribute("open") is None
+    )
+    assert host.find_element(By.ID, "host-heading").text == "Room links"

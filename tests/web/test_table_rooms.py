@@ -315,7 +315,8 @@ class TestFrames:
         assert len(frame["hand"]) == 3 and frame["trump_words"].endswith(("trumps", "no trumps"))
 
     def test_an_overbid_is_warned_on_its_button(self, tmp_path):
-        """A bid that takes a side past the tricks there are carries the engine's warning."""
+        """A bid that takes a side past the tricks there are carries the engine's warning,
+        in the player's words: their side, never a pair code."""
         tables = _tables(tmp_path)
         room, _ = _friends(tables, schedule=(3,))
         tables.step(room)
@@ -325,9 +326,12 @@ class TestFrames:
         frame = seat_frame(room, partner)
         warned = {bid["call"]: bid["warning"] for bid in frame["bids"]}
         assert warned["1"] is None
-        assert warned["2"] == (
-            f"{partner.pair.label} have bid 4 tricks, but only 3 will be played."
-        )
+        assert warned["2"] == "Your side has bid 4 tricks, but only 3 will be played."
+        tables.act(room, partner, room.version, "bid", "2")
+        # The same warning, seen from the other side, once the bid is made.
+        other = seat_frame(room, partner.left)
+        assert other["warnings"] == ["The other side has bid 4 tricks, but only 3 will be played."]
+        assert not any(code in other["warnings"][0] for code in ("NS", "EW"))
 
     def test_a_finished_match_gives_a_record_that_check_validates(self, tmp_path):
         """The record of the finished room replays to the same match, with every claim right."""
@@ -339,6 +343,65 @@ class TestFrames:
             _act_first_legal(tables, room)
         report = check(loads(dumps(record_from_state(room.state))))
         assert report.complete and report.consistent
+
+
+class TestPlayAgain:
+    def test_the_same_links_and_secrets_open_the_same_seats_of_a_new_match(self, tmp_path):
+        tables = _tables(tmp_path)
+        room, _ = tables.create("friends", Rules(schedule=[1]))
+        held = {Seat.SOUTH: tables.claim(room, Seat.SOUTH)}
+        tokens = {seat: row.token for seat, row in room.seats.items()}
+        for seat in (Seat.WEST, Seat.NORTH, Seat.EAST):
+            held[seat] = tables.claim(room, seat)
+        room.names[Seat.WEST] = "Ann"
+        with pytest.raises(Refused) as early:
+            tables.again(room, Seat.SOUTH)
+        assert early.value.reason == "not_over"
+        for _ in range(100):
+            if room.is_over:
+                break
+            _act_first_legal(tables, room)
+        record = dumps(record_from_state(room.state))
+        new = tables.again(room, Seat.WEST)
+        assert new.id != room.id and not new.is_over and new.seed != room.seed
+        assert new.rules == room.rules and new.names == {Seat.WEST: "Ann"}
+        # No new links: each seat's link and its holder's secret open it in the new match.
+        for seat, token in tokens.items():
+            assert tables.seat_of(token) == (new, seat)
+            assert tables.holds(new, seat, held[seat])
+            assert not tables.holds(new, seat, held[seat.partner])
+        # Asked again, the same new match; the old one keeps its record under links of
+        # its own, no seat's link among them.
+        assert tables.again(room, Seat.SOUTH) is new
+        archived = {seat: row.token for seat, row in room.seats.items()}
+        assert not set(archived.values()) & set(tokens.values())
+        old, seat = tables.seat_of(archived[Seat.NORTH])
+        assert old is room and seat is Seat.NORTH
+        assert dumps(record_from_state(old.state)) == record
+        # The server started again reads the same: links to the new match.
+        tables.store.close()
+        again = _tables(tmp_path)
+        for seat, token in tokens.items():
+            loaded, at = again.seat_of(token)
+            assert loaded.id == new.id and at is seat
+            assert again.holds(loaded, seat, held[seat])
+        assert again.seat_of(archived[Seat.EAST])[0].id == room.id
+
+    def test_only_a_player_starts_another_match(self, tmp_path):
+        tables = _tables(tmp_path)
+        room, _ = tables.create("computer", Rules(schedule=[1]))
+        tables.claim(room, Seat.SOUTH)
+        for _ in range(100):
+            while tables.step(room) is not None:  # the computers, up to South's turn
+                pass
+            if room.is_over:
+                break
+            _act_first_legal(tables, room)
+        with pytest.raises(Refused) as refused:
+            tables.again(room, Seat.NORTH)
+        assert refused.value.reason == "not_a_player"
+        new = tables.again(room, Seat.SOUTH)
+        assert all(new.seats[s].occupant == "computer" for s in Seat if s is not Seat.SOUTH)
 
 
 class TestMessages:

@@ -142,7 +142,7 @@ def test_the_command_prints_its_address_and_stops_on_ctrl_c(tmp_path):
     """backalley table says where it listens; SIGINT stops it with status 0."""
     server = Server(tmp_path / "rooms.db")
     with urllib.request.urlopen(server.base + "/") as page:  # serving: its signals handled
-        assert b"Play the computer" in page.read()
+        assert b"Play now" in page.read()
     server.stop()
     assert server.process.returncode == 0
 

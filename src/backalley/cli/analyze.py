@@ -24,7 +24,7 @@ from ..core.cards import PAIRS, Card
 from ..engine.state import MatchState
 from ..formats.checking import IllegalRecord, replay_steps
 from ..formats.records import Record, RecordError
-from ..pictures.prose import PAIR_NAMES
+from ..pictures.prose import PAIR_NAMES, deal_labels
 from ..pictures.svg import deal_svg
 from ..solver.analysis import (
     DealAnalysis,
@@ -91,16 +91,18 @@ def _card_list(cards: tuple[Card, ...]) -> str:
     return ", ".join(str(card) for card in cards)
 
 
-def _text(analyses: list[DealAnalysis | None], record: Record) -> list[str]:
+def _text(analyses: list[DealAnalysis | None], record: Record, labels: list[str]) -> list[str]:
     lines = []
     for number, analysis in enumerate(analyses, start=1):
         size = len(record.deals[number - 1].plays)
+        # Numbered as the table numbers it (a re-deal at its place in the schedule).
+        label = labels[number - 1] if number <= len(labels) else f"Deal {number}"
         if analysis is None:
-            lines.append(f"Deal {number}: no play (thrown in)")
+            lines.append(f"{label}: no play (thrown in)")
             continue
         (dd_ns, dd_ew), (ns, ew) = analysis.double_dummy, analysis.taken
         lines.append(
-            f"Deal {number}: double dummy NS {dd_ns}, EW {dd_ew}; taken NS {ns}, EW {ew}"
+            f"{label}: double dummy NS {dd_ns}, EW {dd_ew}; taken NS {ns}, EW {ew}"
             + ("" if size % 4 == 0 and size else " (unfinished)")
         )
         for costly in analysis.costly:
@@ -171,5 +173,5 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         write_lines([json.dumps(analysis_document(analyses), indent=2)])
     else:
-        write_lines(_text(analyses, record))
+        write_lines(_text(analyses, record, deal_labels(final)))
     return EXIT_OK

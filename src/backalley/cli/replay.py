@@ -16,7 +16,7 @@ from ..engine.match import new_match
 from ..engine.state import DealState, MatchState
 from ..formats.checking import IllegalRecord, replay_steps
 from ..formats.records import Record, RecordError
-from ..pictures.prose import PAIR_NAMES, counted, deal_heading
+from ..pictures.prose import PAIR_NAMES, counted, deal_heading, deal_labels
 from ..pictures.text import hand_text, trick_text
 from ._common import EXIT_INVALID, EXIT_OK, CommandError, Commands, add_command, write_lines
 from ._recordfile import read_record
@@ -38,10 +38,14 @@ def add_parser(commands: Commands) -> None:
 
 
 def _deal_lines(
-    deal: DealState, scores: tuple[int, int] | None, totals: tuple[int, int]
+    deal: DealState, scores: tuple[int, int] | None, totals: tuple[int, int], label: str
 ) -> list[str]:
     setup = deal.setup
-    lines = [deal_heading(setup, tiebreak=" (tiebreak deal, no bidding)")]
+    # Numbered as the table numbers it: "Deal 8 of 14 (re-deal)".
+    heading = deal_heading(setup, label=label)
+    if setup.tiebreak:
+        heading += " (no bidding: more tricks wins)"
+    lines = [heading]
     dealt = {seat: setup.hands[seat] for seat in Seat}
     if setup.swap is not None:
         swap = setup.swap
@@ -99,14 +103,15 @@ def transcript(record: Record) -> tuple[list[str], IllegalRecord | None]:
         f"first dealer {rules.first_dealer}, seed {record.seed}"
     ]
     totals = [0, 0]
-    for result in state.history:
+    labels = deal_labels(state)
+    for index, result in enumerate(state.history):
         totals[0] += result.scores[0]
         totals[1] += result.scores[1]
         lines.append("")
-        lines.extend(_deal_lines(result.deal, result.scores, (totals[0], totals[1])))
+        lines.extend(_deal_lines(result.deal, result.scores, (totals[0], totals[1]), labels[index]))
     if state.deal is not None:
         lines.append("")
-        lines.extend(_deal_lines(state.deal, None, state.totals))
+        lines.extend(_deal_lines(state.deal, None, state.totals, labels[-1]))
     lines.append("")
     if refusal is not None:
         lines.append(

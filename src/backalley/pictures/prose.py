@@ -10,7 +10,7 @@ deal's size, dealer, turned card and trump.
 >>> result_sentence(outcome)
 'East-West win on the tiebreak deal, NS 40 to EW 40'
 >>> result_sentence(outcome, seat=Seat.NORTH)
-'East-West win on the tiebreak deal (your side loses), NS 40 to EW 40'
+'East-West win on the tiebreak deal (your side loses), North-South 40 to East-West 40'
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ def result_sentence(outcome: Outcome, *, seat: Seat | None = None) -> str:
     """How a match ended: ``a draw, 67 all`` or ``North-South win, NS 80 to EW 67``.
 
     A win on the tiebreak deal says so; told to ``seat``, the sentence says
-    whether that seat's side won.
+    whether that seat's side won, and names the sides in words (it is for a player,
+    not a log).
     """
     ns, ew = outcome.totals
     if outcome.winner is None:
@@ -59,6 +60,8 @@ def result_sentence(outcome: Outcome, *, seat: Seat | None = None) -> str:
     yours = ""
     if seat is not None:
         yours = " (your side wins)" if outcome.winner == seat.pair else " (your side loses)"
+    if seat is not None:
+        return f"{PAIR_NAMES[outcome.winner]} win{how}{yours}, North-South {ns} to East-West {ew}"
     return f"{PAIR_NAMES[outcome.winner]} win{how}{yours}, NS {ns} to EW {ew}"
 
 
@@ -242,9 +245,44 @@ def counted(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def deal_label(scheduled: int, deals: int, *, redeal: bool, tiebreak: bool) -> str:
+    """A deal as the table numbers it: ``Deal 3 of 14 (re-deal)`` or ``Tiebreak deal``.
+
+    ``scheduled`` is the deal's place in the schedule (a thrown-in deal is dealt again
+    at the same place, RULINGS.md "Schedule and dealer"), ``deals`` the schedule's length.
+
+    >>> deal_label(8, 14, redeal=True, tiebreak=False)
+    'Deal 8 of 14 (re-deal)'
+    """
+    if tiebreak:
+        return "Tiebreak deal"
+    return f"Deal {scheduled} of {deals}" + (" (re-deal)" if redeal else "")
+
+
+def deal_labels(match: MatchState) -> list[str]:
+    """The label of each deal of a match as the table shows it.
+
+    The finished deals in order, then the deal in play (if any).
+    """
+    deals = match.rules.deals
+    rows = score_rows(match)
+    labels = [
+        deal_label(row.scheduled, deals, redeal=row.redeal, tiebreak=row.kind == "tiebreak")
+        for row in rows
+    ]
+    if match.deal is not None:
+        scored = sum(row.kind == "scored" for row in rows)
+        redeal = bool(rows) and rows[-1].kind == "thrown in"
+        labels.append(
+            deal_label(scored + 1, deals, redeal=redeal, tiebreak=match.deal.setup.tiebreak)
+        )
+    return labels
+
+
 def deal_heading(
     setup: DealSetup,
     *,
+    label: str | None = None,
     tiebreak: str = " (tiebreak)",
     dealer: Callable[[Seat], str] = str,
     turned: Callable[[Card], str] = lambda card: card.symbol,
@@ -253,10 +291,12 @@ def deal_heading(
 
     The callers choose how to write the tiebreak mark, the dealer and the
     turned card: a terminal line is terse, an SVG caption spells
-    them out.
+    them out. ``label`` (:func:`deal_label`) numbers the deal as the table does
+    instead of counting every deal dealt.
     """
+    name = label or f"Deal {setup.number + 1}{tiebreak if setup.tiebreak else ''}"
     return (
-        f"Deal {setup.number + 1}{tiebreak if setup.tiebreak else ''}: "
+        f"{name}: "
         f"{counted(setup.hand_size, 'card')}, dealer {dealer(setup.dealer)}, "
         f"turned {turned(setup.turned)}: {trump_words(setup.trump)}"
     )

@@ -33,11 +33,13 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from ..engine.state import MatchState
-from ..pictures.prose import score_rows
+from ..core.cards import Card
+from ..core.scoring import score
+from ..engine.state import DealResult, MatchState
+from ..pictures.prose import deal_label, score_rows
+from ..pictures.svg import deal_svg
 from ..solver.analysis import DealAnalysis, analysis_document, analyze_result
 from .limits import Limits
-from .messages import _label as deal_label
 from .rooms import Refused, Room
 from .store import Store, analysis_write
 
@@ -112,6 +114,8 @@ class Job:
     """One match's analysis: queued, running or done; its deals as they are done."""
 
     labels: tuple[str, ...]
+    results: tuple[DealResult, ...] = ()
+    """The match's deals, to draw each one's hands and to price its costly cards."""
     status: Literal["queued", "running", "done"] = "queued"
     analyses: dict[int, DealAnalysis | None] = attrs.Factory(dict)
     timed_out: bool = False
@@ -151,8 +155,43 @@ class Job:
             entry["analysed"] = index in self.analyses
             if index not in self.analyses:
                 entry["played"] = None
+            analysis = self.analyses.get(index)
+            if analysis is not None and index < len(self.results):
+                _for_players(entry, analysis, self.results[index])
         self.document = document
         self.status = "done"
+
+
+def _symbol(card: Card) -> str:
+    """A card as a player reads it: ``K♠``, ``10♥``, or the big or the little blooper."""
+    if card.is_joker:
+        return "big blooper" if card is Card.BIG else "little blooper"
+    return card.symbol
+
+
+def _for_players(entry: dict[str, Any], analysis: DealAnalysis, result: DealResult) -> None:
+    """What a player reads of a deal beside the figures: its hands drawn, points lost.
+
+    The four hands drawn (the costly cards marked), each costly card as a symbol, and
+    the points it cost its side: the side's score had it taken the tricks lost, less
+    its score (none on a tiebreak deal, which scores nothing).
+    """
+    deal = result.deal
+    contracts = deal.contracts
+    won = deal.tricks_won
+    size = deal.hand_size
+    for costly, shown in zip(analysis.costly, entry["costly"], strict=True):
+        shown["card_symbol"] = _symbol(costly.card)
+        shown["best_symbols"] = [_symbol(card) for card in costly.best]
+        side = 0 if costly.seat.letter in "NS" else 1
+        if contracts is None:
+            shown["points"] = None
+            continue
+        got = score(contracts[side], hand_size=size, tricks=won[side])
+        best = score(contracts[side], hand_size=size, tricks=min(size, won[side] + costly.lost))
+        shown["points"] = best - got
+    marks = {(costly.trick, costly.seat): costly.lost for costly in analysis.costly}
+    entry["svg"] = deal_svg(result, marks=marks)
 
 
 class Analyses:
@@ -212,7 +251,7 @@ class Analyses:
             deal_label(row.scheduled, deals, redeal=row.redeal, tiebreak=row.kind == "tiebreak")
             for row in score_rows(room.state)
         )
-        job = self.jobs[room.id] = Job(labels, address=address)
+        job = self.jobs[room.id] = Job(labels, tuple(room.state.history), address=address)
         self._forget_old()
         task = asyncio.get_running_loop().create_task(self._run(room.id, room.state, job))
         self._tasks.add(task)

@@ -44,7 +44,7 @@ class AnalysisPages:
     async def analysis_status(self, request: Request) -> Response:
         """Where the match's analysis stands (asked for if it is not yet), as JSON."""
         try:
-            room, _seat = self.tables.seat_of(request.path_params["token"])
+            room, seat = self.tables.seat_of(request.path_params["token"])
         except Refused as refused:
             return JSONResponse(refusal_of(refused.reason, refused.message), 404)
         try:
@@ -52,4 +52,5 @@ class AnalysisPages:
         except Refused as refused:
             status = _STATUS.get(refused.reason, 503)
             return JSONResponse(refusal_of(refused.reason, refused.message), status)
-        return JSONResponse(job.as_json(self.analyses.budget))
+        # The seat whose link asks: its page puts that seat's own cards first.
+        return JSONResponse({**job.as_json(self.analyses.budget), "seat": seat.letter})

@@ -74,7 +74,10 @@ def talk_open(room: Room) -> bool:
 
 
 def speaker(room: Room, seat: Seat) -> str:
-    """The seat's name as chat shows it: ``West (guest 1)``."""
+    """The seat's name as chat shows it: ``Ann (West)``, or ``West (guest 1)`` unnamed."""
+    name = room.names.get(seat)
+    if name:
+        return f"{name} ({seat.name.title()})"
     return f"{seat.name.title()} ({ROLES[seat]})"
 
 

@@ -153,7 +153,11 @@ def _bid_step(before: MatchState, bid: Bid, after: MatchState) -> Told:
             f"Each player bids once: pass, a number from 1 to {top}, or Board (every trick)."
         )
     new = [w for w in deal.warnings if w not in (_deal_of(before).warnings)]
-    sentences.extend(f"Warning: {w.message} The bid stands." for w in new)
+    sentences.extend(
+        f"Warning: {PAIR_NAMES[w.pair]} have bid {w.target} tricks, but only {w.hand_size} "
+        "will be played. The bid stands."
+        for w in new
+    )
     kinds: set[str] = set()
     if len(after.bids) == 4 or deal.phase is not Phase.BID:
         kinds.add("bids")
@@ -170,6 +174,17 @@ def _bid_step(before: MatchState, bid: Bid, after: MatchState) -> Told:
                 sentences.append(
                     f"{_name(after.to_move)} made the highest bid and leads the first trick."
                 )
+            # What this deal does not show, said where it would have happened.
+            if not any(contract.is_board for contract in contracts):
+                sentences.append(
+                    "Nobody bid Board here: a Board bid promises every trick, scores ten a "
+                    "trick if made and loses as much if not, and lets its side lead trumps "
+                    "at once."
+                )
+            sentences.append(
+                "Had all four passed, the cards would have been thrown in: nobody scores, "
+                "and the next dealer deals the same number of cards again (a re-deal)."
+            )
     return Told("The bidding", tuple(sentences), after, frozenset(kinds))
 
 

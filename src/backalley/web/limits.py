@@ -17,6 +17,7 @@ from typing import Final, Generic, TypeVar
 import attrs
 
 __all__ = [
+    "CLOSE_AGAIN",
     "CLOSE_IDLE",
     "CLOSE_LIMIT",
     "CLOSE_NO_HELLO",
@@ -44,8 +45,10 @@ CLOSE_IDLE: Final = 4411
 """The socket sent nothing for longer than the idle limit."""
 CLOSE_NO_HELLO: Final = 4401
 """No ``hello`` (the seat's secret, or a claim) within the deadline after opening."""
+CLOSE_AGAIN: Final = 4412
+"""The room plays again: the same link and secret now open the new match's seat."""
 
-RECONNECT: Final = frozenset({CLOSE_TOO_SLOW, CLOSE_LIMIT, CLOSE_NO_HELLO, CLOSE_IDLE})
+RECONNECT: Final = frozenset({CLOSE_TOO_SLOW, CLOSE_LIMIT, CLOSE_NO_HELLO, CLOSE_IDLE, CLOSE_AGAIN})
 """The close codes after which a page opens its seat's socket again (with a pause)."""
 
 

@@ -2,12 +2,17 @@
 
 Every message is one JSON object in a text frame. A browser sends:
 
-- first, ``{"type": "hello", "secret": S}``: the seat's secret, kept by the page
+- first, ``{"type": "hello", "secret": S, "name": N}``: the seat's secret, kept by the page
   since it claimed the seat, or ``null`` to claim a seat whose invitation
   nobody has claimed yet (then the server answers ``{"type": "seat", "seat":
   "W", "secret": S}`` once, and the page keeps ``S``; with ``"origin": O`` too
   when the table has a public origin, from which the host's links are made);
-  nothing else is read before it;
+  nothing else is read before it; ``name`` (optional) is the name the person
+  gave themselves (:func:`~backalley.web.names.clean_name`);
+- ``{"type": "name", "name": N}``: the person at the seat gives themselves a name;
+- ``{"type": "again"}``: once the match is over, a player starts another with the
+  same seats: every seat's link and secret open its seat in the new match (the
+  pages are closed with ``CLOSE_AGAIN`` and reconnect to it);
 - ``{"type": "act", "version": V, "bid": "pass" | "3" | "board"}`` or
   ``{"type": "act", "version": V, "play": "AS"}``: a bid or a card, for the
   seat whose link opened the socket (a message never names a seat), sent after
@@ -55,6 +60,7 @@ from typing import Any, Final
 import attrs
 
 from ..core.actions import Bid, Play
+from ..core.bidding import Overbid
 from ..core.cards import Card, Pair, Seat, Suit
 from ..core.flow import dealer_of_deal
 from ..core.tricks import Trick
@@ -66,11 +72,13 @@ from ..pictures.prose import (
     PAIR_NAMES,
     SheetRow,
     counted,
+    deal_label,
     result_sentence,
     score_rows,
     throw_in_sentence,
 )
 from ..pictures.svg import trick_svg
+from .names import LEVELS, MAX_NAME, clean_name, level_name
 from .rooms import HOST, ROLES, Refused, Room
 
 __all__ = [
@@ -94,7 +102,9 @@ MAX_SIGNAL_BYTES: Final = 16 * 1024
 _FIELDS: Final = {
     "act": ("version",),
     "fill": ("player",),
-    "hello": ("secret",),
+    "hello": ("secret", "name"),
+    "name": ("name",),
+    "again": (),
     "reinvite": ("seat",),
     "chat": ("text",),
     "voice": ("on",),
@@ -110,7 +120,8 @@ class Message:
 
     ``kind`` is ``act`` (with ``version``, ``field`` bid or play, and ``value``),
     ``fill`` (``value`` the computer player), ``hello`` (``value`` the secret, empty
-    to claim the seat) or ``reinvite`` (``value`` the seat's letter).
+    to claim the seat; ``field`` the person's name, cleaned, or empty), ``name``
+    (``field`` the name) or ``reinvite`` (``value`` the seat's letter).
     """
 
     kind: str
@@ -142,8 +153,8 @@ def parse_message(text: str | bytes) -> Message:
     if not isinstance(kind, str) or kind not in _FIELDS:
         raise Refused(
             "unknown_type",
-            "A message's type is 'hello' (first), 'act' (a bid or a card), 'chat', 'voice' "
-            "or 'signal', or 'fill' or 'reinvite' (the host).",
+            "A message's type is 'hello' (first), 'act' (a bid or a card), 'name', 'again', "
+            "'chat', 'voice' or 'signal', or 'fill' or 'reinvite' (the host).",
         )
     allowed = {"type", *_FIELDS[kind], *(_ACT_CHOICES if kind == "act" else ())}
     for key in data:
@@ -157,7 +168,11 @@ def parse_message(text: str | bytes) -> Message:
             not isinstance(secret, str) or not 0 < len(secret) <= _SECRET_CHARACTERS
         ):
             raise Refused("malformed", "A 'hello' message carries the seat's secret, or null.")
-        return Message("hello", value=secret or "")
+        return Message("hello", field=_name_in(data), value=secret or "")
+    if kind == "name":
+        return Message("name", field=_name_in(data))
+    if kind == "again":
+        return Message("again")
     if kind in ("chat", "voice", "signal"):
         return _talk(kind, data)
     if kind == "reinvite":
@@ -182,6 +197,16 @@ def parse_message(text: str | bytes) -> Message:
     if not isinstance(value, str) or len(value) > 8:
         raise Refused("malformed", f"A {chosen[0]} is written as short text, such as 'AS' or '3'.")
     return Message("act", version, chosen[0], value)
+
+
+def _name_in(data: dict[str, Any]) -> str:
+    """The name a hello or name message carries, cleaned (empty if none)."""
+    name = data.get("name")
+    if name is None:
+        return ""
+    if not isinstance(name, str) or len(name) > 4 * MAX_NAME:
+        raise Refused("malformed", f"A name is text of at most {MAX_NAME} characters.")
+    return clean_name(name)
 
 
 def _text(data: dict[str, Any], field: str, sentence: str) -> str:
@@ -280,6 +305,12 @@ def _status(room: Room, seen: SeatView, seat: Seat) -> str:
     return f"{_name(seen.to_move)} to {doing}."
 
 
+def _overbid_words(overbid: Overbid, seat: Seat) -> str:
+    """An overbid warning in a player's words: the side named as theirs or the other one."""
+    side = "Your side has" if overbid.pair is seat.pair else "The other side has"
+    return f"{side} bid {overbid.target} tricks, but only {overbid.hand_size} will be played."
+
+
 def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
     """The legal bids as buttons, each with the overbid warning it would bring (if any)."""
     if not room.started or seen.to_move is not seat or seen.phase is not Phase.BID:
@@ -299,7 +330,7 @@ def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
             {
                 "call": action.call,
                 "label": label,
-                "warning": " ".join(w.message for w in warned) or None,
+                "warning": " ".join(_overbid_words(w, seat) for w in warned) or None,
             }
         )
     return buttons
@@ -315,11 +346,7 @@ def _deal_label(seen: SeatView, finished: Finished) -> str:
     return _label(scheduled, seen.rules.deals, redeal=redeal, tiebreak=deal.tiebreak)
 
 
-def _label(scheduled: int, deals: int, *, redeal: bool, tiebreak: bool) -> str:
-    """``Deal 3 of 14``, ``Deal 3 of 14 (re-deal)`` or ``Tiebreak deal``."""
-    if tiebreak:
-        return "Tiebreak deal"
-    return f"Deal {scheduled} of {deals}" + (" (re-deal)" if redeal else "")
+_label = deal_label
 
 
 def _last_trick(seen: SeatView, rows: list[SheetRow], label: str | None) -> dict[str, Any] | None:
@@ -456,6 +483,8 @@ def _seats(room: Room, seat: Seat, connected: frozenset[Seat]) -> list[dict[str,
                 "role": ROLES[other] if room.mode == "friends" else None,
                 "occupant": row.occupant,
                 "player": row.player,
+                "level": level_name(row.player) if row.occupant == "computer" else None,
+                "player_name": room.names.get(other),
                 "claimed": row.secret is not None,
                 "connected": other in connected,
             }
@@ -646,7 +675,7 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "trick": public["trick"],
         "last_trick": public["last_trick"],
         "sides": _sides(seen, seat, finished.totals),
-        "warnings": [] if deal is None else [w.message for w in deal.warnings],
+        "warnings": [] if deal is None else [_overbid_words(w, seat) for w in deal.warnings],
         "sheet": public["sheet"],
         "seats": _seats(room, seat, connected),
         "record": f"/record/{token}" if room.is_over and token is not None else None,
@@ -656,9 +685,10 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         f"{card_words(deal.swap.received)}.",
     }
     if seat is HOST and room.mode == "friends":
+        # In seat order round the table from the host: guest 1, guest 2, guest 3.
         links = {
             other.letter: f"/seat/{row.token}"
-            for other, row in room.seats.items()
+            for other, row in sorted(room.seats.items(), key=lambda item: ROLES[item[0]])
             if other is not HOST
             and row.token is not None
             and row.occupant != "computer"
@@ -666,6 +696,7 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         }
         if links or not room.started:
             frame["links"] = links
+        frame["levels"] = [{"player": key, "name": level.name} for key, level in LEVELS.items()]
     return frame
 
 

@@ -10,6 +10,8 @@
 - ``GET /how-to``: the how-to page, the table's own page walking a seven-card
   deal step by step (next, back, autoplay); ``GET /how-to/steps.json`` its steps
   (:mod:`backalley.web.howto`).
+- ``GET /qr/TOKEN.svg``: the seat's link as a QR code (drawn by segno), for the
+  host's page;
 - ``GET /record/TOKEN``: the finished match as a game record (``backalley
   check`` validates it); refused while the match is on, since the record names
   the seed, and the seed tells every hand.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import html
+import io
 import json
 import time
 from collections import deque
@@ -31,8 +34,9 @@ from urllib.parse import parse_qs
 
 from .._extras import require_extra
 
-require_extra("backalley table", "web", ["starlette", "uvicorn", "websockets"])
+require_extra("backalley table", "web", ["starlette", "uvicorn", "websockets", "segno"])
 
+import segno  # noqa: E402
 from starlette.requests import ClientDisconnect, Request  # noqa: E402
 from starlette.responses import (  # noqa: E402
     HTMLResponse,
@@ -49,6 +53,7 @@ from .fixed import Fixed, FixedCache  # noqa: E402
 from .forwarding import public_link  # noqa: E402
 from .howto import howto_steps  # noqa: E402
 from .limits import Limits  # noqa: E402
+from .names import LEVELS  # noqa: E402
 from .rooms import COMPUTER_PLAYERS, MODES, Refused, Tables  # noqa: E402
 
 __all__ = [
@@ -58,6 +63,7 @@ __all__ = [
     "Pages",
     "answer",
     "page",
+    "qr_svg",
     "seat_file",
     "static_page",
 ]
@@ -128,6 +134,30 @@ def answer(request: Request, fixed: Fixed) -> Response:
     return Response(fixed.body, media_type=fixed.media_type, headers=fixed.headers)
 
 
+def qr_svg(link: str) -> str:
+    """A link as a QR code: a standalone SVG document (error correction M, 4 px a module)."""
+    out = io.BytesIO()
+    segno.make(link, error="m").save(
+        out, kind="svg", scale=4, border=2, dark="#1a1a1a", xmldecl=False
+    )
+    return out.getvalue().decode("utf-8")
+
+
+@functools.cache
+def _lobby_page() -> Fixed:
+    """The lobby's file with its computer levels filled in, the weakest one chosen."""
+    choices = "".join(
+        f'<label><input type="radio" name="player" value="{html.escape(key)}"'
+        f"{' checked' if index == 0 else ''}> {html.escape(level.name)} "
+        f"({html.escape(level.about)})</label>\n"
+        for index, (key, level) in enumerate(LEVELS.items())
+    )
+    text = (STATIC / "lobby.html").read_text(encoding="utf-8")
+    first = html.escape(next(iter(LEVELS)))
+    filled = text.replace("<!-- levels -->\n", choices).replace("{first-level}", first)
+    return Fixed(filled.encode("utf-8"), "text/html; charset=utf-8", cache_control="no-cache")
+
+
 def seat_file(tables: Tables, request: Request, name: str) -> Response:
     """The static page ``name`` for a seat's link (``token``), or a 404 page if none."""
     try:
@@ -160,8 +190,8 @@ class Pages:
                 del self._made[address]
 
     async def lobby(self, request: Request) -> Response:
-        """The lobby page."""
-        return answer(request, static_page("lobby.html"))
+        """The lobby page, its computer levels named from :data:`~backalley.web.names.LEVELS`."""
+        return answer(request, _lobby_page())
 
     async def new_room(self, request: Request) -> Response:
         """Make a room from the lobby's form; go to the host's seat."""
@@ -251,6 +281,30 @@ class Pages:
     async def seat_page(self, request: Request) -> Response:
         """The table page for a seat's link."""
         return seat_file(self.tables, request, "table.html")
+
+    async def qr_code(self, request: Request) -> Response:
+        """A seat's link as a QR code (SVG), for the host to show a friend's phone.
+
+        Only a seat's own link is drawn (an unknown token is a 404): the server is no
+        QR code maker for anything else. The link is the one the host's page shows:
+        on the table's public origin, or the address this page was asked at.
+        """
+        token = request.path_params["token"]
+        try:
+            self.tables.seat_of(token)
+        except Refused as refused:
+            return page("No such seat", refused.message, 404)
+        # The public origin's link when the table has one (--public-url), as the host's
+        # page shows it; else the address this page was asked at.
+        path = request.app.url_path_for("seat", token=token)
+        link = public_link(request.scope, str(path))
+        if link == path:
+            link = str(request.url_for("seat", token=token))
+        return Response(
+            qr_svg(link),
+            media_type="image/svg+xml",
+            headers={"Cache-Control": "private, max-age=3600"},
+        )
 
     async def record(self, request: Request) -> Response:
         """The finished match as a game record, to download."""

@@ -66,6 +66,7 @@ from ..engine.state import MatchState, Phase
 from ..engine.view import view
 from ..formats.notation import NotationError, parse_action, parse_bid
 from ..players import PLAYER_KINDS, Player, SeatedPlayer, player_seed
+from .names import LEVELS
 from .store import (
     SeatRow,
     Store,
@@ -93,7 +94,7 @@ __all__ = [
 MODES: Final = ("computer", "friends")
 """The two ways to sit down (seed ``001``): play the computer, play with three friends."""
 
-COMPUTER_PLAYERS: Final = ("heuristic", "montecarlo")
+COMPUTER_PLAYERS: Final = tuple(LEVELS)
 """The computer players a room may seat (``backalley.players.PLAYER_KINDS``)."""
 
 ROLES: Final = {
@@ -250,6 +251,10 @@ class Room:
         self.version = 0
         """How many actions the room has had (the deals included): the stored ``seq`` next."""
         self._players: dict[Seat, Player] = {}
+        self.names: dict[Seat, str] = {}
+        """The names people gave themselves, by seat (sent by their pages, not stored)."""
+        self.again: Room | None = None
+        """The match this room's players went on to (play again), once there is one."""
 
     @property
     def started(self) -> bool:
@@ -519,6 +524,65 @@ class Tables:
     def reinvite(self, room: Room, by: Seat, seat: Seat) -> str:
         """The host replaces a guest seat's invitation: the new one."""
         return self.reinvite_later(room, by, seat).wait()
+
+    def again_later(self, room: Room, by: Seat) -> Pending[Room]:
+        """A finished room plays again, same seats: the new room, once stored.
+
+        The new match (same rules, a new seed) takes over the room's invitations and
+        its holders' secrets, so every link and every browser that held a seat holds the
+        same seat in the new match: no new links. The finished match keeps its record
+        under fresh invitations of its own (:attr:`Room.again`'s old room). Asked again
+        (a second press, or another seat), the same new room is answered. Refused while
+        the match is on, and for a seat no person holds.
+        """
+        if room.again is not None:
+            again = room.again
+            return Pending(self.store, Write(()), lambda: again)
+        if not room.is_over:
+            raise Refused("not_over", "The match is still on: play again once it is over.")
+        if room.seats[by].occupant != "person":
+            raise Refused("not_a_player", "Only a player at the table may start another match.")
+        archived = {
+            seat: SeatRow(
+                seat,
+                None if row.token is None else secrets.token_urlsafe(TOKEN_BYTES),
+                row.occupant,
+                row.player,
+                row.secret,
+            )
+            for seat, row in room.seats.items()
+        }
+        new = Room(
+            room_id=secrets.token_hex(8),
+            mode=room.mode,
+            rules=room.rules,
+            seed=secrets.randbits(64),
+            created=self.clock(),
+            seats=dict(room.seats),
+        )
+        new.names = dict(room.names)
+        # The finished room lets go of its invitations first: a token is one seat's.
+        write = Write(
+            seats_write(room.id, list(archived.values()), new.created).statements
+            + room_write(
+                new.id, new.mode, new.rules, new.seed, new.created, list(new.seats.values())
+            ).statements
+        )
+
+        def finish() -> Room:
+            for seat, row in archived.items():
+                room.seats[seat] = row
+                if row.token is not None:
+                    self._tokens[row.token] = (room, seat)
+            room.again = new
+            self._add(new)
+            return new
+
+        return Pending(self.store, write, finish)
+
+    def again(self, room: Room, by: Seat) -> Room:
+        """A finished room plays again, same seats and links: the new room."""
+        return self.again_later(room, by).wait()
 
     def fill_later(self, room: Room, seat: Seat, computer: str) -> Pending[list[Seat]]:
         """The host seats computer players at every empty seat: the seats, once stored."""

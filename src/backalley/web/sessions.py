@@ -33,6 +33,7 @@ from .connections import (  # noqa: E402
 )
 from .forwarding import public_link  # noqa: E402
 from .limits import (  # noqa: E402
+    CLOSE_AGAIN,
     CLOSE_LIMIT,
     CLOSE_NO_HELLO,
     CLOSE_REINVITED,
@@ -134,6 +135,8 @@ class SeatSessions:
             if hello.kind != "hello":
                 raise Refused("hello_first", "A page's first message is its 'hello'.")
             secret = await self._admit(room, seat, hello, token)
+            if hello.field:
+                room.names[seat] = hello.field
         except Refused as refused:
             code = _ADMIT_CODES.get(refused.reason, CLOSE_NO_HELLO)
             log.warning("%s: socket refused (%d): %s", where, code, refused.reason)
@@ -155,13 +158,7 @@ class SeatSessions:
         connection = Connection(socket, room, seat, self.limits, self.hub.budget(room, seat))
         group.add(connection)
         try:
-            seated: dict[str, Any] = {"type": "seat", "seat": seat.letter, "secret": secret}
-            # The table's public origin (--public-url), which the host's links are made
-            # from; without one the page uses its own address.
-            base = public_link(socket.scope, "")
-            if base:
-                seated["origin"] = base
-            connection.send(seated)
+            connection.send(_seated(socket, seat, secret))
             self.talk.greet(connection)
             self.hub.broadcast(room)
             self.hub.drive(room)
@@ -257,6 +254,16 @@ class SeatSessions:
                     await self.tables.fill_later(room, seat, message.value).done()
             elif message.kind == "reinvite":
                 await self._reinvite(connection, Seat.parse(message.value))
+            elif message.kind == "again":
+                await self._again(connection)
+                return
+            elif message.kind == "name":
+                # A name is the page's to give: an empty one takes it back.
+                connection.check_current()
+                if message.field:
+                    room.names[seat] = message.field
+                else:
+                    room.names.pop(seat, None)
             elif message.kind in ("chat", "voice", "signal"):
                 await self.talk.answer(connection, message)
                 return
@@ -268,11 +275,28 @@ class SeatSessions:
         self.hub.broadcast(room)
         self.hub.drive(room)
 
+    async def _again(self, by: Connection) -> None:
+        """Play again: the new match takes the seats; every page here reconnects to it."""
+        room = by.room
+        if room.again is None and len(self.tables.rooms) >= self.limits.rooms:
+            # The new match is a room in memory like any other: the same cap (--rooms).
+            raise Refused("table_full", "The table is full: too many rooms are open. Try later.")
+        async with self.hub.lock(room):
+            by.check_current()
+            await self.tables.again_later(room, by.seat).done()
+        for connection in self.hub.connections(room):
+            connection.cut(
+                CLOSE_AGAIN,
+                "the room plays again",
+                {"type": "notice", "reason": "again", "message": "A new match: same seats."},
+            )
+
     async def _reinvite(self, by: Connection, seat: Seat) -> None:
         room = by.room
         async with self.hub.lock(room):
             by.check_current()
             await self.tables.reinvite_later(room, by.seat, seat).done()
+        room.names.pop(seat, None)
         name = seat.name.title()
         for connection in self.hub.connections(room, seat):
             connection.cut(
@@ -284,3 +308,16 @@ class SeatSessions:
                 ),
             )
         self.hub.notice(room, "reinvited", f"The host gave {name}'s seat a new link.")
+
+
+def _seated(socket: WebSocket, seat: Seat, secret: str | None) -> dict[str, Any]:
+    """The ``seat`` message: the seat, the secret made here (if any), the public origin.
+
+    The table's public origin (``--public-url``) is what the host's links are made
+    from; without one the page uses its own address.
+    """
+    seated: dict[str, Any] = {"type": "seat", "seat": seat.letter, "secret": secret}
+    base = public_link(socket.scope, "")
+    if base:
+        seated["origin"] = base
+    return seated

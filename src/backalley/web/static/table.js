@@ -13,6 +13,7 @@
   const KEY = "backalley-seat:" + token;
   // Close codes (backalley.web.limits): these end the seat here; the others reconnect.
   const FINAL = { 4404: true, 4403: true, 4410: true };
+  const AGAIN = 4412;  // the room plays again: reconnect to the new match at once
   let frame = null;
   let socket = null;
   let retry = 0;
@@ -36,6 +37,22 @@
 
   const $ = (id) => document.getElementById(id);
 
+  // The name this browser's player gave themselves: asked once (in a room of friends),
+  // kept by the browser for every table, sent with each hello. Shown as text only.
+  const NAME_KEY = "backalley-name";
+  const MAX_NAME = 24;
+  let nameMemory = null;
+
+  function myName() {
+    if (nameMemory !== null) return nameMemory;
+    try { return localStorage.getItem(NAME_KEY) || ""; } catch (e) { return ""; }
+  }
+
+  function keepName(name) {
+    nameMemory = name;
+    try { localStorage.setItem(NAME_KEY, name); } catch (e) { /* this page only */ }
+  }
+
   function el(tag, props, children) {
     const node = document.createElement(tag);
     Object.entries(props || {}).forEach(([key, value]) => {
@@ -55,6 +72,72 @@
     box.className = "notice" + (kind ? " " + kind : "");
   }
 
+  // --- sounds: off unless the person turns them on; made by WebAudio, no files -------
+
+  const SOUND_KEY = "backalley-sound";
+  const sound = { on: false, context: null };
+  try { sound.on = localStorage.getItem(SOUND_KEY) === "on"; } catch (e) { /* off */ }
+
+  function drawSound() {
+    const button = $("sound");
+    button.textContent = sound.on ? "Sound on" : "Sound off";
+    button.setAttribute("aria-pressed", String(sound.on));
+  }
+
+  function tone(at, frequency, length, kind, level) {
+    const ctx = sound.context;
+    const osc = ctx.createOscillator();
+    const gain = ctx.createGain();
+    osc.type = kind;
+    osc.frequency.setValueAtTime(frequency, at);
+    gain.gain.setValueAtTime(level, at);
+    gain.gain.exponentialRampToValueAtTime(0.0001, at + length);
+    osc.connect(gain).connect(ctx.destination);
+    osc.start(at);
+    osc.stop(at + length);
+  }
+
+  function snap(at, length, level) {
+    // A card on the cloth: a short burst of filtered noise.
+    const ctx = sound.context;
+    const buffer = ctx.createBuffer(1, Math.ceil(ctx.sampleRate * length), ctx.sampleRate);
+    const data = buffer.getChannelData(0);
+    for (let i = 0; i < data.length; i += 1) data[i] = (Math.random() * 2 - 1) * (1 - i / data.length) ** 3;
+    const source = ctx.createBufferSource();
+    const filter = ctx.createBiquadFilter();
+    const gain = ctx.createGain();
+    source.buffer = buffer;
+    filter.type = "bandpass";
+    filter.frequency.value = 2200;
+    gain.gain.value = level;
+    source.connect(filter).connect(gain).connect(ctx.destination);
+    source.start(at);
+  }
+
+  function chime(kind) {
+    document.body.dataset.lastSound = kind;
+    if (!sound.on || !sound.context) return;
+    const now = sound.context.currentTime;
+    if (kind === "card") snap(now, 0.07, 0.9);
+    else if (kind === "trick") { snap(now, 0.12, 0.6); snap(now + 0.06, 0.12, 0.5); }
+    else if (kind === "deal") for (let i = 0; i < 6; i += 1) snap(now + i * 0.07, 0.05, 0.6);
+    else if (kind === "turn") { tone(now, 660, 0.18, "sine", 0.12); tone(now + 0.12, 880, 0.25, "sine", 0.1); }
+  }
+
+  $("sound").addEventListener("click", () => {
+    sound.on = !sound.on;
+    try { localStorage.setItem(SOUND_KEY, sound.on ? "on" : "off"); } catch (e) { /* this page only */ }
+    if (sound.on && !sound.context && window.AudioContext) sound.context = new AudioContext();
+    if (sound.context && sound.context.state === "suspended") sound.context.resume();
+    drawSound();
+    chime("turn");
+  });
+  // A browser starts audio only after a press on the page: a remembered "on" waits for one.
+  document.addEventListener("pointerdown", () => {
+    if (sound.on && !sound.context && window.AudioContext) sound.context = new AudioContext();
+  }, { once: true });
+  drawSound();
+
   // --- the socket -------------------------------------------------------------------
 
   function connect() {
@@ -64,7 +147,9 @@
       // A seat not yet held is claimed with a secret made and kept here first: if the
       // server stops before its answer, the page comes back with the same secret.
       if (!memory && !stored()) keep(newSecret());
-      socket.send(JSON.stringify({ type: "hello", secret: memory || stored() }));
+      const hello = { type: "hello", secret: memory || stored() };
+      if (myName()) hello.name = myName();
+      socket.send(JSON.stringify(hello));
     };
     socket.onmessage = (event) => receive(JSON.parse(event.data));
     socket.onclose = (event) => {
@@ -76,6 +161,16 @@
       // A dropped connection, a slow or idle one cut by the server, a reloaded or reopened
       // tab: the seat is still ours; the server sends the current table again.
       $("status").textContent = "Connection lost: reconnecting to your seat…";
+      if (event.code === AGAIN) {
+        // The room plays again: the same link and secret open the same seat in the new
+        // match. What this page kept of the old one goes.
+        $("status").textContent = "A new match, same seats: dealing…";
+        restart();
+        retry = 0;
+        setTimeout(connect, 50);
+        return;
+      }
+      unlock();
       document.body.dataset.reconnects = String(Number(document.body.dataset.reconnects || 0) + 1);
       retry = Math.min(retry + 1, 6);
       setTimeout(connect, 250 * retry);
@@ -89,6 +184,7 @@
   function receive(message) {
     if (message.type === "state") {
       retry = 0;
+      if (sent !== null && message.version > sent) unlock();
       frame = message;
       draw();
     } else if (message.type === "seat") {
@@ -106,10 +202,10 @@
     } else if (message.type === "refused") {
       if (["unknown_token", "seat_taken", "reinvited"].includes(message.reason)) {
         gone = true;
-        $("status").textContent = message.message;
-        $("hand").replaceChildren();
-        $("bids").replaceChildren();
+        leave(message);
+        return;
       }
+      unlock();
       notice(message.message, "refusal");
       document.body.dataset.refused = message.reason;
     } else if (message.type === "ack") {
@@ -117,9 +213,56 @@
     }
   }
 
+  // From a bid or card sent to the server's answer (the next table, or a refusal), the
+  // hand and the bids are locked: a second press of the same move (a double click) is
+  // never sent, so it can never come back as "the table has moved on".
+  let sent = null;
+  let lockTimer = null;
+
+  function lock(version) {
+    sent = version;
+    document.body.dataset.busy = "1";
+    $("hand").classList.add("busy");
+    $("bids").classList.add("busy");
+    $("hand").setAttribute("aria-busy", "true");
+    $("bids").setAttribute("aria-busy", "true");
+    clearTimeout(lockTimer);
+    // A socket that dies before the answer: the page reconnects and gets the table again;
+    // this only keeps a lost answer from locking the hand for good.
+    lockTimer = setTimeout(unlock, 10000);
+  }
+
+  function unlock() {
+    sent = null;
+    clearTimeout(lockTimer);
+    delete document.body.dataset.busy;
+    $("hand").classList.remove("busy");
+    $("bids").classList.remove("busy");
+    $("hand").removeAttribute("aria-busy");
+    $("bids").removeAttribute("aria-busy");
+  }
+
+  function leave(message) {
+    // This browser holds no seat here: a plain page that says why, once, and where to go.
+    // No table is drawn (there is nothing of it this browser may see).
+    const title = message.reason === "unknown_token" ? "No table at this link"
+      : message.reason === "reinvited" ? "This seat has a new link" : "This seat is taken";
+    const page = el("main", { id: "gone" }, [
+      el("h1", { text: title }),
+      el("p", { id: "gone-text", text: message.message }),
+      el("p", {}, [el("a", { href: "/", text: "Go to the lobby: play the computer or make your own room" })]),
+    ]);
+    document.title = "Back Alley: " + title.toLowerCase();
+    document.body.className = "message";
+    document.body.dataset.refused = message.reason;
+    document.body.replaceChildren(page);
+  }
+
   function act(field, value) {
-    if (!frame || frame.howto) return;
+    if (!frame || frame.howto || sent !== null) return;
+    if (!socket || socket.readyState !== WebSocket.OPEN) return;
     notice("");
+    lock(frame.version);
     send({ type: "act", version: frame.version, [field]: value });
   }
 
@@ -138,22 +281,31 @@
     return Object.keys(PLACES).find((p) => PLACES[p] === step);
   }
 
+  // The card faces are the project's own SVG pictures (backalley.pictures.faces), one
+  // symbol a card in one sprite: crisp at every size, fetched once.
+  const SVG = "http://www.w3.org/2000/svg";
+  const SPRITE = "/static/cards.svg";
+
+  function picture(code) {
+    const svg = document.createElementNS(SVG, "svg");
+    svg.setAttribute("class", "face");
+    svg.setAttribute("viewBox", "0 0 100 140");
+    svg.setAttribute("aria-hidden", "true");
+    const use = document.createElementNS(SVG, "use");
+    use.setAttribute("href", `${SPRITE}#${code}`);
+    svg.append(use);
+    return svg;
+  }
+
   function cardFace(card, extraClass) {
     const classes = ["card", card.joker ? "joker" : "suit-" + card.suit];
     if (card.trump) classes.push("trump");
     if (extraClass) classes.push(extraClass);
-    const face = el("span", { class: "face", "aria-hidden": "true" });
-    if (card.joker) {
-      // Seed 001's names: the big and the little blooper.
-      face.append(el("span", { class: "rank", text: card.code }),
-        el("span", { class: "pip", text: "★" }), el("span", { class: "band", text: "blooper" }));
-    } else {
-      const rank = card.symbol.slice(0, -1);
-      const pip = card.symbol.slice(-1);
-      face.append(el("span", { class: "corner" }, [el("span", { class: "rank", text: rank }), el("span", { class: "small-pip", text: pip })]),
-        el("span", { class: "pip", text: pip }));
-      if (card.trump) face.append(el("span", { class: "band", text: "trump" }));
-    }
+    const face = document.createDocumentFragment();
+    face.append(picture(card.code));
+    // "Trump" in words on every trump that is not a blooper (the bloopers' faces name them):
+    // colour is never the only clue.
+    if (card.trump && !card.joker) face.append(el("span", { class: "band", "aria-hidden": "true", text: "trump" }));
     return { classes: classes.join(" "), face };
   }
 
@@ -172,15 +324,22 @@
     return fan;
   }
 
+  function seatName(seat) {
+    const info = frame && frame.seats ? frame.seats.find((s) => s.seat === seat) : null;
+    return info && info.name ? info.name : NAMES[seat];
+  }
+
   function seatLabel(seat) {
+    // The player's name first (their own, or the computer's level), then the seat in words.
     const info = frame.seats.find((s) => s.seat === seat);
-    const who = info.who === "you" ? "You" : info.who === "partner" ? "Partner" : "Opponent";
-    let text = `${NAMES[seat]} · ${who}`;
-    if (info.role) text += ` (${info.role})`;
-    if (info.occupant === "computer") text += ` · computer (${info.player === "montecarlo" ? "Monte Carlo" : "heuristic"})`;
-    else if (info.occupant === "empty") text += " · seat empty";
-    else if (info.who !== "you" && !frame.howto) text += info.connected ? " · here" : " · away";
-    return text;
+    const who = info.who === "you" ? "you" : info.who === "partner" ? "partner" : "opponent";
+    let name = info.player_name || "";
+    if (info.occupant === "computer") name = `Computer · ${info.level || "computer"}`;
+    else if (!name) name = info.who === "you" ? "You" : NAMES[seat];
+    let about = info.who === "you" ? NAMES[seat] : name === NAMES[seat] ? who : `${NAMES[seat]} · ${who}`;
+    if (info.occupant === "empty") about += " · seat empty";
+    else if (info.occupant !== "computer" && info.who !== "you" && !frame.howto) about += info.connected ? "" : " · away";
+    return [el("span", { class: "name", text: name }), " ", el("span", { class: "about", text: about })];
   }
 
   function saidText(call) {
@@ -196,7 +355,7 @@
       box.dataset.seat = seat;
       const moving = toMove === seat && frame.started && !frame.over;
       box.classList.toggle("to-move", moving);
-      box.append(el("p", { class: "who", text: seatLabel(seat) }));
+      box.append(el("p", { class: "who" }, seatLabel(seat)));
       const said = frame.said.find((b) => b.seat === seat);
       const line = el("p", { class: "seat-line" });
       if (said) line.append(el("span", { class: "said", "data-call": said.call, text: saidText(said.call) }));
@@ -245,25 +404,46 @@
     } else {
       delete trick.dataset.winner;
     }
-    cards.forEach((card) => {
+    const slots = cards.map((card) => {
       const place = placeOf(card.seat);
       const slot = el("div", { class: "played " + place, "data-seat": card.seat, "data-key": card.seat + card.code });
-      if (!previous.has(card.seat + card.code) && !finished) slot.classList.add("fresh");
-      if (finished && card.seat === finished.winner) slot.classList.add("winner");
-      if (finished && !showLast) {
-        // Gathering towards the winner once; drawn again, it is already gathered.
-        const moved = previous.has(card.seat + card.code) ? "gathered" : "taken";
-        slot.classList.add(moved, "toward-" + placeOf(finished.winner));
+      if (!previous.has(card.seat + card.code) && !finished) {
+        slot.classList.add("fresh");
+        if (!frame.howto || previous.size) chime("card");
       }
-      slot.append(cardView(card), el("span", { class: "by", text: NAMES[card.seat] }));
+      if (finished && card.seat === finished.winner) slot.classList.add("winner");
+      slot.append(cardView(card), el("span", { class: "by", text: seatName(card.seat) }));
       trick.append(slot);
+      return slot;
     });
+    if (finished && !showLast) sweep(slots, finished, previous);
     if (finished) caption.textContent = (showLast ? `Last trick (${finished.deal_label}, trick ${finished.number}): ` : "") + finished.sentence;
     else caption.textContent = "";
     const button = $("show-last");
     button.hidden = !last;
     button.setAttribute("aria-pressed", String(showLast));
     button.textContent = showLast ? "Back to the trick" : "Last trick";
+  }
+
+  function sweep(slots, finished, previous) {
+    // A trick taken sweeps into a pile on its winner's side: each card moves from where it
+    // lies to the pile (measured here, before the move); drawn again, it is already there.
+    const winner = slots.find((slot) => slot.dataset.seat === finished.winner);
+    if (!winner) return;
+    const away = { top: [0, -1], bottom: [0, 1], left: [-1, 0], right: [1, 0] }[placeOf(finished.winner)];
+    const w = winner.getBoundingClientRect();
+    const x = w.left + w.width / 2 + away[0] * w.width * 0.35;
+    const y = w.top + w.height / 2 + away[1] * w.height * 0.25;
+    let fresh = false;
+    slots.forEach((slot, index) => {
+      const r = slot.getBoundingClientRect();
+      slot.style.setProperty("--dx", `${Math.round(x - r.left - r.width / 2 + (index - 1.5) * 3)}px`);
+      slot.style.setProperty("--dy", `${Math.round(y - r.top - r.height / 2)}px`);
+      const moved = previous.has(slot.dataset.key) ? "gathered" : "taken";
+      if (moved === "taken") fresh = true;
+      slot.classList.add(moved);
+    });
+    if (fresh) chime("trick");
   }
 
   function drawTurned() {
@@ -274,8 +454,17 @@
       el("span", { class: "turned-words", text: frame.trump_words }));
   }
 
+  let dealtFor;  // the deal whose cards were last dealt on screen
+
   function drawHand() {
     const hand = $("hand");
+    // A new deal: the cards fly in one after another (not on the how-to's steps, nor when
+    // a page opens in the middle of a deal).
+    const deal = frame.deal_number;
+    const dealing = !frame.howto && frame.phase === "bidding" && deal !== dealtFor
+      && (dealtFor !== undefined || frame.said.length === 0);
+    if (deal !== null && deal !== undefined) dealtFor = deal;
+    if (dealing) chime("deal");
     const focused = document.activeElement && document.activeElement.dataset ? document.activeElement.dataset.code : null;
     hand.replaceChildren();
     const playing = frame.your_turn && frame.phase === "play";
@@ -287,6 +476,10 @@
         "data-code": card.code, "aria-label": card.words + why });
       if (frame.refused && frame.refused.code === card.code) button.classList.add("refused");
       button.append(face);
+      if (dealing) {
+        button.classList.add("dealt");
+        button.style.animationDelay = `${hand.children.length * 70}ms`;
+      }
       button.addEventListener("click", () => act("play", card.code));
       hand.append(button);
     });
@@ -366,40 +559,96 @@
 
   function signed(n) { return n > 0 ? "+" + n : String(n); }
 
+  let hostStarted = null;  // whether play had begun when the host panel was last drawn
+
+  function linkItem(seat, path) {
+    const info = frame.seats.find((s) => s.seat === seat);
+    const url = new URL(path, publicOrigin || location.origin).href;
+    const token = path.split("/").pop();
+    const role = `${info.role[0].toUpperCase()}${info.role.slice(1)}`;
+    const field = el("input", { type: "text", readOnly: true, value: url, class: "link", "aria-label": `Link for ${info.role}, ${NAMES[seat]}` });
+    field.addEventListener("focus", () => field.select());
+    const said = el("span", { class: "copied", "aria-live": "polite" });
+    const copy = el("button", { type: "button", class: "copy", text: "Copy" });
+    copy.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(url);
+      } catch (error) {
+        field.focus();
+        field.select();
+        document.execCommand("copy");
+      }
+      said.textContent = "Copied";
+      setTimeout(() => { said.textContent = ""; }, 2000);
+    });
+    const buttons = [copy];
+    if (navigator.share) {
+      const share = el("button", { type: "button", class: "share", text: "Share" });
+      share.addEventListener("click", () => {
+        navigator.share({ title: "Back Alley", text: `Your seat at my Back Alley table (${NAMES[seat]})`, url }).catch(() => {});
+      });
+      buttons.push(share);
+    }
+    const qr = el("img", { class: "qr", src: `/qr/${encodeURIComponent(token)}.svg`, width: 132, height: 132,
+      alt: `QR code of the link for ${info.role} (${NAMES[seat]})` });
+    const words = `${role}: ${NAMES[seat]}, ${info.who === "partner" ? "your partner, across from you" : info.seat === "W" ? "an opponent, on your left" : "an opponent, on your right"}`;
+    return el("li", { "data-seat": seat }, [
+      el("div", { class: "link-text" }, [el("p", { class: "link-who", text: words }), field,
+        el("p", { class: "link-buttons" }, [...buttons, said])]),
+      qr,
+    ]);
+  }
+
   function drawHost() {
     const panel = $("host-panel");
     const links = frame.links || {};
     const hosting = frame.host && frame.mode === "friends";
     panel.hidden = !hosting;
     if (!hosting) return;
+    // Once every seat is taken the links fold away into one "Room links" line, so that
+    // the table is in sight; the host may open it again at any time.
+    if (hostStarted !== frame.started) panel.open = !frame.started;
+    hostStarted = frame.started;
+    document.body.dataset.links = String(Object.keys(links).length);
     $("fill").hidden = frame.started;
+    $("host-lead").hidden = Object.keys(links).length === 0;
+    const fill = $("fill-buttons");
+    if (!fill.childNodes.length) {
+      (frame.levels || []).forEach((level) => {
+        const button = el("button", { type: "button", "data-player": level.player, text: `${level.name} computers` });
+        button.addEventListener("click", () => send({ type: "fill", player: level.player }));
+        fill.append(button, " ");
+      });
+    }
     // A new link for a guest's seat: the old link, and whoever opened it, are cut off.
     const renew = $("reinvite");
     renew.replaceChildren();
-    frame.seats.filter((s) => s.role && s.role !== "host" && s.occupant !== "computer").forEach((s) => {
+    // Only a seat someone holds can lose its holder: the others' links are above.
+    const guests = frame.seats.filter((s) => s.role && s.role !== "host" && s.occupant !== "computer" && s.claimed);
+    guests.sort((a, b) => a.role.localeCompare(b.role));
+    guests.forEach((s) => {
       const button = el("button", { type: "button", "data-seat": s.seat,
-        text: `New link for ${s.role} (${NAMES[s.seat]})` });
+        text: `New link for ${s.player_name || s.role} (${NAMES[s.seat]})` });
       button.addEventListener("click", () => send({ type: "reinvite", seat: s.seat }));
-      renew.append(button);
+      renew.append(button, " ");
     });
+    $("reinvite-line").hidden = renew.childNodes.length === 0;
     const list = $("links");
-    list.replaceChildren();
-    Object.entries(links).forEach(([seat, path]) => {
-      const info = frame.seats.find((s) => s.seat === seat);
-      // Made from the table's public origin when it has one (--public-url): the host may
-      // have opened the table at another address, such as the serving machine's own.
-      const url = new URL(path, publicOrigin || location.origin).href;
-      const field = el("input", { type: "text", readOnly: true, value: url, class: "link", "aria-label": `Link for ${info.role}, ${NAMES[seat]}` });
-      field.addEventListener("focus", () => field.select());
-      list.append(el("li", { "data-seat": seat }, [el("span", { text: `${info.role[0].toUpperCase()}${info.role.slice(1)} (${NAMES[seat]}, ${info.who === "partner" ? "your partner" : "an opponent"}): ` }), field]));
-    });
+    // Made from the table's public origin when it has one (--public-url): the host may
+    // have opened the table at another address, such as the serving machine's own.
+    const origin = publicOrigin || location.origin;
+    const shown = Array.from(list.children).map((li) => li.dataset.seat + li.querySelector("input").value).join();
+    const wanted = Object.entries(links).map(([seat, path]) => seat + new URL(path, origin).href).join();
+    if (shown !== wanted) list.replaceChildren(...Object.entries(links).map(([seat, path]) => linkItem(seat, path)));
   }
 
   function draw() {
     document.body.dataset.version = String(frame.version);
     document.body.dataset.phase = frame.phase;
     document.body.dataset.trick = String(frame.trick.length);
-    document.body.classList.toggle("my-turn", frame.your_turn && !frame.howto);
+    const myTurn = !!(frame.your_turn && !frame.howto);
+    if (myTurn && !document.body.classList.contains("my-turn")) chime("turn");
+    document.body.classList.toggle("my-turn", myTurn);
     $("status").textContent = frame.status;
     if (frame.deal_number !== null) {
       const kind = frame.tiebreak ? "Tiebreak deal (no bidding: more tricks wins)" : frame.deal_label;
@@ -409,6 +658,7 @@
       $("deal-line").textContent = frame.started ? "" : "The cards are dealt when all four seats are filled.";
       $("trump").textContent = "";
     }
+    drawName();
     drawHost();
     drawSides();
     drawSeats();
@@ -424,6 +674,10 @@
     $("throw-in").hidden = !frame.throw_in;
     $("throw-in").textContent = frame.throw_in || "";
     $("result").hidden = !frame.over;
+    // The how-to's match has no record and no analysis to go to, and nothing to play
+    // again: its end leads to a real game instead.
+    $("again-line").hidden = !!frame.howto;
+    $("result-links").hidden = !!frame.howto || !frame.record;
     if (frame.over) {
       $("result-text").textContent = frame.status;
       if (frame.record) {
@@ -433,6 +687,22 @@
     }
     if (frame.refused) notice(frame.refused.message, "refusal");
   }
+
+  function restart() {
+    seen.clear();
+    $("chat-lines").replaceChildren();
+    shownTrick = null;
+    lastKey = undefined;
+    dealtFor = undefined;
+    showLast = false;
+    $("again").disabled = false;
+    document.body.dataset.again = String(Number(document.body.dataset.again || 0) + 1);
+  }
+
+  $("again").addEventListener("click", () => {
+    $("again").disabled = true;
+    send({ type: "again" });
+  });
 
   $("show-last").addEventListener("click", () => {
     showLast = !showLast;
@@ -732,8 +1002,26 @@
     }
   });
 
-  $("fill-heuristic").addEventListener("click", () => send({ type: "fill", player: "heuristic" }));
-  $("fill-montecarlo").addEventListener("click", () => send({ type: "fill", player: "montecarlo" }));
+  // The name form: asked once, in a room of friends, of a browser that has no name yet.
+  let nameAsked = false;
+
+  function drawName() {
+    const form = $("name-form");
+    if (nameAsked || frame.howto || frame.mode !== "friends") { form.hidden = true; return; }
+    nameAsked = true;
+    form.hidden = !!myName();
+    if (!form.hidden) $("name-text").focus();
+  }
+
+  $("name-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("name-text").value.replace(/\s+/g, " ").trim().slice(0, MAX_NAME);
+    $("name-form").hidden = true;
+    if (!name) return;
+    keepName(name);
+    send({ type: "name", name });
+  });
+  $("name-skip").addEventListener("click", () => { $("name-form").hidden = true; });
 
   if (location.pathname === "/how-to") howto();
   else connect();
