@@ -10,6 +10,12 @@ from importlib.util import find_spec
 # docs/pettingzoo.md among them: its vector environment runs on the batch engine.
 _BATCH = ["src/backalley/batch", "docs/batch.md", "docs/pettingzoo.md", "tests/batch_reference.py"]
 
+# The table's server modules: they import Starlette (the web extra).
+_WEB_SERVER = [
+    f"src/backalley/web/{name}.py"
+    for name in ("app", "pages", "sessions", "analysis_pages", "transport")
+]
+
 _NEEDS = {
     "pyspiel": [
         "src/backalley/openspiel.py",
@@ -23,8 +29,8 @@ _NEEDS = {
         "src/backalley/adapters/pettingzoo.py",
         "docs/pettingzoo.md",
     ],
-    "starlette": ["src/backalley/web/app.py", "docs/table.md"],
-    "uvicorn": ["src/backalley/web/app.py", "docs/table.md"],
+    "starlette": [*_WEB_SERVER, "docs/table.md"],
+    "uvicorn": [*_WEB_SERVER, "docs/table.md"],
     "websockets": ["src/backalley/web/scripted.py", "docs/table.md"],
     "numpy": _BATCH,
     "jax": _BATCH,

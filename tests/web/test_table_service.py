@@ -300,11 +300,11 @@ class TestInputAndLogs:
 
     def test_every_echo_is_escaped(self, tables):
         """A page that quotes what it was given writes it as text, never as markup."""
-        from backalley.web.app import _page  # noqa: PLC0415 -- the one page builder
+        from backalley.web.pages import page  # noqa: PLC0415 -- the one page builder
 
-        page = _page("<b>x</b>", "<script>alert(1)</script> & <i>", 400).body.decode()
-        assert "<script>" not in page and "&lt;script&gt;" in page
-        assert "<b>x</b>" not in page and "&amp;" in page
+        text = page("<b>x</b>", "<script>alert(1)</script> & <i>", 400).body.decode()
+        assert "<script>" not in text and "&lt;script&gt;" in text
+        assert "<b>x</b>" not in text and "&amp;" in text
 
     def test_a_cut_off_post_is_one_log_line(self, tables, caplog):
         """A form whose client goes away mid-body: one line (address, reason), no traceback."""

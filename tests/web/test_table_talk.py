@@ -167,15 +167,15 @@ def test_voice_signals_go_only_between_seats_with_voice_on(tables):
             partner.send_json({"type": "signal", "to": "E", "kind": "offer", "sdp": "v=0"})
             assert _next(partner, "refused")["reason"] == "no_voice"
         # The pages gone, their voice is off.
-        assert not client.app.state.server.voice.get(room.id)
+        assert not client.app.state.server.talk.voice.get(room.id)
 
 
 def test_the_stun_servers_are_only_those_configured(tables):
     """No STUN server unless the table was started with one; then the pages are told it."""
     server = TableServer(tables, stun=("stun:127.0.0.1:3478",))
     room, _ = tables.create("friends", Rules(schedule=[1]))
-    assert server._roster_message(room)["ice"] == [{"urls": ["stun:127.0.0.1:3478"]}]
-    assert TableServer(tables)._roster_message(room)["ice"] == []
+    assert server.talk.roster_message(room)["ice"] == [{"urls": ["stun:127.0.0.1:3478"]}]
+    assert TableServer(tables).talk.roster_message(room)["ice"] == []
 
 
 @given(st.text(max_size=400))

@@ -1,0 +1,211 @@
+"""The table's pages and fixed answers: the lobby, the how-to, a seat's page, its record.
+
+- ``GET /``: the lobby (``static/lobby.html``): play the computer, or make a
+  room for three friends; the short or the full game and the variants.
+- ``POST /rooms``: make a room (a form: ``mode``, ``schedule``, ``tie``,
+  ``first_dealer``, ``player``, each one of its choices); answered by a
+  redirect to the host's seat.
+- ``GET /seat/TOKEN``: the table (``static/table.html``) for the seat of that
+  invitation.
+- ``GET /how-to``: the how-to page, the table's own page walking a seven-card
+  deal step by step (next, back, autoplay); ``GET /how-to/steps.json`` its steps
+  (:mod:`backalley.web.howto`).
+- ``GET /record/TOKEN``: the finished match as a game record (``backalley
+  check`` validates it); refused while the match is on, since the record names
+  the seed, and the seed tells every hand.
+
+Every sentence written into a page is escaped (:func:`page`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import time
+from collections import deque
+from importlib import resources
+from typing import Final
+from urllib.parse import parse_qs
+
+from .._extras import require_extra
+
+require_extra("backalley table", "web", ["starlette", "uvicorn", "websockets"])
+
+from starlette.requests import ClientDisconnect, Request  # noqa: E402
+from starlette.responses import (  # noqa: E402
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+)
+
+from ..core.cards import Seat  # noqa: E402
+from ..core.rules import SCHEDULES, Rules, TiePolicy  # noqa: E402
+from ..formats.records import dumps, record_from_state  # noqa: E402
+from .addresses import client_address  # noqa: E402
+from .connections import log  # noqa: E402
+from .howto import howto_steps  # noqa: E402
+from .limits import Limits  # noqa: E402
+from .rooms import COMPUTER_PLAYERS, MODES, Refused, Tables  # noqa: E402
+
+__all__ = ["DEFAULT_TIE", "MAX_FORM_BYTES", "STATIC", "Pages", "page", "seat_file"]
+
+DEFAULT_TIE: Final = "tiebreak-deal"
+"""The table's tie rule unless the lobby says otherwise: seed ``001``'s "a tie at the end
+plays one more deal with no bidding" (the library's default, a draw, is ``docs/rules.md``'s)."""
+
+MAX_FORM_BYTES: Final = 2048
+"""The longest lobby form the server reads."""
+
+STATIC: Final = resources.files("backalley.web") / "static"
+
+_FORM_CHOICES: Final[dict[str, tuple[str, ...]]] = {
+    "mode": MODES,
+    "schedule": tuple(SCHEDULES),
+    "tie": tuple(policy.value for policy in TiePolicy),
+    "first_dealer": tuple(seat.letter for seat in Seat),
+    "player": COMPUTER_PLAYERS,
+}
+"""Each field of the lobby's form and its choices: any other value is refused by name."""
+
+_FORM_DEFAULTS: Final = {
+    "schedule": "short",
+    "tie": DEFAULT_TIE,
+    "first_dealer": "N",
+    "player": "heuristic",
+}
+
+
+def page(title: str, sentence: str, status: int) -> HTMLResponse:
+    """A small page saying ``sentence`` (a refusal, an error) with an HTTP ``status``."""
+    # Everything written into the page is escaped: a sentence may quote what was sent.
+    title, sentence = html.escape(title), html.escape(sentence)
+    body = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{title}</title><link rel="stylesheet" href="/static/table.css"></head>'
+        f'<body class="message"><main><h1>{title}</h1><p role="alert">{sentence}</p>'
+        '<p><a href="/">Back to the lobby</a></p></main></body></html>'
+    )
+    return HTMLResponse(body, status_code=status)
+
+
+def seat_file(tables: Tables, request: Request, name: str) -> Response:
+    """The static page ``name`` for a seat's link (``token``), or a 404 page if none."""
+    try:
+        tables.seat_of(request.path_params["token"])
+    except Refused as refused:
+        return page("No such seat", refused.message, 404)
+    return FileResponse(str(STATIC / name))
+
+
+class Pages:
+    """The lobby, the rooms it makes, the how-to, a seat's page and its record."""
+
+    def __init__(self, tables: Tables, limits: Limits) -> None:
+        self.tables = tables
+        self.limits = limits
+        self._made: dict[str, deque[float]] = {}
+
+    def sweep(self, now: float) -> None:
+        """Forget the rooms made over a minute ago."""
+        cutoff = now - 60
+        for address in list(self._made):
+            made = self._made[address]
+            while made and made[0] < cutoff:
+                made.popleft()
+            if not made:
+                del self._made[address]
+
+    async def lobby(self, request: Request) -> Response:
+        """The lobby page."""
+        return FileResponse(str(STATIC / "lobby.html"))
+
+    async def new_room(self, request: Request) -> Response:
+        """Make a room from the lobby's form; go to the host's seat."""
+        address = client_address(request.scope)
+        made = self._made.setdefault(address, deque())
+        now = time.monotonic()
+        while made and made[0] < now - 60:
+            made.popleft()
+        if len(made) >= self.limits.rooms_per_minute:
+            log.warning("address %s: room refused: over %d a minute", address, len(made))
+            return page(
+                "Not a room",
+                f"At most {self.limits.rooms_per_minute} rooms a minute from one address: "
+                "wait a little.",
+                429,
+            )
+        body = b""
+        try:
+            async with asyncio.timeout(self.limits.request_deadline):
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > MAX_FORM_BYTES:
+                        return page("Not a room", "That form is too long to be the lobby's.", 413)
+        except ClientDisconnect:
+            log.warning("address %s: room not made: the form was cut off", address)
+            return Response(status_code=400)
+        except TimeoutError:
+            log.warning("address %s: room not made: the form took too long", address)
+            return page("Not a room", "The form took too long to arrive.", 408)
+        fields = {
+            key: values[-1] for key, values in parse_qs(body.decode("utf-8", "replace")).items()
+        }
+        chosen = {**_FORM_DEFAULTS, **fields}
+        for name, choices in _FORM_CHOICES.items():
+            if chosen.get(name) not in choices:
+                return page(
+                    "Not a room",
+                    f"The field {name} is one of {', '.join(choices)}; the form sent "
+                    "something else.",
+                    400,
+                )
+        try:
+            rules = Rules(
+                schedule=chosen["schedule"],
+                tie=chosen["tie"],
+                first_dealer=Seat.parse(chosen["first_dealer"]),
+            )
+            _room, token = await self.tables.create_later(
+                chosen["mode"], rules, chosen["player"]
+            ).done()
+        except (Refused, ValueError) as error:
+            sentence = error.message if isinstance(error, Refused) else f"{error}."
+            return page("Not a room", sentence, 400)
+        made.append(now)
+        return RedirectResponse(f"/seat/{token}", status_code=303)
+
+    async def howto_page(self, request: Request) -> Response:
+        """The how-to page: the table's page, walking the how-to deal instead of a seat."""
+        return FileResponse(str(STATIC / "table.html"))
+
+    async def howto_json(self, request: Request) -> Response:
+        """The how-to deal's steps (made once: the same deal every time)."""
+        return JSONResponse(howto_steps())
+
+    async def seat_page(self, request: Request) -> Response:
+        """The table page for a seat's link."""
+        return seat_file(self.tables, request, "table.html")
+
+    async def record(self, request: Request) -> Response:
+        """The finished match as a game record, to download."""
+        try:
+            room, seat = self.tables.seat_of(request.path_params["token"])
+        except Refused as refused:
+            return page("No such seat", refused.message, 404)
+        if not room.is_over:
+            return page(
+                "Not yet",
+                "The record is ready when the match is over (it names the seed, which "
+                "would tell every hand).",
+                409,
+            )
+        tags = {"event": "backalley table", "room": room.id, "seat": seat.letter}
+        text = dumps(record_from_state(room.state, tags=tags))
+        return Response(
+            text,
+            media_type="application/json",
+            headers={"content-disposition": f'attachment; filename="backalley-{room.id}.json"'},
+        )
