@@ -12,8 +12,8 @@ Printed: a Markdown table, strongest first (by the share of all its matches won,
 a draw counting one half), with each kind's level name
 (``backalley.players.levels``), its wins against every other kind with a 95 %
 Wilson interval, and its CPU time per decision (``time.process_time`` around
-each decision, so one core, whatever the load; decisions with one legal action
-are not asked of the player and not counted). Then the command, the date and
+each decision, so one core; every decision asked of it, the forced ones with a
+single legal action included, which every player answers at once). Then the command, the date and
 the machine's load average, to paste into ``docs/players.md``.
 
     nice -n 10 python benchmarks/ladder.py                  # short schedule, 6 sets a pair
