@@ -17,9 +17,9 @@ bid never throws the deal in (MATCH-3) after three passes, but bids at least one
 trick (Board with one card); and it does spend a trump after making its target
 when the opponents bid Board, since one trick beats a Board.
 
-The last two bidding rules keep four heuristic players from throwing in most
-one-card deals: counted card by card, a one-card hand is rarely worth half a
-trick, so four such hands used to pass 8 deals of every 14-deal short match.
+The one-card and last-bidder rules keep four heuristic players from throwing in
+most one-card deals: counted card by card, a one-card hand is rarely worth half
+a trick, so four such hands used to pass 8 deals of every 14-deal short match.
 Three passes also tell the last bidder that nobody else holds a card they
 would have bid on, which makes its lead likelier to win.
 """
