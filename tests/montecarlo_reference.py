@@ -22,7 +22,7 @@ from backalley.core.flow import thrown_in
 from backalley.core.tricks import allowed_plays, trick_winner, winning_card
 from backalley.engine.sampling import DealSampler
 from backalley.engine.view import SeatView
-from backalley.players.heuristic import heuristic_bid
+from backalley.players.heuristic import heuristic_bid, three_passed
 from backalley.players.montecarlo import Policy, _margin, _Table
 from backalley.solver.search import Search
 
@@ -145,7 +145,10 @@ def reference_bid_values(
             seat = SEATS[(table.dealer + 1 + len(bids)) % 4]
             partner = next((bid for bid in bids if bid.seat == seat.partner), None)
             hand = cards_of(hands[seat])
-            bids.append(heuristic_bid(seat, hand, table.trump, size, partner))
+            last = three_passed(bids)
+            bids.append(
+                heuristic_bid(seat, hand, table.trump, size, partner, after_three_passes=last)
+            )
         if thrown_in(bids):
             values.append(0.0)
             continue
@@ -180,7 +183,10 @@ def reference_likelihood(
         if seat != view.seat:
             partner = next((b for b in said if b.seat == seat.partner), None)
             hand = cards_of(hands[seat] | sampler.known[seat])
-            guess = heuristic_bid(seat, hand, deal.trump, deal.hand_size, partner)
+            last = three_passed(said)
+            guess = heuristic_bid(
+                seat, hand, deal.trump, deal.hand_size, partner, after_three_passes=last
+            )
             if guess.board != bid.board:
                 miss += 3
             else:

@@ -106,18 +106,20 @@ def test_the_cheapest_card_is_the_references(mask: int, trump: Suit | None) -> N
         st.just(Bid(Seat.SOUTH, board=True)),
         st.integers(0, 12).map(lambda amount: Bid(Seat.SOUTH, amount)),
     ),
+    last=st.booleans(),
 )
 def test_a_bid_code_is_the_heuristics_bid(
-    cards: set[int], trump: Suit | None, size: int, partner: Bid | None
+    cards: set[int], trump: Suit | None, size: int, partner: Bid | None, last: bool
 ) -> None:
     hand = tuple(CARDS[card] for card in sorted(cards))
-    bid = heuristic_bid(Seat.NORTH, hand, trump, size, partner)
+    bid = heuristic_bid(Seat.NORTH, hand, trump, size, partner, after_three_passes=last)
     code = heuristic_bid_code(
         sum(1 << card for card in cards),
         _WORTH[trump],
         size,
         partner is not None and partner.board,
         0 if partner is None else partner.amount,
+        last,
     )
     assert code == (BOARD_CODE if bid.board else bid.amount)
 

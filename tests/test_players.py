@@ -19,6 +19,7 @@ from backalley import (
     legal_actions,
     new_match,
 )
+from backalley.core.cards import CARDS
 from backalley.engine.view import SeatView, view
 from backalley.players import (
     HeuristicPlayer,
@@ -34,6 +35,8 @@ from backalley.players.heuristic import (
     PARTNER_BELIEF,
     TRUMP_ACE_TRICKS,
     hand_tricks,
+    heuristic_bid,
+    three_passed,
 )
 from decks import position
 
@@ -197,6 +200,69 @@ def test_bids_board_on_a_sure_single_card() -> None:
     state = position(hands, turned="5H")
     assert _choose(state) == Bid(Seat.EAST, board=True)
     assert _choose(position(hands, turned="5H", bids=["board"])) == Bid(Seat.SOUTH)
+
+
+def test_bids_board_holding_the_only_trump_of_a_single_card_deal() -> None:
+    """With one card, a low trump bids Board: it wins unless a higher trump is out."""
+    hands = {Seat.NORTH: ["2C"], Seat.EAST: ["2H"], Seat.SOUTH: ["3C"], Seat.WEST: ["4C"]}
+    assert _choose(position(hands, turned="5H")) == Bid(Seat.EAST, board=True)
+
+
+def test_the_dealer_does_not_throw_in_after_three_passes() -> None:
+    """The last bidder, after three passes, bids a trick (Board with one card) on nothing."""
+    hands = {Seat.NORTH: ["2C"], Seat.EAST: ["3D"], Seat.SOUTH: ["3C"], Seat.WEST: ["4C"]}
+    assert _choose(position(hands, turned="5H", bids=[0, 0])) == Bid(Seat.WEST)
+    assert _choose(position(hands, turned="5H", bids=[0, 0, 0])) == Bid(Seat.NORTH, board=True)
+    state = position(HANDS, turned="5S", dealer=Seat.NORTH, bids=[0, 0, 0])
+    assert hand_tricks(view(state, Seat.NORTH).hand, Suit.SPADES) == 0
+    assert _choose(state) == Bid(Seat.NORTH, 1)
+
+
+TRUMP_SUITS = st.sampled_from(list(Suit))
+ANY_TRUMP = st.one_of(st.none(), TRUMP_SUITS)
+
+
+def _trumps(trump: Suit) -> list[Card]:
+    return [card for card in CARDS if card.suit is trump or card.suit is None]
+
+
+@given(trump=TRUMP_SUITS, data=st.data(), partner_passed=st.booleans())
+def test_any_trump_bids_board_in_a_one_card_deal(
+    trump: Suit, data: st.DataObject, partner_passed: bool
+) -> None:
+    """With one card (Pass or Board, BID-2), a hand holding a trump bids Board."""
+    card = data.draw(st.sampled_from(_trumps(trump)))
+    partner = Bid(Seat.SOUTH) if partner_passed else None
+    assert heuristic_bid(Seat.NORTH, (card,), trump, 1, partner) == Bid(Seat.NORTH, board=True)
+
+
+@given(trump=ANY_TRUMP, data=st.data(), size=st.integers(1, 13))
+def test_the_last_bidder_never_throws_the_deal_in(
+    trump: Suit | None, data: st.DataObject, size: int
+) -> None:
+    """After three passes the last bidder bids Board or at least one trick (MATCH-3)."""
+    cards = [card for card in CARDS if trump is not None or card.suit is not None]
+    hand = data.draw(st.lists(st.sampled_from(cards), min_size=size, max_size=size, unique=True))
+    bid = heuristic_bid(Seat.WEST, hand, trump, size, Bid(Seat.EAST), after_three_passes=True)
+    assert bid.board or 1 <= bid.amount <= size - 1
+    alone = heuristic_bid(Seat.WEST, hand, trump, size, Bid(Seat.EAST))
+    assert bid == alone or (not alone.board and alone.amount == 0)
+
+
+@given(bids=st.lists(st.sampled_from([0, 1, 2, "board"]), max_size=4))
+def test_three_passes_are_three_passes(bids: list[int | str]) -> None:
+    said = [
+        Bid(seat, board=True) if bid == "board" else Bid(seat, int(bid))
+        for seat, bid in zip(Seat, bids, strict=False)
+    ]
+    assert three_passed(said) == (bids == [0, 0, 0])
+
+
+@given(seed=st.integers(0, 2**64 - 1))
+def test_four_heuristic_players_throw_no_deal_in(seed: int) -> None:
+    """The last bidder never passes after three passes, so no deal is thrown in."""
+    state = play_match([HeuristicPlayer()] * 4, Rules(schedule=[2, 1, 1, 1]), seed=seed)
+    assert not any(result.thrown_in for result in state.history)
 
 
 # --- the heuristic's play ------------------------------------------------------------

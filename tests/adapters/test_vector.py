@@ -404,6 +404,12 @@ def test_the_compiled_heuristic_chooses_as_the_heuristic_player_at_every_decisio
     assert compared >= 400
 
 
+def test_the_compiled_heuristic_bids_small_deals_as_the_player():
+    """One- and two-card deals: Board on any trump, and no throw-in by the last bidder."""
+    compared = heuristic_differential([[1, 1, 1, 1, 1, 1], [2, 1, 2]], lanes=16, steps=200, seed=8)
+    assert compared >= 300
+
+
 def test_sb3s_vec_env_plays_against_the_compiled_heuristic():
     pytest.importorskip("stable_baselines3")
     from backalley.batch.sb3 import SeatVecEnv  # noqa: PLC0415 -- needs the rl extra

@@ -142,3 +142,21 @@ def new_room(base: str, mode: str = "computer", **form: str) -> str:
 
     assert not form or set(form) <= {"schedule"}
     return create_room(base, mode, form.get("schedule", "short"))
+
+
+# --- a slow computer player, importable by the table's worker processes -----------------
+
+
+SLOW_SECONDS = 3.0
+"""How long :class:`SlowPlayer` takes a decision."""
+
+
+class SlowPlayer:
+    """A computer player that takes ``SLOW_SECONDS`` a decision, then its first legal action."""
+
+    def __init__(self, **settings: object) -> None:
+        self.settings = settings
+
+    def __call__(self, seen: object, legal: tuple[Any, ...]) -> Any:
+        time.sleep(SLOW_SECONDS)
+        return legal[0]

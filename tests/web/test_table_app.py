@@ -28,7 +28,7 @@ from backalley.formats.checking import check
 from backalley.formats.records import loads
 from backalley.web.app import make_app
 from backalley.web.limits import CLOSE_UNKNOWN_TOKEN, Limits
-from backalley.web.names import LEVELS, clean_name
+from backalley.web.names import LEVELS, PLAY_NOW, clean_name
 from backalley.web.pages import qr_svg
 from backalley.web.rooms import Tables
 from backalley.web.store import Store
@@ -82,10 +82,10 @@ class TestPages:
         for words in ("Against the computer", "With three friends", "tiebreak-deal"):
             assert words in text
         assert 'value="short"' in text and 'value="standard"' in text
-        # Every computer level by its name for players, the weakest chosen; no engine's name.
+        # Every computer level by its name for players, Play now's chosen; no engine's name.
         for key, level in LEVELS.items():
             assert f'value="{key}"' in text and f"> {level.name} (" in text
-        first = next(iter(LEVELS))
+        first = PLAY_NOW
         assert f'value="{first}" checked' in text
         assert f'name="player" value="{first}">' in text  # the Play now button's level
         for word in ("Heuristic", "Monte Carlo", "heuristic (", "{first-level}", "<!-- levels"):

@@ -4,7 +4,9 @@
 :class:`~backalley.players.HeuristicPlayer` makes from the same seat's view: it
 counts the hand (in whole twentieths of a trick, as the player does, so no bid
 depends on rounding), bids for its side and half believes its partner's bid,
-leads a side ace, lets a winning partner have the trick, and otherwise wins as
+bids Board on any trump in a one-card deal, never throws a deal in as the last
+bidder after three passes, leads a side ace, lets a winning partner have the
+trick, and otherwise wins as
 cheaply as it can, sparing its trumps once the side has made its target (unless
 the opponents bid Board and have no trick yet). It reads only what the seat to
 move can see: its hand, the trump, the bids, the trick, the tricks won.
@@ -31,6 +33,7 @@ from ..core.action_index import BOARD_INDEX, FIRST_CARD_INDEX
 from ..core.cards import CARDS, Card, Rank, Suit, trump_mask
 from ..players.heuristic import (
     BOARD_SHARE,
+    ONE_CARD_BOARD_TWENTIETHS,
     PARTNER_BELIEF,
     ROUND_UP_FROM,
     TWENTIETHS,
@@ -157,9 +160,13 @@ class _Heuristic:
         partner_board = partner == BOARD_INDEX
         said = jnp.where((partner >= 0) & ~partner_board, partner, 0)
         count = jnp.sum(jnp.where(held, jnp.asarray(_WORTH)[kind], 0))
-        board = count >= self.board_share * size
+        # three_passed: the seat bids last and every other seat passed (MATCH-3 averted).
+        last = jnp.sum((state.bids == 0) & (jnp.arange(4) != seat)) == 3
+        one_card = (size == 1) & (last | (count >= ONE_CARD_BOARD_TWENTIETHS))
+        board = (count >= self.board_share * size) | one_card
         total = jnp.clip(count + self.belief * said + TWENTIETHS, 0, _MOST_TWENTIETHS - 1)
         target = jnp.asarray(self.rounded)[total]
+        target = jnp.where(last, jnp.maximum(target, 1), target)
         amount = jnp.maximum(0, jnp.minimum(jnp.minimum(target - said, size - 1), size - said))
         wanted = jnp.where(partner_board, 0, jnp.where(board, BOARD_INDEX, amount))
         # _pick: the wanted bid if legal, else the legal bid nearest it (Board last).

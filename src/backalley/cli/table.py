@@ -76,6 +76,8 @@ _LIMIT_FLAGS: Final = (
     ("analysis_queue", int, "N", "analyses waiting for a worker before more are refused"),
     ("analysis_per_address", int, "N", "analyses one IP address may have waiting or running"),
     ("analysis_budget", float, "SECONDS", "time one match's analysis may take"),
+    ("think_workers", int, "N", "worker processes of the slow computer players"),
+    ("think_seconds", float, "SECONDS", "time a slow computer may take a decision"),
 )
 """The limits as flags: field of ``Limits``, type, metavar, help (the default is added)."""
 

@@ -23,7 +23,13 @@ import random
 from typing import Final
 
 from ..core.tricks import winning_card
-from .heuristic import BOARD_SHARE, PARTNER_BELIEF, ROUND_UP_FROM, TWENTIETHS
+from .heuristic import (
+    BOARD_SHARE,
+    ONE_CARD_BOARD_TWENTIETHS,
+    PARTNER_BELIEF,
+    ROUND_UP_FROM,
+    TWENTIETHS,
+)
 
 __all__ = ["BOARD_CODE", "cheapest", "heuristic_bid_code", "play_out"]
 
@@ -208,14 +214,20 @@ def play_out(  # noqa: PLR0913, PLR0915, PLR0917 - one loop on plain ints, for s
     return won
 
 
-def heuristic_bid_code(
-    hand: int, worth: list[int], hand_size: int, partner_board: bool, partner_amount: int
+def heuristic_bid_code(  # noqa: PLR0913, PLR0917 - heuristic_bid's arguments, one each
+    hand: int,
+    worth: list[int],
+    hand_size: int,
+    partner_board: bool,
+    partner_amount: int,
+    after_three_passes: bool,
 ) -> int:
     """The heuristic's bid (``heuristic_bid``) for the mask ``hand``, as a code.
 
     ``worth[card]`` is what the card counts for in ``hand_twentieths`` (under the
     deal's trump, in twentieths of a trick); the partner's bid, if it came first, is
-    ``partner_board`` or ``partner_amount`` (0 when there is none). Returns
+    ``partner_board`` or ``partner_amount`` (0 when there is none);
+    ``after_three_passes`` whether the seat bids last after three passes. Returns
     ``BOARD_CODE`` for Board, else the amount (0 a Pass).
     """
     if partner_board:
@@ -227,5 +239,9 @@ def heuristic_bid_code(
         hand ^= low
     if count >= _BOARD_SHARE * hand_size:
         return BOARD_CODE
+    if hand_size == 1:
+        return BOARD_CODE if after_three_passes or count >= ONE_CARD_BOARD_TWENTIETHS else 0
     side_target = (count + _BELIEF * partner_amount + TWENTIETHS - _ROUND_UP) // TWENTIETHS
+    if after_three_passes:
+        side_target = max(side_target, 1)
     return max(0, min(side_target - partner_amount, hand_size - 1, hand_size - partner_amount))

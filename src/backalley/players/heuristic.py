@@ -10,9 +10,18 @@ it will not spend a trump to do it. It always plays the trump a blooper forces,
 and it reads only what its own seat can see."
 
 The values of the cards the seed does not name (trump king and queen, side aces
-and kings) are ours, named below. Two choices are ours too: it bids Board when
-its count reaches the hand size, and it does spend a trump after making its
-target when the opponents bid Board, since one trick beats a Board.
+and kings) are ours, named below. So are the rounding and these choices: it
+bids Board when its count reaches the hand size; in a one-card deal, where the
+only bids are Pass and Board (BID-2), it bids Board on any trump; the last to
+bid never throws the deal in (MATCH-3) after three passes, but bids at least one
+trick (Board with one card); and it does spend a trump after making its target
+when the opponents bid Board, since one trick beats a Board.
+
+The one-card and last-bidder rules keep four heuristic players from throwing in
+most one-card deals: counted card by card, a one-card hand is rarely worth half
+a trick, so four such hands used to pass 8 deals of every 14-deal short match.
+Three passes also tell the last bidder that nobody else holds a card they
+would have bid on, which makes its lead likelier to win.
 """
 
 from __future__ import annotations
@@ -34,6 +43,8 @@ __all__ = [
     "LOW_TRUMP_TRICKS",
     "NO_TRUMP_ACE_TRICKS",
     "NO_TRUMP_KING_TRICKS",
+    "ONE_CARD_BOARD_FROM",
+    "ONE_CARD_BOARD_TWENTIETHS",
     "PARTNER_BELIEF",
     "SIDE_ACE_TRICKS",
     "SIDE_KING_TRICKS",
@@ -47,6 +58,7 @@ __all__ = [
     "hand_tricks",
     "hand_twentieths",
     "heuristic_bid",
+    "three_passed",
 ]
 
 BIG_JOKER_TRICKS: Final = 1.25
@@ -71,6 +83,12 @@ ROUND_UP_FROM: Final = 0.5
 """A count's fraction from which the bid rounds up: 0.5 is ordinary rounding."""
 BOARD_SHARE: Final = 1.0
 """Bid Board when the hand alone counts for this share of the tricks or more."""
+ONE_CARD_BOARD_FROM: Final = 0.4
+"""In a one-card deal (Pass or Board, BID-2), bid Board from this count: on any trump.
+
+A low trump (0.45) wins a one-card deal more often than not once a trump of ten or
+more is out of the other three hands' way, and a pair that bids no Board there
+throws the deal in: the heuristic chooses the Board."""
 
 _TRUMP_COST: Final = 100
 """Added to a trump's cost so that every plain card is cheaper than any trump."""
@@ -107,6 +125,10 @@ def _twentieths(value: float) -> int:
     return scaled
 
 
+ONE_CARD_BOARD_TWENTIETHS: Final = _twentieths(ONE_CARD_BOARD_FROM)
+"""``ONE_CARD_BOARD_FROM`` in twentieths, as the compiled twins compare counts."""
+
+
 def card_twentieths(card: Card, trump: Suit | None) -> int:
     """What one card counts for in a hand (``001``), in twentieths of a trick."""
     if card is Card.BIG:
@@ -139,6 +161,7 @@ def heuristic_bid(  # noqa: PLR0913 - what the bid is a function of, one argumen
     hand_size: int,
     partner_bid: Bid | None,
     *,
+    after_three_passes: bool = False,
     round_up_from: float = ROUND_UP_FROM,
 ) -> Bid:
     """The heuristic's bid for ``hand``, given the partner's bid if it came first (``001``).
@@ -146,19 +169,33 @@ def heuristic_bid(  # noqa: PLR0913 - what the bid is a function of, one argumen
     The side's target is the hand's count plus half the partner's bid, rounded
     up from ``round_up_from``; the bid is that target less the partner's bid,
     within Pass and hand size - 1. Board when the count reaches the hand size;
-    Pass after a partner's Board (the side is scored on that Board alone). The
-    count is exact (whole twentieths, and ``round_up_from`` as the exact fraction
-    its float is), so no bid depends on floating-point rounding.
+    Pass after a partner's Board (the side is scored on that Board alone). In a
+    one-card deal, Board from a count of ``ONE_CARD_BOARD_FROM`` (any trump).
+    ``after_three_passes`` (the seat bids last and the three others passed): at
+    least one trick, Board with one card, so that the deal is not thrown in
+    (MATCH-3). The count is exact (whole twentieths, and ``round_up_from`` as the
+    exact fraction its float is), so no bid depends on floating-point rounding.
     """
     if partner_bid is not None and partner_bid.board:
         return Bid(seat)
-    count = Fraction(hand_twentieths(hand, trump), TWENTIETHS)
+    twentieths = hand_twentieths(hand, trump)
+    count = Fraction(twentieths, TWENTIETHS)
     if count >= Fraction(BOARD_SHARE) * hand_size:
         return Bid(seat, board=True)
+    if hand_size == 1:
+        # Pass or Board are the only bids (BID-2), and the partner's was a Pass if any.
+        return Bid(seat, board=after_three_passes or twentieths >= ONE_CARD_BOARD_TWENTIETHS)
     said = partner_bid.amount if partner_bid is not None else 0
     side_target = math.floor(count + Fraction(PARTNER_BELIEF) * said + 1 - Fraction(round_up_from))
+    if after_three_passes:
+        side_target = max(side_target, 1)
     amount = max(0, min(side_target - said, hand_size - 1, hand_size - said))
     return Bid(seat, amount)
+
+
+def three_passed(bids: Sequence[Bid]) -> bool:
+    """Whether ``bids``, the bids said so far in the circuit, are three passes."""
+    return len(bids) == 3 and not any(bid.board or bid.amount for bid in bids)
 
 
 @functools.cache
@@ -196,13 +233,15 @@ class HeuristicPlayer:
 
     def bid(self, view: SeatView, legal: Sequence[Bid | Play]) -> Bid:
         """Bid for the side: the hand's count plus half the partner's bid, less that bid."""
-        partner_bid = view.deal.bid_of(view.partner) if view.deal is not None else None
+        deal = view.deal
+        assert deal is not None  # asked to bid, so a deal is being bid
         wanted = heuristic_bid(
             view.seat,
             view.hand,
             view.trump,
             view.hand_size,
-            partner_bid,
+            deal.bid_of(view.partner),
+            after_three_passes=three_passed(deal.bids),
             round_up_from=self.round_up_from,
         )
         return _pick(legal, wanted)

@@ -75,7 +75,7 @@ from ..engine.sampling import DealSampler
 from ..engine.view import SeatView
 from ..solver.search import Search
 from ._playout import BOARD_CODE, heuristic_bid_code, play_out
-from .heuristic import card_twentieths
+from .heuristic import card_twentieths, three_passed
 
 __all__ = ["MonteCarloPlayer", "search_player"]
 
@@ -231,7 +231,7 @@ class MonteCarloPlayer:
     def _likelihood(
         self,
         table: _Table,
-        evidence: list[tuple[int, int, bool, int]],
+        evidence: list[tuple[int, int, bool, int, bool]],
         sampler: DealSampler,
         hands: list[int],
     ) -> float:
@@ -247,9 +247,9 @@ class MonteCarloPlayer:
         size = table.size
         known = sampler.known
         miss = 0
-        for seat, said, partner_board, partner_amount in evidence:
+        for seat, said, partner_board, partner_amount, last in evidence:
             guess = heuristic_bid_code(
-                hands[seat] | known[seat], worth, size, partner_board, partner_amount
+                hands[seat] | known[seat], worth, size, partner_board, partner_amount, last
             )
             if (guess == BOARD_CODE) != (said == BOARD_CODE):
                 miss += _BOARD_MISS
@@ -304,6 +304,8 @@ class MonteCarloPlayer:
                     size,
                     partner == BOARD_CODE,
                     0 if partner is None or partner == BOARD_CODE else partner,
+                    # Only the last to bid sees every other seat's code: three passes?
+                    all(code == 0 for other, code in enumerate(codes) if other != seat),
                 )
                 codes[seat] = code
                 predicted.append(code)
@@ -332,8 +334,8 @@ def _bid_code(bid: Bid) -> int:
     return BOARD_CODE if bid.board else bid.amount
 
 
-def _evidence(view: SeatView) -> list[tuple[int, int, bool, int]]:
-    """The others' bids to explain: seat, bid code, and the partner's bid before it."""
+def _evidence(view: SeatView) -> list[tuple[int, int, bool, int, bool]]:
+    """The others' bids to explain: seat, code, partner's bid before it, three passes before."""
     deal = view.deal
     assert deal is not None
     evidence = []
@@ -344,7 +346,8 @@ def _evidence(view: SeatView) -> list[tuple[int, int, bool, int]]:
             partner = next((b for b in said if b.seat == seat.partner), None)
             partner_board = partner is not None and partner.board
             partner_amount = 0 if partner is None else partner.amount
-            evidence.append((int(seat), _bid_code(bid), partner_board, partner_amount))
+            last = three_passed(said)
+            evidence.append((int(seat), _bid_code(bid), partner_board, partner_amount, last))
         said.append(bid)
     return evidence
 

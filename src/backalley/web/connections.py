@@ -25,6 +25,7 @@ from .limits import CLOSE_IDLE, CLOSE_TOO_SLOW, Budget, Limits, Rates
 from .messages import FrameCache, encode
 from .outbox import Outbox
 from .rooms import Refused, Room, Tables
+from .thinking import Thinker
 
 if TYPE_CHECKING:
     from starlette.websockets import WebSocket
@@ -173,6 +174,7 @@ class Hub:
         self.tables = tables
         self.limits = limits
         self.pace = pace
+        self.thinker = Thinker(limits.think_workers, limits.think_seconds)
         self.sockets: dict[str, dict[Seat, set[Connection]]] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._frames: dict[str, FrameCache] = {}
@@ -212,9 +214,15 @@ class Hub:
         while room.automatic_due:
             if self.pace > 0:
                 await asyncio.sleep(self.pace)
+            # A slow computer chooses in a worker process, within its cap, outside the
+            # room's lock and off the loop (thinking.py); a fast one chooses in step_later.
+            version = room.version
+            chosen = await self.thinker.think(room)
             async with self.lock(room):
+                if room.version != version:
+                    continue  # the room moved on meanwhile: look at it again
                 try:
-                    pending = self.tables.step_later(room)
+                    pending = self.tables.step_later(room, chosen)
                     if pending is None:
                         return
                     await pending.done()
@@ -232,6 +240,7 @@ class Hub:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        self.thinker.stop()
 
     # --- what the rooms' pages are sent --------------------------------------------------
 

@@ -105,6 +105,10 @@ class Limits:
     """Analyses one IP address may have waiting or running at once (its fair share)."""
     analysis_budget: float = attrs.field(default=300.0, validator=attrs.validators.gt(0))
     """Seconds one match's analysis may take; deals not done by then are "not analysed in time"."""
+    think_workers: int = attrs.field(default=2, validator=attrs.validators.ge(1))
+    """Worker processes in which the slow computer players (Strong, Expert) choose."""
+    think_seconds: float = attrs.field(default=5.0, validator=attrs.validators.gt(0))
+    """Seconds a slow computer may take a decision; past them it plays the heuristic's choice."""
 
 
 class Budget:

@@ -17,8 +17,8 @@ Every message is one JSON object in a text frame. A browser sends:
   ``{"type": "act", "version": V, "play": "AS"}``: a bid or a card, for the
   seat whose link opened the socket (a message never names a seat), sent after
   seeing the room at version ``V``;
-- ``{"type": "fill", "player": "heuristic" | "montecarlo"}``: the host seats
-  computer players at the empty seats;
+- ``{"type": "fill", "player": "heuristic"}``: the host seats computer players
+  at the empty seats (a kind of ``rooms.COMPUTER_PLAYERS``: the levels' kinds);
 - ``{"type": "reinvite", "seat": "W"}``: the host gives a guest's seat a new
   invitation; the old one, and the secret of whoever claimed it, open nothing;
 - ``{"type": "chat", "text": "..."}``: a chat line, in a room of friends

@@ -9,7 +9,7 @@ text (at most :data:`MAX_NAME` characters, no control characters), and the pages
 write it as text, never as HTML.
 
 >>> [level.name for level in LEVELS.values()]
-['Steady', 'Strong']
+['Beginner', 'Steady', 'Strong', 'Expert']
 >>> clean_name("  Ann" + chr(10) + "<b>Lee</b>  ")
 'Ann <b>Lee</b>'
 >>> clean_name("x" * 40) == "x" * MAX_NAME
@@ -23,7 +23,9 @@ from typing import Final
 
 import attrs
 
-__all__ = ["LEVELS", "MAX_NAME", "Level", "clean_name", "level_name"]
+from ..players import levels
+
+__all__ = ["LEVELS", "MAX_NAME", "PLAY_NOW", "Level", "clean_name", "level_name"]
 
 
 @attrs.frozen
@@ -35,10 +37,14 @@ class Level:
 
 
 LEVELS: Final = {
-    "heuristic": Level("Steady", "plays sound cards at once, by its hand"),
-    "montecarlo": Level("Strong", "thinks ahead through the deals it could be in"),
+    level.kind: Level(level.name, level.description.rstrip(".")) for level in levels.LEVELS
 }
-"""The computer players a room may seat, weakest first, by the names players read."""
+"""The computer players a room may seat, weakest first, by the names players read
+(:data:`backalley.players.levels.LEVELS`, ordered by the strength ladder)."""
+
+PLAY_NOW: Final = "heuristic"
+"""The level of the lobby's first button, Play now: Steady, the level most people
+enjoy first (the Beginner plays at random)."""
 
 MAX_NAME: Final = 24
 """The longest name a person may give themselves, in characters."""

@@ -53,7 +53,7 @@ from .fixed import Fixed, FixedCache  # noqa: E402
 from .forwarding import public_link  # noqa: E402
 from .howto import howto_steps  # noqa: E402
 from .limits import Limits  # noqa: E402
-from .names import LEVELS  # noqa: E402
+from .names import LEVELS, PLAY_NOW  # noqa: E402
 from .rooms import COMPUTER_PLAYERS, MODES, Refused, Tables  # noqa: E402
 
 __all__ = [
@@ -145,15 +145,15 @@ def qr_svg(link: str) -> str:
 
 @functools.cache
 def _lobby_page() -> Fixed:
-    """The lobby's file with its computer levels filled in, the weakest one chosen."""
+    """The lobby's file with its computer levels filled in, Play now's level chosen."""
     choices = "".join(
         f'<label><input type="radio" name="player" value="{html.escape(key)}"'
-        f"{' checked' if index == 0 else ''}> {html.escape(level.name)} "
+        f"{' checked' if key == PLAY_NOW else ''}> {html.escape(level.name)} "
         f"({html.escape(level.about)})</label>\n"
-        for index, (key, level) in enumerate(LEVELS.items())
+        for key, level in LEVELS.items()
     )
     text = (STATIC / "lobby.html").read_text(encoding="utf-8")
-    first = html.escape(next(iter(LEVELS)))
+    first = html.escape(PLAY_NOW)
     filled = text.replace("<!-- levels -->\n", choices).replace("{first-level}", first)
     return Fixed(filled.encode("utf-8"), "text/html; charset=utf-8", cache_control="no-cache")
 

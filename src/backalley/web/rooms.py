@@ -66,7 +66,7 @@ from ..engine.state import MatchState, Phase
 from ..engine.view import view
 from ..formats.notation import NotationError, parse_action, parse_bid
 from ..players import PLAYER_KINDS, Player, SeatedPlayer, player_seed
-from .names import LEVELS
+from ..players.levels import LEVELS
 from .store import (
     SeatRow,
     Store,
@@ -94,8 +94,9 @@ __all__ = [
 MODES: Final = ("computer", "friends")
 """The two ways to sit down (seed ``001``): play the computer, play with three friends."""
 
-COMPUTER_PLAYERS: Final = tuple(LEVELS)
-"""The computer players a room may seat (``backalley.players.PLAYER_KINDS``)."""
+COMPUTER_PLAYERS: Final = tuple(level.kind for level in LEVELS)
+"""The computer players a room may seat: the kinds of the levels, weakest first
+(``backalley.players.levels``; the slow ones choose in worker processes)."""
 
 ROLES: Final = {
     Seat.SOUTH: "host",
@@ -285,16 +286,24 @@ class Room:
             self._players[seat] = made
         return self._players[seat]
 
-    def next_automatic(self) -> Action | None:
-        """The action the server makes itself now: the seeded deal or a computer's choice."""
+    def legal_choices(self) -> tuple[Bid | Play, ...]:
+        """The bids or cards the seat to move may choose among now."""
+        return tuple(act for act in legal_actions(self.state) if not isinstance(act, Deal))
+
+    def next_automatic(self, chosen: Action | None = None) -> Action | None:
+        """The action the server makes itself now: the seeded deal or a computer's choice.
+
+        ``chosen``: the computer's choice, made elsewhere (a worker process,
+        ``backalley.web.thinking``); otherwise the computer chooses here.
+        """
         if not self.automatic_due:
             return None
         if self.state.phase is Phase.DEAL:
             return seeded_deal(self.state)
         seat = self.state.to_move
         assert seat is not None
-        legal = tuple(act for act in legal_actions(self.state) if not isinstance(act, Deal))
-        choice = self.player(seat)(view(self.state, seat), legal)
+        legal = self.legal_choices()
+        choice = chosen if chosen is not None else self.player(seat)(view(self.state, seat), legal)
         if choice not in legal:
             # A computer player of the library never does this; if one did, the room
             # must not stop for good: play its first legal action and go on.
@@ -655,9 +664,12 @@ class Tables:
         """
         return self.act_later(room, seat, version, kind, value).wait()
 
-    def step_later(self, room: Room) -> Pending[Action] | None:
-        """The next automatic action (a deal, a computer's bid or card) handed to the store."""
-        action = room.next_automatic()
+    def step_later(self, room: Room, chosen: Action | None = None) -> Pending[Action] | None:
+        """The next automatic action (a deal, a computer's bid or card) handed to the store.
+
+        ``chosen``: the computer's choice if it was made elsewhere (see ``next_automatic``).
+        """
+        action = room.next_automatic(chosen)
         if action is None:
             return None
         return self._commit(room, action, apply(room.state, action))
