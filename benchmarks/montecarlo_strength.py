@@ -16,6 +16,8 @@ samples double dummy) instead, for example against today's Monte Carlo player:
 
     python benchmarks/montecarlo_strength.py --player search --opponent montecarlo --sets 60
 
+``--player learned`` measures the trained player (``backalley.players.learned``).
+
 ``--first-set`` starts at a later set of the run seed, so that one run can be split
 between processes (``--sets 50`` and ``--sets 50 --first-set 50`` are the first 100).
 """
@@ -71,7 +73,9 @@ def main() -> None:
     parser.add_argument(
         "--first-set", type=int, default=0, help="index of the first set (to split a run)"
     )
-    parser.add_argument("--player", default="montecarlo", choices=["montecarlo", "search"])
+    parser.add_argument(
+        "--player", default="montecarlo", choices=["montecarlo", "search", "learned"]
+    )
     parser.add_argument("--opponent", default="heuristic", choices=sorted(PLAYER_KINDS))
     parser.add_argument("--exact-tricks", type=int, help="tricks left from which to solve")
     parser.add_argument("--exact-bids", type=int, help="largest hand size bid by solving")
@@ -98,9 +102,12 @@ def main() -> None:
         settings["exact_tricks"] = args.exact_tricks
     if args.exact_bids is not None:
         settings["exact_bids"] = args.exact_bids
-    template = (
-        search_player(**settings) if args.player == "search" else MonteCarloPlayer(**settings)  # type: ignore[arg-type]
-    )
+    if args.player == "learned":  # the trained player: no settings
+        template: Player = PLAYER_KINDS["learned"]()
+    elif args.player == "search":
+        template = search_player(**settings)  # type: ignore[arg-type]
+    else:
+        template = MonteCarloPlayer(**settings)  # type: ignore[arg-type]
     start = time.perf_counter()
     times, results, margins, counts = _play_sets(template, args, rules)
     elapsed = time.perf_counter() - start
@@ -131,7 +138,7 @@ def main() -> None:
 
 
 def _play_sets(
-    template: MonteCarloPlayer, args: argparse.Namespace, rules: Rules
+    template: Player, args: argparse.Namespace, rules: Rules
 ) -> tuple[list[float], list[float], list[int], tuple[int, int, int]]:
     """Play the duplicate sets: decision times, results per set, margins, and W/D/L."""
     times: list[float] = []

@@ -16,6 +16,7 @@ from backalley._extras import MissingExtra, require_extra
         ("backalley.pettingzoo", "gymnasium", "pettingzoo"),
         ("backalley.batch", "numpy", "batch"),
         ("backalley.batch", "jax", "batch"),
+        ("backalley.players.learned", "numpy", "learned"),
     ],
 )
 def test_importing_an_adapter_without_its_framework_names_the_extra(
