@@ -122,7 +122,8 @@ def main() -> None:
             out.writelines(f"{value:.3f}\n" for value in ms)
     print(f"{args.player} {template!r} against {args.opponent}, {rules}")
     print(
-        f"matches: {matches} ({args.sets} duplicate sets); Monte Carlo won {won}, drew {drawn}, "
+        f"matches: {matches} ({args.sets} duplicate sets); {args.player} pair won {won},"
+        f" drew {drawn}, "
         f"lost {lost}: win rate {won / matches:.1%} (95% Wilson CI {low:.1%}-{high:.1%})"
     )
     print(
