@@ -16,7 +16,8 @@ samples double dummy) instead, for example against today's Monte Carlo player:
 
     python benchmarks/montecarlo_strength.py --player search --opponent montecarlo --sets 60
 
-``--player learned`` measures the trained player (``backalley.players.learned``).
+``--player learned`` measures the trained player (``backalley.players.learned``), with
+its shipped weights or those of ``--weights``.
 
 ``--first-set`` starts at a later set of the run seed, so that one run can be split
 between processes (``--sets 50`` and ``--sets 50 --first-set 50`` are the first 100).
@@ -90,6 +91,7 @@ def main() -> None:
         "--bid-inference", type=float, default=DEFAULT_BID_INFERENCE, help="weight of bids"
     )
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--weights", help="the learned player's weights (.npz; default shipped)")
     parser.add_argument("--times", help="file to write each decision's CPU ms to, one a line")
     args = parser.parse_args()
     rules = Rules(schedule=args.schedule)
@@ -102,12 +104,7 @@ def main() -> None:
         settings["exact_tricks"] = args.exact_tricks
     if args.exact_bids is not None:
         settings["exact_bids"] = args.exact_bids
-    if args.player == "learned":  # the trained player: no settings
-        template: Player = PLAYER_KINDS["learned"]()
-    elif args.player == "search":
-        template = search_player(**settings)  # type: ignore[arg-type]
-    else:
-        template = MonteCarloPlayer(**settings)  # type: ignore[arg-type]
+    template = _player(args, settings)
     start = time.perf_counter()
     times, results, margins, counts = _play_sets(template, args, rules)
     elapsed = time.perf_counter() - start
@@ -136,6 +133,17 @@ def main() -> None:
         f"95th percentile {ms[int(0.95 * (len(ms) - 1))]:.1f} over {len(ms)} decisions"
     )
     print(f"{matches} matches in {elapsed:.0f} s")
+
+
+def _player(args: argparse.Namespace, settings: dict[str, int | float | bool]) -> Player:
+    """The player measured: Monte Carlo or search with ``settings``, or the trained one."""
+    if args.player == "learned":  # the trained player: the shipped weights, or --weights
+        from backalley.players.learned import LearnedPlayer, Network  # noqa: PLC0415
+
+        return LearnedPlayer(Network.load(args.weights) if args.weights else None)
+    if args.player == "search":
+        return search_player(**settings)  # type: ignore[arg-type]
+    return MonteCarloPlayer(**settings)  # type: ignore[arg-type]
 
 
 def _play_sets(
