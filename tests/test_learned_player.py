@@ -121,3 +121,34 @@ def test_the_player_takes_the_legal_action_of_highest_score() -> None:
     biases = np.arange(68, dtype=np.float32)
     player = LearnedPlayer(Network([(weights, biases)]))
     assert player(view(state, seat), legal) == legal[-1]  # Board, slot 13, while bidding
+
+
+BLOCK_NUMPY = (
+    "import sys\n"
+    "class Block:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name.split('.')[0] == 'numpy':\n"
+    "            raise ImportError('blocked')\n"
+    "sys.meta_path.insert(0, Block())\n"
+    "from backalley.cli import main\n"
+)
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["simulate", "--ns", "learned", "--matches", "2"], ["play", "--opponents", "learned"]],
+)
+def test_the_command_line_names_the_extra_when_numpy_is_missing(arguments: list[str]) -> None:
+    code = BLOCK_NUMPY + f"sys.exit(main({arguments!r}))\n"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "pip install 'backalley[learned]'" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
