@@ -32,7 +32,8 @@ _NEEDS = {
     "starlette": [*_WEB_SERVER, "docs/table.md"],
     "uvicorn": [*_WEB_SERVER, "docs/table.md"],
     "websockets": ["src/backalley/web/scripted.py", "docs/table.md"],
-    "numpy": _BATCH,
+    # The trained player plays with NumPy (the learned extra).
+    "numpy": [*_BATCH, "src/backalley/players/learned.py"],
     "jax": _BATCH,
     "pgx": ["src/backalley/batch/pgx_env.py", "docs/batch.md"],
     # The training example of docs/batch.md needs optax beside JAX.

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.evaluation import evaluate_policy
 
 from backalley import Seat
 from backalley.pettingzoo import SeatEnv
@@ -114,6 +115,10 @@ def main() -> None:
     model = train(args.steps, seed=args.seed, lanes=args.lanes)
     trained = time.perf_counter() - start
     print(f"trained {args.steps} steps in {trained:.0f} s ({args.steps / trained:.0f} steps/s)")
+    # sb3-contrib's evaluate_policy passes the action masks; Stable-Baselines3's own does
+    # not, and would report -1.0 (the illegal-action reward) for every episode.
+    mean, spread = evaluate_policy(model, make_env(rewards="match"), n_eval_episodes=100)
+    print(f"masked evaluate_policy, 100 matches: mean result {mean:+.2f} (sd {spread:.2f})")
     start = time.perf_counter()
     _report("trained South", evaluate(model, args.matches, seed=args.seed + 1))
     _report("random South ", evaluate(None, args.matches, seed=args.seed + 1))

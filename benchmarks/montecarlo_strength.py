@@ -16,6 +16,9 @@ samples double dummy) instead, for example against today's Monte Carlo player:
 
     python benchmarks/montecarlo_strength.py --player search --opponent montecarlo --sets 60
 
+``--player learned`` measures the trained player (``backalley.players.learned``), with
+its shipped weights or those of ``--weights``.
+
 ``--first-set`` starts at a later set of the run seed, so that one run can be split
 between processes (``--sets 50`` and ``--sets 50 --first-set 50`` are the first 100).
 """
@@ -71,7 +74,9 @@ def main() -> None:
     parser.add_argument(
         "--first-set", type=int, default=0, help="index of the first set (to split a run)"
     )
-    parser.add_argument("--player", default="montecarlo", choices=["montecarlo", "search"])
+    parser.add_argument(
+        "--player", default="montecarlo", choices=["montecarlo", "search", "learned"]
+    )
     parser.add_argument("--opponent", default="heuristic", choices=sorted(PLAYER_KINDS))
     parser.add_argument("--exact-tricks", type=int, help="tricks left from which to solve")
     parser.add_argument("--exact-bids", type=int, help="largest hand size bid by solving")
@@ -86,6 +91,7 @@ def main() -> None:
         "--bid-inference", type=float, default=DEFAULT_BID_INFERENCE, help="weight of bids"
     )
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--weights", help="the learned player's weights (.npz; default shipped)")
     parser.add_argument("--times", help="file to write each decision's CPU ms to, one a line")
     args = parser.parse_args()
     rules = Rules(schedule=args.schedule)
@@ -98,9 +104,7 @@ def main() -> None:
         settings["exact_tricks"] = args.exact_tricks
     if args.exact_bids is not None:
         settings["exact_bids"] = args.exact_bids
-    template = (
-        search_player(**settings) if args.player == "search" else MonteCarloPlayer(**settings)  # type: ignore[arg-type]
-    )
+    template = _player(args, settings)
     start = time.perf_counter()
     times, results, margins, counts = _play_sets(template, args, rules)
     elapsed = time.perf_counter() - start
@@ -115,7 +119,8 @@ def main() -> None:
             out.writelines(f"{value:.3f}\n" for value in ms)
     print(f"{args.player} {template!r} against {args.opponent}, {rules}")
     print(
-        f"matches: {matches} ({args.sets} duplicate sets); Monte Carlo won {won}, drew {drawn}, "
+        f"matches: {matches} ({args.sets} duplicate sets); {args.player} pair won {won},"
+        f" drew {drawn}, "
         f"lost {lost}: win rate {won / matches:.1%} (95% Wilson CI {low:.1%}-{high:.1%})"
     )
     print(
@@ -130,8 +135,19 @@ def main() -> None:
     print(f"{matches} matches in {elapsed:.0f} s")
 
 
+def _player(args: argparse.Namespace, settings: dict[str, int | float | bool]) -> Player:
+    """The player measured: Monte Carlo or search with ``settings``, or the trained one."""
+    if args.player == "learned":  # the trained player: the shipped weights, or --weights
+        from backalley.players.learned import LearnedPlayer, Network  # noqa: PLC0415
+
+        return LearnedPlayer(Network.load(args.weights) if args.weights else None)
+    if args.player == "search":
+        return search_player(**settings)  # type: ignore[arg-type]
+    return MonteCarloPlayer(**settings)  # type: ignore[arg-type]
+
+
 def _play_sets(
-    template: MonteCarloPlayer, args: argparse.Namespace, rules: Rules
+    template: Player, args: argparse.Namespace, rules: Rules
 ) -> tuple[list[float], list[float], list[int], tuple[int, int, int]]:
     """Play the duplicate sets: decision times, results per set, margins, and W/D/L."""
     times: list[float] = []

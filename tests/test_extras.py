@@ -16,6 +16,7 @@ from backalley._extras import MissingExtra, require_extra
         ("backalley.pettingzoo", "gymnasium", "pettingzoo"),
         ("backalley.batch", "numpy", "batch"),
         ("backalley.batch", "jax", "batch"),
+        ("backalley.players.learned", "numpy", "learned"),
     ],
 )
 def test_importing_an_adapter_without_its_framework_names_the_extra(
@@ -95,3 +96,40 @@ def test_the_install_commands_name_extras_the_project_declares():
         # From the index: the project's name; in a clone: the checkout itself, editable.
         assert f"pip install 'backalley[{extra}]'" in command
         assert f"pip install -e '.[{extra}]'" in command
+
+
+def test_the_train_extra_brings_what_the_batch_pages_training_example_imports():
+    """docs/batch.md's example imports jax, numpy and optax: the train extra has them all,
+    and CI installs it through the extra, not by naming a package by hand."""
+    import re  # noqa: PLC0415
+    import tomllib  # noqa: PLC0415
+    from pathlib import Path  # noqa: PLC0415
+
+    root = Path(__file__).parents[1]
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+
+    def brought(extra):
+        names = set()
+        for requirement in extras[extra]:
+            name = re.match(r"[A-Za-z0-9_.-]+", requirement).group(0)
+            if name == "backalley":
+                inner = re.search(r"\[(.*)\]", requirement).group(1)
+                for other in inner.split(","):
+                    names |= brought(other.strip())
+            else:
+                names.add(name.lower())
+        return names
+
+    page = (root / "docs" / "batch.md").read_text()
+    imported = {
+        name.split(".")[0]
+        for name in re.findall(r"^>>> (?:import|from) ([\w.]+)", page, re.MULTILINE)
+    }
+    outside = {name for name in imported if name != "backalley"}
+    assert {"optax", "jax"} <= outside
+    assert outside <= brought("train")
+    ci = (root / ".ci" / "run").read_text()
+    assert "train" in re.search(r"pip install[^\n]*\[batch[^\n]*", ci).group(0)
+    assert not re.search(r"pip install[^\n]*\boptax\b", ci)

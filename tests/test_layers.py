@@ -189,6 +189,9 @@ LAZY: dict[tuple[str, str], str] = {
     ("backalley.cli.table", "backalley.web.rooms"): "the table's rooms, with its server",
     ("backalley.cli.table", "backalley.web.store"): "the table's database, with its server",
     ("backalley.cli.table", "backalley.web.logs"): "the server's log lines, with its server",
+    # The trained player needs NumPy (the learned extra): the players' package and its
+    # names load without it.
+    ("backalley.players", "backalley.players.learned"): "the trained player (NumPy)",
 }
 """Every lazy import of one backalley module by another, and why it waits."""
 

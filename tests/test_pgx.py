@@ -254,3 +254,36 @@ def test_the_step_is_pgxs_step():
         state = got
     # Finished matches were stepped again, and illegal actions taken.
     assert seen["terminated"] > lanes and seen["illegal"] > 0
+
+
+def test_pgx_tools_that_refuse_outside_games_have_ours_beside_them(tmp_path):
+    import xml.etree.ElementTree as ET  # noqa: PLC0415
+
+    from backalley.batch.pgx_env import PGX_TOOLS, api_test, save_svg_animation  # noqa: PLC0415
+
+    env = BackAlley(Rules(schedule=[2, 1]))
+    # pgx's own test stops at its assertion that the id is one of pgx's games.
+    with pytest.raises(AssertionError):
+        pgx.api_test(env, 1)
+    assert "backalley.batch.pgx_env.api_test" in PGX_TOOLS
+    api_test(env, num=1)
+    assert ENV_ID not in get_args(pgx_api_test.EnvId)  # admitted for the run only
+    init, step = jax.jit(env.init), jax.jit(env.step)
+    states = [init(jax.random.key(3))]
+    for _ in range(4):
+        state = states[-1]
+        states.append(step(state, jnp.argmax(state.legal_action_mask)))
+    with pytest.raises(AssertionError):
+        pgx.save_svg_animation(states, str(tmp_path / "pgx.svg"))
+    save_svg_animation(states, tmp_path / "ours.svg", frame_duration_seconds=0.25)
+    root = ET.parse(tmp_path / "ours.svg").getroot()
+    frames = [child for child in root if child.tag.endswith("svg")]
+    assert len(frames) == len(states)
+    timings = [
+        frame.find("{http://www.w3.org/2000/svg}animate").get("keyTimes") for frame in frames
+    ]
+    assert timings == [f"0;{k / 5:g};{(k + 1) / 5:g}" for k in range(5)]
+    with pytest.raises(ValueError, match="batched"):
+        save_svg_animation(
+            [jax.vmap(env.init)(jax.random.split(jax.random.key(0), 2))], tmp_path / "x.svg"
+        )

@@ -24,13 +24,14 @@ would split OpenSpiel's game string), ``tie`` (``draw`` or ``tiebreak-deal``),
 ``one_deal`` (0 plays the schedule; 1-13 plays a single deal of that many
 cards), ``returns`` (``win``: +1 for each seat of the winning pair, -1 for the
 losers, 0 for a draw; ``margin``: North-South's total minus East-West's, and
-its negative for East-West) and ``max_extra_deals`` (default 20).
+its negative for East-West) and ``max_extra_deals`` (default
+:data:`~backalley.engine.bounds.EXTRA_DEALS`, 8).
 
 Four passes throw a deal in and equal tricks in an even tiebreak deal call for
 another: the rules allow a match without end, and OpenSpiel needs a longest
-game. So after ``max_extra_deals`` thrown-in or tiebreak deals the game stops
-before the next deal, scored on the totals so far (the winner by totals, or a
-draw). Returns come only at the end of the game.
+game. So once a game has dealt its schedule's deals and ``max_extra_deals``
+more (thrown-in or tiebreak deals), it stops before the next deal, scored on
+the totals so far (the winner by totals, or a draw). Returns come only at the end of the game.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ from ..core.action_index import (
 from ..core.actions import Bid, Play, deal_of_permutation
 from ..core.cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat
 from ..core.rules import Rules
-from ..engine.bounds import check_bounds
+from ..engine.bounds import EXTRA_DEALS, check_bounds, out_of_deals
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.sampling import InformationSet
 from ..engine.state import MatchState
@@ -87,7 +88,7 @@ PARAMETERS: Final[dict[str, Any]] = {
     "first_dealer": "N",
     "one_deal": 0,
     "returns": "win",
-    "max_extra_deals": 20,
+    "max_extra_deals": EXTRA_DEALS,
 }
 """The game's parameters and their defaults."""
 
@@ -235,8 +236,7 @@ class _Position:
         self.left = left
         seat = match.to_move  # read off the position: no deal is made for it
         self.terminal = match.is_over or (
-            match.setup is None
-            and len(match.history) - match.counted_deals >= settings.max_extra_deals
+            match.setup is None and out_of_deals(match, settings.max_extra_deals)
         )
         if seat is not None:
             self.player = int(seat)

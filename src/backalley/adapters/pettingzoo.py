@@ -25,7 +25,9 @@ seat's view (:mod:`backalley.adapters.encoding`).
   the winning pair and -1 to the others at the end of the match (0 for a draw).
 - **Ends**: the match's end terminates every agent. Four passes throw a deal in
   and an even tiebreak deal can be tied, so the rules allow a match without
-  end; after ``max_extra_deals`` thrown-in or tiebreak deals every agent is
+  end; after ``max_extra_deals`` thrown-in or tiebreak deals (default
+  :data:`~backalley.engine.bounds.EXTRA_DEALS`, 8: the one rule of every
+  environment, the batch engine's ``spare_deals`` included) every agent is
   truncated instead.
 - ``infos[agent]["action_mask"]`` repeats each agent's mask.
 - **Illegal actions**: in the AEC environment an action the rules refuse raises
@@ -63,6 +65,7 @@ from ..core.cards import SEATS, Seat
 from ..core.dealing import MAX_SEED
 from ..core.errors import IllegalAction
 from ..core.rules import Rules
+from ..engine.bounds import EXTRA_DEALS, out_of_deals
 from ..engine.match import apply, legal_actions, new_match, seeded_deal
 from ..engine.state import MatchState, Phase
 from ..engine.validate import InvalidState, validate
@@ -70,6 +73,7 @@ from ..engine.view import view
 from ..formats.checking import replay
 from ..formats.records import Record, RecordError, loads, parse_record
 from ..pictures.text import state_text
+from ..players import PLAYER_KINDS
 from ..players.driver import Player, SeatedPlayer, player_seed
 from . import encoding
 from ._actions import ACTIONS, legal_indices
@@ -78,12 +82,16 @@ from ._views import seat_view
 __all__ = [
     "AGENTS",
     "ILLEGAL_POLICIES",
+    "MASKED_EVALUATION",
     "RENDER_MODES",
     "RESET_OPTIONS",
     "SEAT_ENV_ID",
     "BackAlleyEnv",
+    "IllegalActionWarning",
     "SeatEnv",
     "env",
+    "flat_space",
+    "flatten",
     "observation_space",
     "position_from",
     "raw_env",
@@ -184,6 +192,27 @@ def observation_space(layout: encoding.Layout = encoding.OBSERVATION) -> spaces.
     )
 
 
+def flat_space(layout: encoding.Layout = encoding.OBSERVATION) -> spaces.Box:
+    """The flat observation space of one seat: the tensor of ``layout``, then the mask.
+
+    One float32 vector, as Stable-Baselines3's ``MlpPolicy`` takes: the tensor's
+    numbers in their documented ranges, then the 68 mask values (1.0 legal, 0.0 not).
+    """
+    low, high = layout.bounds()
+    return spaces.Box(
+        np.array([*low, *[0.0] * NUM_ACTION_INDICES], np.float32),
+        np.array([*high, *[1.0] * NUM_ACTION_INDICES], np.float32),
+        dtype=np.float32,
+    )
+
+
+def flatten(observation: Mapping[str, np.ndarray[Any, Any]]) -> np.ndarray[Any, Any]:
+    """A dict observation as the flat vector of :func:`flat_space`."""
+    return np.concatenate(
+        [observation["observation"], observation["action_mask"].astype(np.float32)]
+    )
+
+
 def action_number(index: Any) -> int:
     """An action given as any integer-like value, as an int: TypeError for anything else.
 
@@ -251,15 +280,15 @@ class _Table:
             # Refused whole: the table stays as it was before this reset.
             self.match, self.truncated, self.seat = before
             raise ValueError(
-                f"options['state'] has {self.max_extra_deals} or more thrown-in or tiebreak"
-                " deals, the environment's max_extra_deals: it would stop before any action"
+                f"options['state'] has dealt its schedule's deals and {self.max_extra_deals}"
+                " more, the environment's max_extra_deals: it would stop before any action"
             )
 
     def _deal(self) -> None:
         """Deal every deal that is due, or stop the match after too many extra deals."""
         match = self.match
         while match.phase is Phase.DEAL:
-            if len(match.history) - match.counted_deals >= self.max_extra_deals:
+            if out_of_deals(match, self.max_extra_deals):
                 self.truncated = True
                 break
             match = apply(match, seeded_deal(match))
@@ -335,7 +364,7 @@ class BackAlleyEnv(AECEnv):  # type: ignore[misc]
         schedule: Any = None,
         rewards: str = "deal",
         observation: str = "observation",
-        max_extra_deals: int = 20,
+        max_extra_deals: int = EXTRA_DEALS,
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
@@ -490,14 +519,84 @@ makes the batch engine's :class:`~backalley.batch.vector.SeatVectorEnv`.
 ILLEGAL_POLICIES: Final = ("terminate", "raise")
 """What :class:`SeatEnv` does with an action the rules refuse."""
 
+MASKED_EVALUATION: Final = (
+    "a policy that ignores the action mask plays illegal actions, and each ends its episode"
+    " with illegal_reward: evaluate a MaskablePPO model with sb3-contrib's evaluate_policy"
+    " (from sb3_contrib.common.maskable.evaluation import evaluate_policy), which passes the"
+    " masks, not Stable-Baselines3's, which does not"
+)
+"""The sentence :class:`IllegalActionWarning` adds: how to evaluate a masked policy."""
+
+
+_UNMASKED_EVALUATOR: Final = ("stable_baselines3.common.evaluation", "evaluate_policy")
+
+
+class IllegalActionWarning(UserWarning):
+    """Stable-Baselines3's ``evaluate_policy``, which passes no masks, played an illegal action.
+
+    An illegal action is no sign of a mistake in itself (Gymnasium's and
+    Stable-Baselines3's ``check_env`` step with random actions), but inside that
+    evaluator every episode ends so, and it reports the penalty as the policy's
+    result: the warning names the evaluator that passes the masks.
+    """
+
+
+def warn_illegal(where: str, reason: str) -> None:
+    """Warn, if Stable-Baselines3's unmasked ``evaluate_policy`` is running, how to evaluate.
+
+    It looks up the call stack (on an illegal action only: never on the path of a
+    legal one) for that function of that module.
+    """
+    frame = sys._getframe(1)
+    while frame is not None:
+        if (frame.f_globals.get("__name__"), frame.f_code.co_name) == _UNMASKED_EVALUATOR:
+            warnings.warn(
+                f"{where}: an illegal action ({reason}) ended the episode inside"
+                f" Stable-Baselines3's evaluate_policy; {MASKED_EVALUATION}",
+                IllegalActionWarning,
+                stacklevel=3,
+            )
+            return
+        frame = frame.f_back  # type: ignore[assignment]
+
+
+def _player(value: Any, seat: Seat) -> Player:
+    """The player ``value`` names (a name of ``PLAYER_KINDS``) or is; TypeError otherwise."""
+    if isinstance(value, str):
+        if value not in PLAYER_KINDS:
+            names = ", ".join(repr(name) for name in PLAYER_KINDS)
+            raise ValueError(
+                f"the player for {seat.name.title()} is a player or one of the names {names};"
+                f" not {value!r}"
+            )
+        return PLAYER_KINDS[value]()
+    if not callable(value):
+        raise TypeError(
+            f"the player for {seat.name.title()} is a player (a callable taking a seat view and"
+            f" the legal actions, such as HeuristicPlayer()) or a name such as 'heuristic';"
+            f" not {value!r}"
+        )
+    return value  # type: ignore[no-any-return]
+
 
 class SeatEnv(gymnasium.Env):  # type: ignore[misc]
     """A Gymnasium environment for one seat; the other three are played by ``players``.
 
     ``players`` is one :class:`~backalley.players.Player` for the three other
-    seats, or a mapping from each other seat to its player. Each sees only its
+    seats, or a mapping from each other seat to its player; a player may be
+    given by its name in :data:`~backalley.players.PLAYER_KINDS` (``"heuristic"``,
+    ``"random"``, ...). ``partner`` gives the partner's seat a player of its own
+    (a random partner against heuristic opponents: ``SeatEnv("heuristic",
+    partner="random")``; a learning partner: any callable, such as one that
+    asks the model being trained). Every player is checked when the environment
+    is made. Each sees only its
     own view, as in :func:`backalley.players.play_match`; a seeded player is
-    seated with :func:`~backalley.players.player_seed`. The action and
+    seated with :func:`~backalley.players.player_seed`.
+
+    ``flat=True`` gives the observation as one float32 ``Box`` (the tensor, then
+    the 68 mask values as 0.0 or 1.0) instead of the dict, for networks that take
+    a vector (Stable-Baselines3's ``MlpPolicy``); :meth:`action_masks` and
+    ``info["action_mask"]`` still give the mask. The action and
     observation spaces, rewards and ends are those of :class:`BackAlleyEnv`,
     seen by ``seat``; ``info["action_mask"]`` repeats the mask, and
     :meth:`action_masks` gives it as booleans (sb3-contrib's ``MaskablePPO``
@@ -510,7 +609,10 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
     the rules' reason code (``"reason"``, such as ``"wrong_phase"``) and sentence
     (``"message"``). With ``illegal="raise"`` the step raises
     :class:`~backalley.IllegalAction` and changes nothing. Either way a value
-    outside the action space (not an index 0-67) raises.
+    outside the action space (not an index 0-67) raises. An illegal action
+    inside Stable-Baselines3's own ``evaluate_policy``, which passes no mask (so
+    every episode it plays ends at the first illegal action), also warns
+    (:class:`IllegalActionWarning`) with the sentence :data:`MASKED_EVALUATION`.
     """
 
     # render_fps: what Gymnasium's video and human-mode tools pace frames by; the text is
@@ -519,14 +621,16 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
 
     def __init__(  # noqa: PLR0913 -- keyword settings, as Gymnasium environments take them
         self,
-        players: Player | Mapping[Seat, Player],
+        players: Player | str | Mapping[Seat, Player | str],
         *,
         seat: Seat = Seat.SOUTH,
+        partner: Player | str | None = None,
+        flat: bool = False,
         rules: Rules | None = None,
         schedule: Any = None,
         rewards: str = "deal",
         observation: str = "observation",
-        max_extra_deals: int = 20,
+        max_extra_deals: int = EXTRA_DEALS,
         illegal: str = "terminate",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
@@ -541,6 +645,8 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
             kwargs={
                 "players": players,
                 "seat": seat,
+                "partner": partner,
+                "flat": flat,
                 "rules": rules,
                 "schedule": schedule,
                 "rewards": rewards,
@@ -562,12 +668,20 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
             missing = [other.name.title() for other in others if other not in players]
             if missing:
                 raise ValueError(f"no player for {', '.join(missing)}")
-            self._players: Sequence[Player] = [players[other] for other in others]
+            chosen = [players[other] for other in others]
         else:
-            self._players = [players] * 3
+            chosen = [players] * 3
+        if partner is not None:
+            chosen[others.index(self.seat.partner)] = partner
+        self._players: Sequence[Player] = [
+            _player(value, other) for value, other in zip(chosen, others, strict=True)
+        ]
         self._others = others
+        if not isinstance(flat, bool):
+            raise TypeError(f"flat is True or False, not {flat!r}")
+        self.flat = flat
         self._table = _Table(_rules(rules, schedule), rewards, max_extra_deals, observation)
-        self.observation_space = self._table.space
+        self.observation_space = flat_space(self._table.layout) if flat else self._table.space
         self.action_space = spaces.Discrete(NUM_ACTION_INDICES)
         self._seated: dict[Seat, Player] = {}
         self._ended = False
@@ -579,7 +693,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
 
     def reset(
         self, *, seed: int | None = None, options: Mapping[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray[Any, Any]], dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         """Start a match (``seed`` fixes its deals and the seated players' choices).
 
         ``options={"state": position}`` starts from a position instead (a
@@ -607,7 +721,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         observation = self._table.observe(self.seat)
         if self.render_mode == "human":
             self.render()
-        return observation, {"action_mask": observation["action_mask"]}
+        return self._shown(observation), {"action_mask": observation["action_mask"]}
 
     def action_masks(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
         """The legal actions of the seat, as 68 booleans (all False once the episode ended)."""
@@ -631,9 +745,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
             total += table.play(action_index(chosen))[pair]
         return total
 
-    def step(
-        self, action: Any
-    ) -> tuple[dict[str, np.ndarray[Any, Any]], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Play ``action`` for the seat, then the others until its next turn or the end."""
         if self._ended:
             raise ValueError("the episode has ended: call reset() to start another")
@@ -651,7 +763,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
         if self.render_mode == "human":
             self.render()
         return (
-            observation,
+            self._shown(observation),
             reward,
             terminated,
             table.truncated,
@@ -660,7 +772,7 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
 
     def _refused(
         self, index: int, refusal: IllegalAction
-    ) -> tuple[dict[str, np.ndarray[Any, Any]], float, bool, bool, dict[str, Any]]:
+    ) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """The step that ends the episode on an illegal action (the position unchanged)."""
         self._ended = True
         observation = self._table.observe(self.seat)
@@ -670,7 +782,12 @@ class SeatEnv(gymnasium.Env):  # type: ignore[misc]
             "reason": refusal.reason.value,
             "message": refusal.message,
         }
-        return observation, self.illegal_reward, True, False, info
+        warn_illegal("SeatEnv", refusal.reason.value)
+        return self._shown(observation), self.illegal_reward, True, False, info
+
+    def _shown(self, observation: dict[str, np.ndarray[Any, Any]]) -> Any:
+        """The observation as the environment gives it: the dict, or flat."""
+        return flatten(observation) if self.flat else observation
 
     def render(self) -> str | None:
         """The table as text: returned (``"ansi"``) or printed (``"human"``)."""

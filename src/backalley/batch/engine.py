@@ -48,6 +48,7 @@ from ..core.cards import PACK_SIZE
 from ..core.dealing import MAX_SEED, check_whole
 from ..core.errors import Reason
 from ..core.rules import Rules
+from ..engine.bounds import EXTRA_DEALS
 from ..engine.match import apply, new_match, seeded_deal
 from ..engine.state import MatchState
 from ._dealing import decks_of
@@ -88,8 +89,11 @@ ACCEPTED: Final = 0
 """The refusal code of a lane whose action was applied (or that was given no action)."""
 
 
-SPARE_DEALS: Final = 8
-"""Decks a lane holds beyond its schedule's deals, for throw-ins and tiebreak deals."""
+SPARE_DEALS: Final = EXTRA_DEALS
+"""Decks a lane holds beyond its schedule's deals, for throw-ins and tiebreak deals.
+
+The environments' one truncation rule, :data:`backalley.engine.bounds.EXTRA_DEALS`.
+"""
 
 
 def reason_code(reason: Reason | None) -> int:

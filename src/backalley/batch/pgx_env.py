@@ -42,7 +42,7 @@ import dataclasses
 import functools
 import re
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Literal, get_args
 
 from .._extras import require_extra
 
@@ -61,13 +61,29 @@ from ..core.rules import Rules  # noqa: E402
 from ..engine.state import MatchState  # noqa: E402
 from ..pictures.svg import state_svg  # noqa: E402
 from . import kernel as K  # noqa: E402
-from .engine import NO_ACTION, SPARE_DEALS, Env  # noqa: E402
+from .engine import NO_ACTION, SPARE_DEALS, Env, sample_legal  # noqa: E402
 from .observe import observe  # noqa: E402
 
-__all__ = ["ENV_ID", "REWARDS", "BackAlley", "State", "seed_of"]
+__all__ = [
+    "ENV_ID",
+    "PGX_TOOLS",
+    "REWARDS",
+    "BackAlley",
+    "State",
+    "api_test",
+    "save_svg_animation",
+    "seed_of",
+]
 
 ENV_ID: Final = "back_alley"
 """The pgx environment id."""
+
+PGX_TOOLS: Final = (
+    "pgx.api_test and pgx.save_svg_animation accept only pgx's own games (they assert"
+    " that the env id is one of pgx's, which no outside game can be): use"
+    " backalley.batch.pgx_env.api_test(env) and save_svg_animation(states, filename)"
+)
+"""Why pgx's own ``api_test`` and ``save_svg_animation`` fail on this game, and what to use."""
 
 REWARDS: Final = ("match", "points")
 """What :class:`BackAlley` rewards: the match's result, or each deal's points."""
@@ -388,3 +404,89 @@ class BackAlley(pgx.Env):  # type: ignore[misc]
 
     def __repr__(self) -> str:
         return f"<pgx BackAlley, rules {self.rules!r}, rewards {self.rewards!r}>"
+
+
+def api_test(env: BackAlley, num: int = 1) -> None:
+    """Run pgx's API test on ``env``: ``api_test_batch`` as pgx ships it, then its single checks.
+
+    pgx's ``pgx.api_test`` asserts, without a message, that the env id is among
+    pgx's own games' (a ``Literal`` of their ids): the id is admitted for the run,
+    and only then. Its ``api_test_single`` draws actions along axis 1 of one
+    state's mask, which this JAX refuses: its checks are made here one by one,
+    with the action drawn from the mask, over ``num`` matches.
+    """
+    from pgx._src import api_test as pgx_test  # noqa: PLC0415 -- pgx's own checks, on call
+
+    ids = pgx_test.EnvId
+    pgx_test.EnvId = Literal[(*get_args(ids), ENV_ID)]
+    try:
+        pgx_test.api_test_batch(env, num=num)
+        init, step = jax.jit(env.init), jax.jit(env.step)
+        key = jax.random.key(849020)
+        for _ in range(num):
+            key, pick = jax.random.split(key)
+            state = init(pick)
+            for check in (
+                pgx_test._validate_state,
+                pgx_test._validate_init_reward,
+                pgx_test._validate_current_player,
+                pgx_test._validate_legal_actions,
+            ):
+                check(state)
+            while not bool(state.terminated | state.truncated):
+                key, pick = jax.random.split(key)
+                state = step(state, sample_legal(state.legal_action_mask[None], pick)[0], pick)
+                pgx_test._validate_state(state)
+                pgx_test._validate_current_player(state)
+                pgx_test._validate_legal_actions(state)
+    finally:
+        pgx_test.EnvId = ids
+
+
+def save_svg_animation(
+    states: list[State], filename: str | Path, *, frame_duration_seconds: float = 0.5
+) -> None:
+    """Write ``states`` (unbatched) as one animated SVG: each drawn by :meth:`State.to_svg`.
+
+    The frames follow one another every ``frame_duration_seconds`` and the
+    animation loops (SVG's own animation, which browsers play). pgx's
+    ``save_svg_animation`` draws only pgx's own games (:data:`PGX_TOOLS`).
+    """
+    if not states:
+        raise ValueError("save_svg_animation needs at least one state")
+    if isinstance(frame_duration_seconds, bool) or not frame_duration_seconds > 0:
+        raise ValueError(f"frame_duration_seconds is above 0, not {frame_duration_seconds!r}")
+    drawings = []
+    for number, state in enumerate(states):
+        if state.current_player.shape != ():
+            raise ValueError(f"state {number} is batched: give one match's states")
+        drawings.append(state.to_svg())
+    sizes = []
+    for drawing in drawings:
+        found = _SIZE.match(drawing)
+        assert found is not None, "the pictures' documents start with their size"
+        sizes.append((float(found.group(1)), float(found.group(2))))
+    width, height = max(w for w, _ in sizes), max(h for _, h in sizes)
+    count = len(drawings)
+    total = count * frame_duration_seconds
+    frames = []
+    for number, drawing in enumerate(drawings):
+        if count == 1:
+            frames.append(drawing)
+            continue
+        # Each frame is hidden but for its share of the loop: its outer <svg> element
+        # carries the animation, as its last child.
+        shown = f"{number / count:g};{(number + 1) / count:g}"
+        body, _, after = drawing.replace("<svg ", '<svg visibility="hidden" ', 1).rpartition(
+            "</svg>"
+        )
+        frames.append(
+            f'{body}<animate attributeName="visibility" values="hidden;visible;hidden"'
+            f' keyTimes="0;{shown}" dur="{total:g}s" calcMode="discrete"'
+            f' repeatCount="indefinite"/></svg>{after}'
+        )
+    Path(filename).write_text(
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:g}" height="{height:g}">\n'
+        + "".join(frames)
+        + "</svg>\n"
+    )

@@ -16,7 +16,7 @@ actions, and ``env_method("action_masks")`` answers as sb3-contrib's
 >>> MaskablePPO("MultiInputPolicy", env, n_steps=64).learn(20_000)  # doctest: +SKIP
 
 Settings are :class:`SeatVectorEnv`'s (``seat``, ``rules`` or ``schedule``,
-``rewards``, ``opponent``, ``illegal``, ``illegal_reward``, ``spare_deals``);
+``rewards``, ``opponent``, ``partner``, ``illegal``, ``illegal_reward``, ``spare_deals``);
 ``seed`` seeds the first reset (lane ``i`` plays seed + i), as ``seed()`` does for
 the next. Needs the ``batch``, ``pettingzoo`` and ``rl`` extras. See
 ``docs/pettingzoo.md``, "Many tables at once".

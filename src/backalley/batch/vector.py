@@ -30,8 +30,14 @@ vector environment holds:
 - **Illegal actions**: ``illegal="terminate"`` (the default) ends the lane's
   episode with ``illegal_reward``, its position unchanged, and names the refused
   index and the rules' reason code in ``infos["illegal_action"]`` and
-  ``infos["reason"]``; ``illegal="raise"`` raises the reference
-  :class:`~backalley.IllegalAction` of the first refused lane and changes nothing.
+  ``infos["reason"]`` (inside Stable-Baselines3's unmasked ``evaluate_policy`` it
+  also warns, ``IllegalActionWarning``, naming sb3-contrib's masked one);
+  ``illegal="raise"`` raises the reference :class:`~backalley.IllegalAction` of
+  the first refused lane and changes nothing.
+- **Partner**: ``partner`` (default None: ``opponent`` plays all three other
+  seats) gives the partner's seat its own player, named or a JAX function as
+  ``opponent`` is: a random partner against heuristic opponents is
+  ``opponent="heuristic", partner="random"``.
 - **Seeds**: ``reset(seed=s)`` starts lane ``i`` on the match
   ``new_match(rules, seed=s + i)`` and seeds the opponents' key, so a seeded run
   repeats exactly; :meth:`SeatVectorEnv.lane_state` is a lane's reference
@@ -58,7 +64,11 @@ from gymnasium import spaces  # noqa: E402
 from gymnasium.vector import AutoresetMode, VectorEnv  # noqa: E402
 from gymnasium.vector.utils import batch_space  # noqa: E402
 
-from ..adapters.pettingzoo import ILLEGAL_POLICIES, observation_space  # noqa: E402
+from ..adapters.pettingzoo import (  # noqa: E402
+    ILLEGAL_POLICIES,
+    observation_space,
+    warn_illegal,
+)
 from ..core.action_index import NUM_ACTION_INDICES, index_action  # noqa: E402
 from ..core.cards import Seat  # noqa: E402
 from ..core.dealing import MAX_SEED  # noqa: E402
@@ -176,6 +186,7 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
         schedule: Any = None,
         rewards: str = "deal",
         opponent: Opponent | HeuristicPlayer | str = "random",
+        partner: Opponent | HeuristicPlayer | str | None = None,
         illegal: str = "terminate",
         illegal_reward: float = -1.0,
         spare_deals: int = SPARE_DEALS,
@@ -202,6 +213,7 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
             raise ValueError(f"autoreset_mode is {names}, not {autoreset_mode!r}")
         self.engine = Env(rules, spare_deals=spare_deals)
         opponent = _opponent(opponent, self.engine, num_envs)
+        self.partner = None if partner is None else _opponent(partner, self.engine, num_envs)
         self.rules = self.engine.rules
         self.seat = Seat(seat)
         self.rewards = rewards
@@ -255,7 +267,16 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
             state, reward, wrong, key, count = carry
             key, pick = jax.random.split(key)
             moving = others_to_move(state, wrong)
-            chosen = jnp.where(moving, self.opponent(state, pick), NO_ACTION)
+            if self.partner is None:
+                chosen = self.opponent(state, pick)
+            else:
+                pick, partner_pick = jax.random.split(pick)
+                chosen = jnp.where(
+                    state.current_player == Seat(seat).partner,
+                    self.partner(state, partner_pick),
+                    self.opponent(state, pick),
+                )
+            chosen = jnp.where(moving, chosen, NO_ACTION)
             stepped = engine.step(state, chosen)
             code = stepped.refused.astype(jnp.int32)
             wrong = jnp.where(moving & (code != 0), code, wrong)
@@ -366,6 +387,7 @@ class SeatVectorEnv(VectorEnv):  # type: ignore[misc]
                 [REASON_CODES[code - 1].value if code else "" for code in refused.tolist()],
                 dtype=object,
             )
+            warn_illegal("SeatVectorEnv", str(reasons[illegal][0]))
             infos["illegal_action"] = np.where(illegal, chosen, NO_ACTION)
             infos["_illegal_action"] = illegal.copy()
             infos["reason"] = reasons

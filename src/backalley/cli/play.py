@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final, TextIO
 
+from .._extras import MissingExtra
 from ..core.actions import Action, Bid, Deal, Play
 from ..core.cards import Card, Seat, Suit, trump_words
 from ..core.errors import IllegalAction
@@ -95,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
         raise common.CommandError(f"--record: no folder {str(record.parent)!r} to write it in")
     if record is not None and record.is_dir():
         raise common.CommandError(f"--record: {args.record!r} is a folder, not a file")
+    try:  # an opponent whose extra is missing (the learned one needs NumPy) says so now
+        PLAYER_KINDS[args.opponents]()
+    except MissingExtra as missing:
+        raise common.CommandError(str(missing)) from None
     seat = Seat.parse(args.seat)
     rules = common.rules_from(args)
     seed = secrets.randbits(64) if args.seed is None else args.seed

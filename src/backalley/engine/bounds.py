@@ -23,13 +23,30 @@ and raises :class:`EndlessMatch` once a match has thrown in more than
 
 from __future__ import annotations
 
+from typing import Final
+
 from .state import MatchState
 
+EXTRA_DEALS: Final = 8
+"""The learning environments' one truncation rule: thrown-in and tiebreak deals a match may have.
+
+Every environment (PettingZoo's and Gymnasium's ``max_extra_deals``, OpenSpiel's
+game parameter of that name, the batch engine's ``spare_deals``) lets a match
+deal this many deals beyond its schedule's (throw-ins, MATCH-3, and tiebreak
+deals, END-3) and stops it, truncated, when it would need one more
+(:func:`out_of_deals`): a match that ends has at most this many. The batch
+engine holds a deck for each of them in every lane (54 bytes each), so the
+number is kept small: eight leave a truncation to the rare match that throws in
+deal after deal.
+"""
+
 __all__ = [
+    "EXTRA_DEALS",
     "MAX_THROW_INS_IN_A_ROW",
     "MAX_TIEBREAK_DEALS",
     "EndlessMatch",
     "check_bounds",
+    "out_of_deals",
     "playing",
 ]
 
@@ -43,6 +60,16 @@ MAX_TIEBREAK_DEALS = 200
 
 class EndlessMatch(ValueError):
     """A match past a bound of :mod:`backalley.engine.bounds`: it would never end."""
+
+
+def out_of_deals(state: MatchState, extra_deals: int = EXTRA_DEALS) -> bool:
+    """Whether a match whose next deal is due has dealt all the deals it may.
+
+    A match may deal its schedule's deals and ``extra_deals`` more (thrown-in and
+    tiebreak deals): the batch engine's decks, one a deal. The environments truncate
+    a match for which this is true (see :data:`EXTRA_DEALS`).
+    """
+    return len(state.history) >= state.rules.deals + extra_deals
 
 
 def playing(state: MatchState) -> bool:

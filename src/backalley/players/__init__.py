@@ -18,8 +18,17 @@ from .heuristic import HeuristicPlayer
 from .montecarlo import MonteCarloPlayer, search_player
 from .simple import RandomPlayer
 
+
+def learned_player() -> Player:
+    """The trained player, :class:`~backalley.players.learned.LearnedPlayer` (needs NumPy)."""
+    from .learned import LearnedPlayer  # noqa: PLC0415 -- NumPy is an extra: loaded on use
+
+    return LearnedPlayer()
+
+
 PLAYER_KINDS: dict[str, Callable[[], Player]] = {
     "heuristic": HeuristicPlayer,
+    "learned": learned_player,
     "montecarlo": MonteCarloPlayer,
     "random": RandomPlayer,
     "search": search_player,
@@ -34,6 +43,7 @@ __all__ = [
     "PlayerError",
     "RandomPlayer",
     "SeatedPlayer",
+    "learned_player",
     "play_match",
     "player_seed",
     "search_player",

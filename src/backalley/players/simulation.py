@@ -30,6 +30,7 @@ from typing import Final
 
 import attrs
 
+from .._extras import MissingExtra
 from ..core import position
 from ..core.cards import PAIRS, Pair
 from ..core.rules import Rules
@@ -283,6 +284,10 @@ def check_run(ns: str, ew: str, matches: int, records: str | None) -> None:
     for name in (ns, ew):
         if name not in PLAYER_KINDS:
             raise ValueError(f"unknown player {name!r}: choose from {', '.join(PLAYER_KINDS)}")
+        try:  # a player whose extra is missing (the learned one needs NumPy) says so now
+            PLAYER_KINDS[name]()
+        except MissingExtra as missing:
+            raise ValueError(str(missing)) from None
     if not 1 <= matches <= MAX_MATCHES:
         raise ValueError(f"play from 1 to {MAX_MATCHES} matches (2**32), not {matches}")
     if records is not None:
