@@ -40,6 +40,7 @@ from .cases import (
 from .choices import RandomSource, draw_rules
 from .client import EngineProcess, ProtocolBroken
 from .compare import Mode, compare, locate, rule_of, same_meaning
+from .diagnose import BOARD_RULES, EXPERIMENTS, board_rule
 from .messages import (
     OK_LINE,
     PROTOCOL,
@@ -47,7 +48,7 @@ from .messages import (
     parse_action,
 )
 from .server import Session
-from .shrink import shrink
+from .shrink import cited_rule, shrink
 
 __all__ = [
     "RARE_EVENTS",
@@ -410,7 +411,25 @@ def _shrunk(found: tuple[Case, str, MatchState], run: _Run) -> Difference:
         for engine in engines:
             engine.close()
     requests = tuple(case.request_lines(with_legal=run.with_legal))
+    message = _diagnosed(message, run)
     return Difference(message, case, record_text(state), requests, found[0].actions)
+
+
+def _diagnosed(message: str, run: _Run) -> str:
+    """The message, its rule made sure by one-card deals when it is a Board's score.
+
+    A wrong Board score fits several rules (:mod:`.diagnose`); the engine is asked
+    the deals that tell them apart, and the first it scores wrong names the rule.
+    """
+    rule = cited_rule(message)
+    if rule not in BOARD_RULES or "deal_scores" not in message:
+        return message
+    found = board_rule(run.command, run.timeout, handshake)
+    if found is None or found == rule:
+        return message
+    says = next(test.says for test in EXPERIMENTS if test.rule == found)
+    head = message.rstrip()[: -len(f" ({rule})")]
+    return f"{head}; on one-card deals, {says} ({found})"
 
 
 def replay_lines(engine: EngineProcess, lines: list[bytes], mode: Mode) -> str | None:
