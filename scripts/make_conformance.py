@@ -325,7 +325,13 @@ def positions() -> dict[str, Any]:
                 "description": described.get(name, "A position of a seeded random match."),
                 "record": _record(state, claims=False),
                 "snapshot": snapshot(state),
-                "legal_actions": [_action_name(action) for action in legal_actions(state)],
+                # The players' moves, as the protocol's legal reply lists them: the deal is
+                # a chance action, legal in the verdicts but no player's move.
+                "legal_actions": [
+                    _action_name(action)
+                    for action in legal_actions(state)
+                    if not isinstance(action, Deal)
+                ],
                 "verdicts": [verdict(state, action) for action in actions],
             }
         )
