@@ -38,6 +38,7 @@ from backalley.formats.notation import action_text
 from backalley.formats.perft import perft
 from backalley.formats.records import dumps, record_from_state, record_to_json
 from backalley.formats.serialize import snapshot, to_json
+from backalley.protocol.messages import seat_view
 
 ROOT = Path(__file__).resolve().parent.parent / "conformance"
 FORMAT_VERSION = 1
@@ -333,6 +334,8 @@ def positions() -> dict[str, Any]:
                     if not isinstance(action, Deal)
                 ],
                 "verdicts": [verdict(state, action) for action in actions],
+                # What each seat may know (DEAL-5), as the protocol's view reply says it.
+                "views": {seat.letter: seat_view(state, seat) for seat in SEATS},
             }
         )
     return {

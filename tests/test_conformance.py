@@ -299,6 +299,9 @@ def test_positions_by_the_outsider() -> None:
         ], name
         verdicts = [match.refusal(action) or "legal" for action in universe]
         assert verdicts == position["verdicts"], name
+        assert {letter: match.view(at) for at, letter in enumerate("NESW")} == position["views"], (
+            name
+        )
         assert _kind_holds(name, match), name
         assert isinstance(position["description"], str) and position["description"]
     assert {
@@ -520,3 +523,26 @@ def test_the_outsiders_reasons_refuse_exactly_what_the_engine_refuses() -> None:
         match = outsider.replay(position["record"])
         for action, verdict in zip(vectors["universe"], position["verdicts"], strict=True):
             assert (verdict == "legal") == (not match.reasons(action)), (position["name"], action)
+
+
+@pytest.mark.rule("DEAL-5")
+def test_the_views_cover_every_kind_of_moment_and_a_swap() -> None:
+    """positions.json has every seat's view before a deal, in the bidding, in play, in a
+    tiebreak deal and after the match, and a position where one seat alone sees a swap."""
+    positions = _load("positions.json")["positions"]
+    phases = {position["snapshot"]["phase"] for position in positions}
+    assert phases == {"deal", "bid", "play", "over"}
+    assert any(position["name"] == "tiebreak-lead" for position in positions)
+    swapped = [
+        position
+        for position in positions
+        if any(view["swap"] is not None for view in position["views"].values())
+    ]
+    assert swapped
+    for position in swapped:
+        assert sum(view["swap"] is not None for view in position["views"].values()) == 1
+    for position in positions:
+        assert sorted(position["views"]) == ["E", "N", "S", "W"]
+        for letter, view in position["views"].items():
+            assert view["seat"] == letter
+            assert view["hand"] == position["snapshot"]["hands"][letter]

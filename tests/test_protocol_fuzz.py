@@ -119,6 +119,8 @@ WRONG = [
     ("custom_short", "SCHED-4", 10, 60),
     ("hook", "BID-2", 10, 30),
     ("jokers_below_the_ace", "CARD-3", 10, 30),
+    ("swap_shown_to_all", "DEAL-5", 20, 30),
+    ("hands_leaked", "DEAL-5", 10, 30),
 ]
 
 RULES_PAGE = (HERE.parent / "docs" / "rules.md").read_text(encoding="utf-8")
@@ -338,7 +340,7 @@ def test_an_engine_that_echoes_is_told_its_reply_is_no_hello(capsys):
 
 def test_a_hung_engine_is_killed(tmp_path):
     engine = EngineProcess(wrong("hang"), timeout=0.5)
-    assert handshake(engine) == {"legal", "reasons"}
+    assert handshake(engine) == {"legal", "reasons", "view"}
     with pytest.raises(ProtocolBroken, match=r"within 0\.5 s"):
         engine.exchange([b'{"type":"legal"}\n'])
     assert engine._process.poll() is not None

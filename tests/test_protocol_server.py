@@ -98,7 +98,7 @@ def test_hello_names_the_protocol_version_and_capabilities():
         {"type": "hello", "protocol": "backalley-protocol", "versions": [1, 2]}
     )
     assert reply["version"] == 1
-    assert set(reply["capabilities"]) == {"legal", "reasons"}
+    assert set(reply["capabilities"]) == {"legal", "reasons", "view"}
     validate("reply", reply)
 
 
@@ -382,6 +382,9 @@ DOCUMENTED_ERRORS = [
     ),
     ('{"type": "apply", "action": "E 0"}', "bad_action", '"E pass"'),
     ('{"type": "apply", "action": {"deal": ["AS"]}}', "bad_action", "action.deal"),
+    ('{"type": "view", "seat": "X"}', "bad_seat", "view.seat"),
+    ('{"type": "view", "seat": 0}', "bad_seat", "N, E, S or W"),
+    ('{"type": "view"}', "missing_field", "'seat'"),
 ]
 
 
@@ -672,3 +675,34 @@ def test_the_facts_line_of_finished_tiebreak_and_thrown_in_states(state):
     """The rarer values too: an outcome with or without a winner, no hand size, a tiebreak
     deal's empty bids, a thrown-in deal's scores."""
     assert facts_line(state) == encode({"type": "facts", "facts": facts(state)})
+
+
+@pytest.mark.rule("DEAL-5")
+def test_a_view_shows_the_seat_its_hand_and_its_own_swap_alone():
+    """After a turned joker (BIG turned, East dealt LITTLE and swapping it for the next
+    card), East's view shows its swap and every other seat's shows none; each view holds
+    that seat's hand in card-number order, and every request and reply fits its schema."""
+    head = ["LITTLE", "KS", "JH", "9H", "2C", "3C", "4C", "5C", "BIG", "AS"]
+    deck = head + [card.code for card in CARDS if card.code not in head]
+    session = Session()
+    session.handle(json.loads(_SEEDED + '"seed": 1}'))
+    before = session.handle({"type": "view", "seat": "E"})
+    assert before["view"] == {"seat": "E", "hand": [], "swap": None}
+    assert session.handle({"type": "apply", "action": {"deal": deck}})["type"] == "ok"
+    views = {}
+    for letter in "NESW":
+        request = {"type": "view", "seat": letter}
+        validate("request", request)
+        reply = session.handle(request)
+        validate("reply", reply)
+        views[letter] = reply["view"]
+    assert views["E"] == {
+        "seat": "E",
+        "hand": ["2C", "AS"],
+        "swap": {"gave": "LITTLE", "took": "AS"},
+    }
+    assert views["S"] == {"seat": "S", "hand": ["3C", "KS"], "swap": None}
+    assert [views[letter]["swap"] for letter in "NSW"] == [None, None, None]
+    # The hands together are the dealt cards, LITTLE given up for the ace of spades.
+    held = sorted(code for view in views.values() for code in view["hand"])
+    assert held == sorted(["AS", *head[1:8]])

@@ -637,6 +637,32 @@ def _jokers_below_the_ace(cards, trumps):
     return card, at
 
 
+from backalley.protocol import messages as _messages  # noqa: E402 - the view's home
+
+_seat_view = _messages.seat_view
+
+
+def _swap_shown_to_all(state, seat):
+    """DEAL-5 broken: every seat's view shows the joker swap, not the swapper's alone."""
+    view = _seat_view(state, seat)
+    current = state.deal
+    swap = None if current is None else current.setup.swap
+    if swap is not None:
+        view["swap"] = {"gave": swap.joker.code, "took": swap.received.code}
+    return view
+
+
+def _hands_leaked(state, seat):
+    """DEAL-5 broken: a seat's view lists every hand."""
+    view = _seat_view(state, seat)
+    current = state.deal
+    if current is not None:
+        view["hands"] = {
+            other.letter: [card.code for card in current.hand(other)] for other in Seat
+        }
+    return view
+
+
 WRONG_RULES = {
     "north_deals_first": ("MATCH-1", _patching(server, "rules_from_json", _north_deals_first)),
     "follow_suit": (
@@ -748,6 +774,8 @@ WRONG_RULES = {
     "custom_short": ("SCHED-4", _patching(server, "rules_from_json", _custom_short)),
     "hook": ("BID-2", lambda: _refusing_bids(_hook)),
     "jokers_below_the_ace": ("CARD-3", _patching(position, "winning_card", _jokers_below_the_ace)),
+    "swap_shown_to_all": ("DEAL-5", _patching(_messages, "seat_view", _swap_shown_to_all)),
+    "hands_leaked": ("DEAL-5", _patching(_messages, "seat_view", _hands_leaked)),
     "wrong_reasons": ("", _patching(match, "_not_your_turn", _wrong_phase_for_turn)),
 }
 """Each wrong engine: the rule it breaks, and how."""

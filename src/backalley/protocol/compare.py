@@ -15,7 +15,7 @@ from typing import Any, Final, cast
 
 from ..core.actions import Bid, Deal, Play
 from ..core.bidding import board_multipliers
-from ..core.cards import SEATS, Card
+from ..core.cards import CARDS, SEATS, Card
 from ..core.errors import Reason
 from ..core.position import HANDS, TRICK, Position, allowed_of, tricks_won
 from ..core.rules import TiePolicy
@@ -30,6 +30,7 @@ from .client import ProtocolBroken
 from .messages import (
     FACT_RULES,
     RULE_OF_REASON,
+    VIEW_NAMES,
     action_text,
     lenient_action,
     parse_action,
@@ -379,6 +380,10 @@ def compare(item: Item, raw: bytes, mode: Mode, number: int) -> str | None:
         if kind != "facts" or not isinstance(reply.get("facts"), dict):
             raise _broken(item, number, f"expected a facts reply, found {_text(reply)[:200]}")
         return _compare_facts(item, reply["facts"], expected["facts"])
+    if item.kind == "view":
+        if kind != "view" or not isinstance(reply.get("view"), dict):
+            raise _broken(item, number, f"expected a view reply, found {_text(reply)[:200]}")
+        return _compare_view(item.before, reply["view"], expected["view"])
     if kind not in ("ok", "refused", "facts"):
         raise _broken(item, number, f"expected ok or a refusal, found {_text(reply)[:200]}")
     action = item.action
@@ -731,6 +736,54 @@ def _compare_facts(item: Item, got: Any, want: dict[str, Any]) -> str | None:
             return f"you say {key} is {shown}, the rules give {json.dumps(value)} ({rule})"
     extra = sorted(set(got) - set(want))
     return f"you give facts the protocol does not have: {', '.join(extra)}"
+
+
+def _compare_view(state: MatchState, got: dict[str, Any], want: dict[str, Any]) -> str | None:
+    """What differs in a seat's view, and the rule: DEAL-5 for what the seat may not know.
+
+    A field the view does not have, or another seat's swap shown, is what the seat
+    may not know (DEAL-5); a swap the rules do not make, or not as they make it,
+    is DEAL-4; a hand that differs is the deal's (DEAL-1), or the swap's (DEAL-4)
+    when every card in question is a joker, the card taken for one or of the stock
+    after a turned joker.
+    """
+    if got == want:
+        return None
+    seat = want["seat"]
+    extra = sorted(set(got) - set(want))
+    if extra:
+        return (
+            f"you show {seat} {', '.join(extra)}, which the view does not have: "
+            "a seat knows its own hand and its own swap alone (DEAL-5)"
+        )
+    current = state.deal
+    swap = None if current is None else current.setup.swap
+    for key in VIEW_NAMES:
+        found = got.get(key, _MISSING)
+        value = want[key]
+        if found == value:
+            continue
+        shown = "nothing" if found is _MISSING else json.dumps(found)
+        head = f"you say {seat}'s {key} is {shown}, the rules give {json.dumps(value)}"
+        if key == "swap":
+            leaked = (
+                value is None
+                and swap is not None
+                and found == {"gave": swap.joker.code, "took": swap.received.code}
+            )
+            return f"{head} ({'DEAL-5' if leaked else 'DEAL-4'})"
+        if key == "hand" and isinstance(found, list) and current is not None:
+            codes = {card.code: card for card in CARDS}
+            cards = {codes.get(text) for text in found} ^ {codes[text] for text in value}
+            setup = current.setup
+            taken = None if swap is None else swap.received
+            swapped = setup.turned.is_joker and all(
+                card is not None and (card.is_joker or card is taken or setup.stock >> card & 1)
+                for card in cards
+            )
+            return f"{head} ({'DEAL-4' if swapped else 'DEAL-1'})"
+        return f"{head} (DEAL-5)"
+    return None
 
 
 def _compare_legal(item: Item, actions: list[Any], want: list[str]) -> str | None:

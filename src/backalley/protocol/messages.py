@@ -29,7 +29,7 @@ from ..core.action_index import (
 )
 from ..core.actions import PLAYS, Bid, Deal, Play, shared_bid
 from ..core.bidding import BOARD, bid_of_code
-from ..core.cards import CARDS, SEATS, Card, Suit
+from ..core.cards import CARDS, SEATS, Card, Seat, Suit
 from ..core.errors import Reason
 from ..core.flow import dealer_of_deal
 from ..engine.state import MatchState, Outcome, Phase
@@ -52,6 +52,7 @@ __all__ = [
     "REQUEST_TYPES",
     "RULE_OF_REASON",
     "VERSION",
+    "VIEW_NAMES",
     "MessageError",
     "action_slot",
     "action_text",
@@ -62,7 +63,9 @@ __all__ = [
     "lenient_action",
     "parse_action",
     "schema",
+    "seat_view",
     "shown",
+    "view_line",
 ]
 
 PROTOCOL: Final = "backalley-protocol"
@@ -71,17 +74,18 @@ PROTOCOL: Final = "backalley-protocol"
 VERSION: Final = 1
 """The protocol version this page and this module describe."""
 
-CAPABILITIES: Final = ("legal", "reasons")
+CAPABILITIES: Final = ("legal", "reasons", "view")
 """What an engine may support beyond the required requests.
 
 ``legal``: it answers ``legal`` requests. ``reasons``: its refusals carry the
-reason codes of :class:`~backalley.core.errors.Reason`.
+reason codes of :class:`~backalley.core.errors.Reason`. ``view``: it answers
+``view`` requests, what one seat may know (DEAL-5).
 """
 
-REQUEST_TYPES: Final = ("hello", "new_match", "apply", "legal", "facts", "bye")
+REQUEST_TYPES: Final = ("hello", "new_match", "apply", "legal", "facts", "view", "bye")
 """The requests a client may send."""
 
-REPLY_TYPES: Final = ("hello", "ok", "facts", "refused", "legal", "bye", "error")
+REPLY_TYPES: Final = ("hello", "ok", "facts", "refused", "legal", "view", "bye", "error")
 """The replies an engine sends."""
 
 MESSAGE_SCHEMAS: Final = tuple(f"request.{name}" for name in REQUEST_TYPES) + tuple(
@@ -140,6 +144,7 @@ ERROR_CODES: Final = (
     "bad_rules",
     "bad_seed",
     "bad_action",
+    "bad_seat",
     "no_match",
     "internal",
 )
@@ -150,7 +155,8 @@ ERROR_CODES: Final = (
 unknown ``type``; ``unknown_field`` and ``missing_field``; ``bad_hello`` the
 wrong protocol or no version in common; ``bad_rules`` and ``bad_seed`` in
 ``new_match``; ``bad_action`` an action not written as ACTION says (canonical
-spelling only); ``no_match`` ``apply``, ``legal`` or ``facts`` before the first
+spelling only); ``bad_seat`` a ``view`` of no seat; ``no_match`` ``apply``,
+``legal``, ``facts`` or ``view`` before the first
 ``new_match``; ``internal`` a failure of the engine itself (a bug: please report it).
 """
 
@@ -493,6 +499,37 @@ def facts_line(state: MatchState) -> bytes:
         f'"deal_scores":{_two(fact.deal_scores)},"totals":{_two(fact.totals)},'
         f'"outcome":{ended}}}}}\n'
     ).encode()
+
+
+VIEW_NAMES: Final = ("seat", "hand", "swap")
+"""The fields of the ``view`` reply's ``view``, in the order the reply writes them."""
+
+
+def seat_view(state: MatchState, seat: Seat) -> dict[str, Any]:
+    """What ``seat`` may know beyond the public facts, as the ``view`` reply gives it (DEAL-5).
+
+    ``hand``: the cards the seat holds in the deal in progress, in card-number
+    order (``[]`` between deals and after the match). ``swap``: after a turned
+    joker, the joker the seat gave up and the card it took, ``{"gave": "BIG",
+    "took": "5H"}``, for the seat that swapped alone; ``null`` for every other
+    seat, in a deal without a swap and between deals. Nothing else: no other
+    hand, no stock, and no seat learns who swapped.
+    """
+    current = state.deal
+    hand: list[str] = []
+    swap = None
+    if current is not None:
+        held = current.hands[seat]
+        hand = [_CODE[card] for card in range(len(CARDS)) if held >> card & 1]
+        made = current.setup.swap
+        if made is not None and made.seat == seat:
+            swap = {"gave": _CODE[made.joker], "took": _CODE[made.received]}
+    return {"seat": _SEAT[seat], "hand": hand, "swap": swap}
+
+
+def view_line(state: MatchState, seat: Seat) -> bytes:
+    """The ``view`` reply for ``seat`` in ``state``: ``encode`` of its message."""
+    return encode({"type": "view", "view": seat_view(state, seat)})
 
 
 def schema(name: str) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from decimal import Decimal
 from typing import Any, BinaryIO, Final
 
 from ..core.actions import Bid, Deal, Play
+from ..core.cards import SEATS
 from ..core.dealing import MAX_SEED
 from ..core.errors import IllegalAction
 from ..engine.match import apply, legal_actions, new_match
@@ -46,9 +47,12 @@ from .messages import (
     legal_line,
     parse_action,
     shown,
+    view_line,
 )
 
 __all__ = ["MAX_LINE_BYTES", "Session", "read_request", "serve"]
+
+_SEATS: Final = {seat.letter: seat for seat in SEATS}
 
 MAX_LINE_BYTES: Final = 1 << 20
 """A request line longer than 1 MiB is refused: the longest real one is under 1 KiB."""
@@ -184,6 +188,8 @@ class Session:
         if kind == "facts":
             _only(request, ("type",))
             return facts_line(self._state())
+        if kind == "view":
+            return self._view(request)
         if kind == "new_match":
             return self._new_match(request)
         if kind == "hello":
@@ -247,6 +253,18 @@ class Session:
         except IllegalAction as error:
             return _refused(error)
         return OK_LINE
+
+    def _view(self, request: dict[str, Any]) -> bytes:
+        _only(request, ("type", "seat"))
+        if "seat" not in request:
+            raise MessageError("view: the field 'seat' is missing", "missing_field")
+        letter = request["seat"]
+        seat = _SEATS.get(letter) if type(letter) is str else None
+        if seat is None:
+            raise MessageError(
+                f"view.seat: a seat letter, N, E, S or W, not {shown(letter)}", "bad_seat"
+            )
+        return view_line(self._state(), seat)
 
     def _legal(self) -> bytes:
         state = self._state()
