@@ -52,8 +52,11 @@ from backalley.protocol.messages import (
     facts,
     facts_line,
     legal_line,
+    legal_play_line,
     parse_action,
     schema,
+    seat_view,
+    view_line,
 )
 from backalley.protocol.server import MAX_LINE_BYTES, Session, serve
 from backalley.strategies import actions, states
@@ -675,6 +678,31 @@ def test_the_facts_line_of_finished_tiebreak_and_thrown_in_states(state):
     """The rarer values too: an outcome with or without a winner, no hand size, a tiebreak
     deal's empty bids, a thrown-in deal's scores."""
     assert facts_line(state) == encode({"type": "facts", "facts": facts(state)})
+
+
+@given(st.one_of(states(phase=Phase.PLAY), states(joker_lead=True), states(no_trump=True)))
+def test_the_legal_reply_in_play_is_read_off_the_mask_as_legal_line_writes_it(state):
+    """The quick legal reply of the server in play is, byte for byte, ``legal_line`` of
+    the engine's legal actions, and the server gives it to a legal request."""
+    assume(state.phase is Phase.PLAY)
+    line = legal_line(legal_actions(state))
+    assert legal_play_line(state) == line
+    session = Session()
+    session.state = state
+    assert session.answer(b'{"type":"legal"}') == line
+    assert session.answer(b'{ "type": "legal" }') == line
+
+
+@given(st.one_of(states(), states(phase=Phase.OVER), states(no_trump=True)), st.sampled_from(SEATS))
+def test_the_view_line_is_the_encoded_view_message(state, seat):
+    """The view reply written out is, byte for byte, ``encode`` of its message; the server
+    answers a compact view request on its quick path with that line."""
+    line = view_line(state, seat)
+    assert line == encode({"type": "view", "view": seat_view(state, seat)})
+    session = Session()
+    session.state = state
+    assert session.answer(encode({"type": "view", "seat": seat.letter})[:-1]) == line
+    assert session.answer(b'{ "type": "view", "seat": "' + seat.letter.encode() + b'" }') == line
 
 
 @pytest.mark.rule("DEAL-5")

@@ -652,6 +652,11 @@ def _swap_shown_to_all(state, seat):
     return view
 
 
+def _line(view):
+    """The server's view reply written from ``view`` (a wrong ``seat_view``)."""
+    return lambda state, seat: encode({"type": "view", "view": view(state, seat)})
+
+
 def _hands_leaked(state, seat):
     """DEAL-5 broken: a seat's view lists every hand."""
     view = _seat_view(state, seat)
@@ -774,8 +779,8 @@ WRONG_RULES = {
     "custom_short": ("SCHED-4", _patching(server, "rules_from_json", _custom_short)),
     "hook": ("BID-2", lambda: _refusing_bids(_hook)),
     "jokers_below_the_ace": ("CARD-3", _patching(position, "winning_card", _jokers_below_the_ace)),
-    "swap_shown_to_all": ("DEAL-5", _patching(_messages, "seat_view", _swap_shown_to_all)),
-    "hands_leaked": ("DEAL-5", _patching(_messages, "seat_view", _hands_leaked)),
+    "swap_shown_to_all": ("DEAL-5", _patching(server, "view_line", _line(_swap_shown_to_all))),
+    "hands_leaked": ("DEAL-5", _patching(server, "view_line", _line(_hands_leaked))),
     "wrong_reasons": ("", _patching(match, "_not_your_turn", _wrong_phase_for_turn)),
 }
 """Each wrong engine: the rule it breaks, and how."""

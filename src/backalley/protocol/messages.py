@@ -32,6 +32,7 @@ from ..core.bidding import BOARD, bid_of_code
 from ..core.cards import CARDS, SEATS, Card, Seat, Suit
 from ..core.errors import Reason
 from ..core.flow import dealer_of_deal
+from ..engine._fast import chunked, picked
 from ..engine.state import MatchState, Outcome, Phase
 from ._codec import RecordError, action_from_json, action_to_json, outcome_json
 
@@ -53,6 +54,7 @@ __all__ = [
     "RULE_OF_REASON",
     "VERSION",
     "VIEW_NAMES",
+    "VIEW_REQUESTS",
     "MessageError",
     "action_slot",
     "action_text",
@@ -60,6 +62,7 @@ __all__ = [
     "facts",
     "facts_line",
     "legal_line",
+    "legal_play_line",
     "lenient_action",
     "parse_action",
     "schema",
@@ -266,6 +269,29 @@ def legal_line(actions: tuple[Bid | Play | Deal, ...]) -> bytes:
 
 NO_LEGAL_LINE: Final = legal_line(())
 """The ``legal`` reply between deals and after the match: no action is legal."""
+
+# The quoted plays of each seat, cut as engine._fast cuts card masks: the legal reply
+# in play is read off the allowed-card mask, with no Play made or looked up.
+_QUOTED_PLAYS: Final = tuple(
+    chunked(QUOTED[seat * NUM_ACTION_INDICES + FIRST_CARD_INDEX : (seat + 1) * NUM_ACTION_INDICES])
+    for seat in range(len(SEATS))
+)
+
+
+def legal_play_line(state: MatchState) -> bytes:
+    """The ``legal`` reply for a state in play, read off the allowed-card mask.
+
+    ``legal_line(legal_actions(state))`` with no Play made or looked up: the
+    allowed cards (``position.allowed_of``) pick their quoted texts. The server
+    answers every ``legal`` request in play with it; the test suite checks it
+    against ``legal_line(legal_actions(state))`` on any state in play.
+    """
+    pos = state.position
+    trick = pos[position.TRICK]
+    seat = position.to_move(pos)
+    allowed = position.allowed_of(pos, seat, trick)[0]
+    texts = picked(allowed, _QUOTED_PLAYS[seat])
+    return b'{"type":"legal","actions":[' + b",".join(texts) + b"]}\n"
 
 
 def action_text(action: Bid | Play | Deal) -> Any:
@@ -528,8 +554,34 @@ def seat_view(state: MatchState, seat: Seat) -> dict[str, Any]:
 
 
 def view_line(state: MatchState, seat: Seat) -> bytes:
-    """The ``view`` reply for ``seat`` in ``state``: ``encode`` of its message."""
-    return encode({"type": "view", "view": seat_view(state, seat)})
+    """The ``view`` reply for ``seat`` in ``state``: ``encode`` of its message, written out.
+
+    The fuzzer and the server write several a deal; the test suite checks the line
+    against ``encode`` of :func:`seat_view` on any state.
+    """
+    current = state.deal
+    if current is None:
+        return _EMPTY_VIEWS[seat]
+    held = current.hands[seat]
+    hand = _texts([_CODE[card] for card in range(len(CARDS)) if held >> card & 1])
+    made = current.setup.swap
+    swap = "null"
+    if made is not None and made.seat == seat:
+        swap = f'{{"gave":"{_CODE[made.joker]}","took":"{_CODE[made.received]}"}}'
+    return (
+        f'{{"type":"view","view":{{"seat":"{_SEAT[seat]}","hand":{hand},"swap":{swap}}}}}\n'
+    ).encode()
+
+
+_EMPTY_VIEWS: Final = tuple(
+    encode({"type": "view", "view": {"seat": seat.letter, "hand": [], "swap": None}})
+    for seat in SEATS
+)
+
+VIEW_REQUESTS: Final[dict[bytes, Seat]] = {
+    encode({"type": "view", "seat": seat.letter})[:-1]: seat for seat in SEATS
+}
+"""Every seat's ``view`` request in compact JSON (no newline), to its seat."""
 
 
 def schema(name: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from ..core.actions import Bid, Deal, Play
 from ..core.cards import SEATS
 from ..core.dealing import MAX_SEED
 from ..core.errors import IllegalAction
+from ..core.position import BID, PHASE, PLAY
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import MatchState
 from ._codec import RecordError, integer, rules_from_json
@@ -41,10 +42,12 @@ from .messages import (
     PROTOCOL,
     REQUEST_TYPES,
     VERSION,
+    VIEW_REQUESTS,
     MessageError,
     encode,
     facts_line,
     legal_line,
+    legal_play_line,
     parse_action,
     shown,
     view_line,
@@ -156,9 +159,7 @@ class Session:
                 # The commonest requests, answered without parsing them, and written out
                 # rather than through _legal and apply: two calls fewer a request.
                 if line == LEGAL_REQUEST:
-                    if state.setup is None:  # no deal in progress
-                        return NO_LEGAL_LINE
-                    return legal_line(legal_actions(state))
+                    return _legal_of(state)
                 action = APPLY_REQUESTS.get(line)
                 if action is not None:
                     try:
@@ -166,6 +167,9 @@ class Session:
                     except IllegalAction as error:
                         return _refused(error)
                     return OK_LINE
+                seat = VIEW_REQUESTS.get(line)
+                if seat is not None:
+                    return view_line(state, seat)
             return self._dispatch(read_request(line))
         except Exception as error:  # every request gets its one reply, even on a bug of ours
             return _failure(error)
@@ -267,10 +271,17 @@ class Session:
         return view_line(self._state(), seat)
 
     def _legal(self) -> bytes:
-        state = self._state()
-        if state.setup is None:  # no deal in progress
-            return NO_LEGAL_LINE
-        return legal_line(legal_actions(state))
+        return _legal_of(self._state())
+
+
+def _legal_of(state: MatchState) -> bytes:
+    """The ``legal`` reply: none between deals, plays read off the allowed-card mask."""
+    phase = state.position[PHASE]
+    if phase == PLAY:
+        return legal_play_line(state)
+    if phase != BID:  # no deal in progress
+        return NO_LEGAL_LINE
+    return legal_line(legal_actions(state))
 
 
 def _refused(error: IllegalAction) -> bytes:
