@@ -202,6 +202,11 @@ MESSAGES = {
             "version": {"type": "integer"},
             "engine": {"type": "string"},
             "capabilities": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+            "rules_version": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The version of docs/rules.md the engine plays (optional).",
+            },
         },
         ["protocol", "version", "engine", "capabilities"],
     ),

@@ -33,6 +33,7 @@ from .cards import Seat, to_seat
 __all__ = [
     "MAX_HAND_SIZE",
     "MIN_HAND_SIZE",
+    "RULES_VERSION",
     "SCHEDULES",
     "Rules",
     "TiePolicy",
@@ -44,6 +45,15 @@ __all__ = [
 
 MIN_HAND_SIZE: Final = 1
 MAX_HAND_SIZE: Final = 13
+
+RULES_VERSION: Final = 1
+"""The version of the rules this library plays (``docs/rules.md`` and its rulings).
+
+Raised whenever a rule or ruling changes what is legal or how a deal scores, so
+that a game record, and an engine's ``hello``, say which rules they follow.
+Game records carry it as ``rules_version``; a record without one was written
+before it existed and is read as version 1.
+"""
 """4 hands of 13, the turned card and one replacement card use all 54 cards."""
 
 

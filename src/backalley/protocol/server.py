@@ -29,6 +29,7 @@ from ..core.cards import SEATS
 from ..core.dealing import MAX_SEED
 from ..core.errors import IllegalAction
 from ..core.position import BID, PHASE, PLAY
+from ..core.rules import RULES_VERSION
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import MatchState
 from ._codec import RecordError, integer, rules_from_json
@@ -66,6 +67,7 @@ _HELLO: Final = {
     "version": VERSION,
     "engine": ENGINE_NAME,
     "capabilities": list(CAPABILITIES),
+    "rules_version": RULES_VERSION,
 }
 
 
