@@ -289,12 +289,24 @@ POSITION_KINDS: list[tuple[str, str, Callable[[MatchState], bool]]] = [
             and _leading(s)
         ),
     ),
+    (
+        "after-level-tiebreak",
+        "A tiebreak deal ended with equal tricks: another tiebreak deal is due (END-4).",
+        lambda s: (
+            s.phase is Phase.DEAL
+            and bool(s.history)
+            and s.history[-1].setup.tiebreak
+            and s.in_tiebreak
+        ),
+    ),
     ("match-over", "The match is over: every action is refused.", lambda s: s.phase is Phase.OVER),
 ]
 
 POSITION_GAMES = [
     (Rules(schedule="short"), range(1, 40)),
     (Rules(schedule=[2, 1], tie="tiebreak-deal", first_dealer=Seat.EAST), range(1, 200)),
+    # Two-card tiebreak deals can end level (END-4): a one-deal match of two cards.
+    (Rules(schedule=[2], tie="tiebreak-deal"), range(1, 5000)),
 ]
 
 

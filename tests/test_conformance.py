@@ -277,6 +277,13 @@ def _kind_holds(name: str, match: outsider.Match) -> bool:
         "little-led-only-big": lambda: led == "LITTLE" and trumps == ["BIG"],
         "no-trumps": lambda: match.phase == "play" and deal["trump"] is None and bool(trick),
         "tiebreak-lead": lambda: leading and deal["tiebreak"] and not deal["tricks"],
+        "after-level-tiebreak": lambda: (
+            match.phase == "deal"
+            and bool(match.finished)
+            and match.finished[-1]["tiebreak"]
+            and match.finished[-1]["tricks_won"][0] == match.finished[-1]["tricks_won"][1]
+            and match.in_tiebreak
+        ),
         "match-over": lambda: match.phase == "over",
     }
     if name.startswith("standard-step-"):
