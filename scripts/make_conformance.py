@@ -38,6 +38,7 @@ from backalley.formats.notation import action_text
 from backalley.formats.perft import perft
 from backalley.formats.records import dumps, record_from_state, record_to_json
 from backalley.formats.serialize import snapshot, to_json
+from backalley.protocol.messages import seat_view
 
 ROOT = Path(__file__).resolve().parent.parent / "conformance"
 FORMAT_VERSION = 1
@@ -288,12 +289,24 @@ POSITION_KINDS: list[tuple[str, str, Callable[[MatchState], bool]]] = [
             and _leading(s)
         ),
     ),
+    (
+        "after-level-tiebreak",
+        "A tiebreak deal ended with equal tricks: another tiebreak deal is due (END-4).",
+        lambda s: (
+            s.phase is Phase.DEAL
+            and bool(s.history)
+            and s.history[-1].setup.tiebreak
+            and s.in_tiebreak
+        ),
+    ),
     ("match-over", "The match is over: every action is refused.", lambda s: s.phase is Phase.OVER),
 ]
 
 POSITION_GAMES = [
     (Rules(schedule="short"), range(1, 40)),
     (Rules(schedule=[2, 1], tie="tiebreak-deal", first_dealer=Seat.EAST), range(1, 200)),
+    # Two-card tiebreak deals can end level (END-4): a one-deal match of two cards.
+    (Rules(schedule=[2], tie="tiebreak-deal"), range(1, 5000)),
 ]
 
 
@@ -325,8 +338,16 @@ def positions() -> dict[str, Any]:
                 "description": described.get(name, "A position of a seeded random match."),
                 "record": _record(state, claims=False),
                 "snapshot": snapshot(state),
-                "legal_actions": [_action_name(action) for action in legal_actions(state)],
+                # The players' moves, as the protocol's legal reply lists them: the deal is
+                # a chance action, legal in the verdicts but no player's move.
+                "legal_actions": [
+                    _action_name(action)
+                    for action in legal_actions(state)
+                    if not isinstance(action, Deal)
+                ],
                 "verdicts": [verdict(state, action) for action in actions],
+                # What each seat may know (DEAL-5), as the protocol's view reply says it.
+                "views": {seat.letter: seat_view(state, seat) for seat in SEATS},
             }
         )
     return {

@@ -18,7 +18,7 @@ from backalley.protocol import messages
 
 ROOT = Path(__file__).resolve().parent.parent
 BASE = "https://backalley.invalid/schemas/"
-RECORD = "../record-1.schema.json"
+RECORD = "../record.schema.json"
 CARD = "(?:10|[2-9JQKA])[CDHS]|BIG|LITTLE"
 ACTION_TEXT = f"^[NESW] (?:pass|board|[1-9][0-9]?|{CARD})$"
 # The codes come from their one home in the library; the schemas list them in that order.
@@ -32,7 +32,9 @@ def _message(
     kind = name.split(".")[1]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": f"{BASE}protocol/{name}-1.schema.json",
+        # The $id ends in the file's own name, so that a validator's registry and the
+        # files on disk name each schema alike.
+        "$id": f"{BASE}protocol/{name}.schema.json",
         "title": title,
         "description": description,
         "type": "object",
@@ -97,6 +99,37 @@ FACTS = {
     },
 }
 
+VIEW = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": list(messages.VIEW_NAMES),
+    "properties": {
+        "seat": {"$ref": f"{RECORD}#/$defs/seat"},
+        "hand": {
+            "type": "array",
+            "items": {"$ref": f"{RECORD}#/$defs/card"},
+            "maxItems": 13,
+            "uniqueItems": True,
+            "description": "The seat's cards in card-number order; [] between deals.",
+        },
+        "swap": {
+            "oneOf": [
+                {"type": "null"},
+                {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["gave", "took"],
+                    "properties": {
+                        "gave": {"enum": ["BIG", "LITTLE"]},
+                        "took": {"$ref": f"{RECORD}#/$defs/card"},
+                    },
+                },
+            ],
+            "description": "The joker swap, in the swapper's own view alone.",
+        },
+    },
+}
+
 ACTION = {
     "oneOf": [
         {
@@ -152,6 +185,13 @@ MESSAGES = {
     ),
     "request.legal": _message("request.legal", "legal", "Ask the legal bids or plays.", {}, []),
     "request.facts": _message("request.facts", "facts (request)", "Ask the facts.", {}, []),
+    "request.view": _message(
+        "request.view",
+        "view (request)",
+        "Ask what one seat may know (capability view).",
+        {"seat": {"$ref": f"{RECORD}#/$defs/seat"}},
+        ["seat"],
+    ),
     "request.bye": _message("request.bye", "bye (request)", "End the session.", {}, []),
     "reply.hello": _message(
         "reply.hello",
@@ -162,6 +202,11 @@ MESSAGES = {
             "version": {"type": "integer"},
             "engine": {"type": "string"},
             "capabilities": {"type": "array", "items": {"type": "string"}, "uniqueItems": True},
+            "rules_version": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The version of docs/rules.md the engine plays (optional).",
+            },
         },
         ["protocol", "version", "engine", "capabilities"],
     ),
@@ -192,6 +237,13 @@ MESSAGES = {
             }
         },
         ["actions"],
+    ),
+    "reply.view": _message(
+        "reply.view",
+        "view (reply)",
+        "What one seat may know beyond the facts: its hand and its own swap (DEAL-5).",
+        {"view": VIEW},
+        ["view"],
     ),
     "reply.bye": _message("reply.bye", "bye (reply)", "The engine ends the session.", {}, []),
     "reply.error": _message(

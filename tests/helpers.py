@@ -2,7 +2,7 @@
 
 A deal is an explicit 54-card order (``Deal(deck)``), dealt one card at a time
 clockwise from the player left of the dealer, then the turned card, then the
-stock (RULINGS.md "The deal"). ``backalley.core.dealing.deck_for`` inverts that:
+stock (docs/rules.md DEAL-1 to DEAL-4). ``backalley.core.dealing.deck_for`` inverts that:
 given the hands a test wants, the turned card and the cards that should follow
 it, it returns the deck order that deals them, filling hands given short with
 plain non-trump cards first.

@@ -463,6 +463,17 @@ class Match:
         cards, _ = self.allowed(seat)
         return [f"{letter} {card}" for card in sorted(cards, key=NUMBER.__getitem__)]
 
+    def view(self, seat: int) -> dict[str, Any]:
+        """DEAL-5, as docs/protocol.md's VIEW says: the seat's hand, and its own swap alone."""
+        deal = self.deal
+        if deal is None:
+            return {"seat": SEATS[seat], "hand": [], "swap": None}
+        swap = deal["swap"]
+        mine = None
+        if swap is not None and swap["seat"] == SEATS[seat]:
+            mine = {"gave": swap["joker"], "took": swap["received"]}
+        return {"seat": SEATS[seat], "hand": list(deal["hands"][seat]), "swap": mine}
+
     def copy(self) -> Match:
         return copy.deepcopy(self)
 

@@ -1,6 +1,6 @@
 """An independent, deliberately plain re-implementation of the rules, for the properties.
 
-Written from RULINGS.md with cards as ``Card`` values and lists, never with the
+Written from docs/rules.md with cards as ``Card`` values and lists, never with the
 library's masks or helpers, so that a property comparing the two can catch a
 mistake in either.
 """
@@ -124,7 +124,7 @@ def refusal(state: MatchState, action: Bid | Play | Deal) -> Reason | None:
 
 
 def contract_points(contract: Contract, hand_size: int, tricks: int) -> int:
-    """The scoring table of RULINGS.md, written out case by case."""
+    """The scoring table of docs/rules.md (SCORE-1 to SCORE-4), written out case by case."""
     if contract.multiplier > 0:
         value = 10 * hand_size * contract.multiplier
         return value if tricks == hand_size else -value

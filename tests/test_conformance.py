@@ -135,12 +135,15 @@ def test_positions_verdicts() -> None:
     for position in vectors["positions"]:
         state = replay(parse_record(position["record"]))
         assert snapshot(state) == position["snapshot"], position["name"]
-        legal = ["deal" if isinstance(a, Deal) else action_text(a) for a in legal_actions(state)]
+        every = ["deal" if isinstance(a, Deal) else action_text(a) for a in legal_actions(state)]
+        # legal_actions lists the players' moves, as the protocol's legal reply: the deal is
+        # a chance action, legal among the verdicts but no player's move.
+        legal = [name for name in every if name != "deal"]
         assert legal == position["legal_actions"], position["name"]
         verdicts = [_verdict(state, name) for name in universe]
         assert verdicts == position["verdicts"], position["name"]
         assert sorted(n for n, v in zip(universe, verdicts, strict=True) if v == "legal") == sorted(
-            legal
+            every
         )
         reasons.update(verdicts)
     assert reasons == {reason.value for reason in Reason} | {"legal"}
@@ -274,6 +277,13 @@ def _kind_holds(name: str, match: outsider.Match) -> bool:
         "little-led-only-big": lambda: led == "LITTLE" and trumps == ["BIG"],
         "no-trumps": lambda: match.phase == "play" and deal["trump"] is None and bool(trick),
         "tiebreak-lead": lambda: leading and deal["tiebreak"] and not deal["tricks"],
+        "after-level-tiebreak": lambda: (
+            match.phase == "deal"
+            and bool(match.finished)
+            and match.finished[-1]["tiebreak"]
+            and match.finished[-1]["tricks_won"][0] == match.finished[-1]["tricks_won"][1]
+            and match.in_tiebreak
+        ),
         "match-over": lambda: match.phase == "over",
     }
     if name.startswith("standard-step-"):
@@ -291,9 +301,14 @@ def test_positions_by_the_outsider() -> None:
         match = outsider.replay(position["record"])
         name = position["name"]
         assert match.snapshot() == position["snapshot"], name
-        assert match.legal() == position["legal_actions"], name
+        assert [action for action in match.legal() if action != "deal"] == position[
+            "legal_actions"
+        ], name
         verdicts = [match.refusal(action) or "legal" for action in universe]
         assert verdicts == position["verdicts"], name
+        assert {letter: match.view(at) for at, letter in enumerate("NESW")} == position["views"], (
+            name
+        )
         assert _kind_holds(name, match), name
         assert isinstance(position["description"], str) and position["description"]
     assert {
@@ -515,3 +530,26 @@ def test_the_outsiders_reasons_refuse_exactly_what_the_engine_refuses() -> None:
         match = outsider.replay(position["record"])
         for action, verdict in zip(vectors["universe"], position["verdicts"], strict=True):
             assert (verdict == "legal") == (not match.reasons(action)), (position["name"], action)
+
+
+@pytest.mark.rule("DEAL-5")
+def test_the_views_cover_every_kind_of_moment_and_a_swap() -> None:
+    """positions.json has every seat's view before a deal, in the bidding, in play, in a
+    tiebreak deal and after the match, and a position where one seat alone sees a swap."""
+    positions = _load("positions.json")["positions"]
+    phases = {position["snapshot"]["phase"] for position in positions}
+    assert phases == {"deal", "bid", "play", "over"}
+    assert any(position["name"] == "tiebreak-lead" for position in positions)
+    swapped = [
+        position
+        for position in positions
+        if any(view["swap"] is not None for view in position["views"].values())
+    ]
+    assert swapped
+    for position in swapped:
+        assert sum(view["swap"] is not None for view in position["views"].values()) == 1
+    for position in positions:
+        assert sorted(position["views"]) == ["E", "N", "S", "W"]
+        for letter, view in position["views"].items():
+            assert view["seat"] == letter
+            assert view["hand"] == position["snapshot"]["hands"][letter]

@@ -1,8 +1,8 @@
 """The match flow and every refusal of ``apply``, through the public API.
 
 Match flow: the first dealer, the dealer passing clockwise, the schedule, counted
-deals, totals and the outcome (RULINGS.md "Schedule and dealer", "End of the
-match"). Refusals: every :class:`Reason` code, each with its code, a sentence for
+deals, totals and the outcome (docs/rules.md "Dealing", "The match and its
+end"). Refusals: every :class:`Reason` code, each with its code, a sentence for
 people, the refused action, and the input state left exactly as it was. Bad
 input that is not a game action at all gets a plain ``TypeError`` or
 ``ValueError`` that says what was wrong.

@@ -9,6 +9,7 @@ actions (the tie rule needs several deals with equal totals, so more).
 from __future__ import annotations
 
 import json
+import random
 import re
 import shutil
 import subprocess
@@ -23,13 +24,17 @@ from backalley import Rules, apply, legal_actions, new_match
 from backalley.cli import fuzz as fuzz_command
 from backalley.cli import main
 from backalley.core.action_index import action_index
+from backalley.core.actions import Deal
 from backalley.formats.checking import replay
 from backalley.formats.records import loads
-from backalley.protocol.cases import PROBE_DECK, Invalid, ScriptSource
+from backalley.protocol._codec import record_text
+from backalley.protocol.cases import PROBE_DECK, Invalid, ScriptSource, new_match_line, walk_deal
+from backalley.protocol.choices import RandomSource, draw_rules
 from backalley.protocol.client import EngineProcess, ProtocolBroken
 from backalley.protocol.coverage import REACHABLE_RULES, rules_reached, tiebreak_kinds
 from backalley.protocol.fuzzer import (
     RARE_EVENTS,
+    SAFE_SEEDS,
     Mode,
     Settings,
     fuzz,
@@ -37,6 +42,8 @@ from backalley.protocol.fuzzer import (
     rare_events,
     reference_matches,
 )
+from backalley.protocol.messages import action_text
+from backalley.protocol.server import Session
 
 HERE = Path(__file__).resolve().parent
 OWN = f"{sys.executable} -m backalley.protocol"
@@ -100,14 +107,25 @@ WRONG = [
     ("failed_board_costs_nothing", "SCORE-4", 20, 60),
     ("tiebreak_at_last_size", "END-3", 200, 100),
     ("partner_board_leads_trumps", "PLAY-5", 30, 30),
-    ("tiebreak_dealer_leads", "END-3", 20, 30),
+    ("tiebreak_dealer_leads", "END-3", 20, 60),
     ("swap_skips_a_card", "DEAL-4", 20, 30),
     ("lower_total_wins", "END-1", 20, 100),
     ("draw_goes_north_south", "END-2", 200, 100),
+    ("range_before_turn", "BID-1", 10, 30),
+    ("play_rule_before_holding", "PLAY-1", 10, 30),
+    ("lowest_board_counts", "BID-5", 10, 60),
+    ("failed_board_single", "SCORE-4", 10, 60),
+    ("tiebreak_deal_scored", "END-3", 20, 100),
+    ("custom_short", "SCHED-4", 10, 60),
+    ("hook", "BID-2", 10, 30),
+    ("jokers_below_the_ace", "CARD-3", 10, 30),
+    ("swap_shown_to_all", "DEAL-5", 20, 30),
+    ("hands_leaked", "DEAL-5", 10, 30),
 ]
 
 RULES_PAGE = (HERE.parent / "docs" / "rules.md").read_text(encoding="utf-8")
 PROTOCOL_PAGE = (HERE.parent / "docs" / "protocol.md").read_text(encoding="utf-8")
+FUZZING_PAGE = (HERE.parent / "docs" / "fuzzing.md").read_text(encoding="utf-8")
 
 
 def _not_broken_by_an_action() -> set[str]:
@@ -117,9 +135,9 @@ def _not_broken_by_an_action() -> set[str]:
     return set(re.findall(r"^\| ([A-Z]+-\d+) \|", "|" + rows, re.M))
 
 
-def test_the_wrong_engines_table_of_protocol_md_lists_each_engine_its_rule_and_budget():
+def test_the_wrong_engines_table_of_fuzzing_md_lists_each_engine_its_rule_and_budget():
     for name, rule, budget, _ in WRONG:
-        assert f"(`{name}`) | {rule} | {budget} |" in PROTOCOL_PAGE, name
+        assert f"(`{name}`) | {rule} | {budget} |" in FUZZING_PAGE, name
 
 
 def test_every_rule_an_action_can_break_has_a_wrong_engine():
@@ -322,7 +340,7 @@ def test_an_engine_that_echoes_is_told_its_reply_is_no_hello(capsys):
 
 def test_a_hung_engine_is_killed(tmp_path):
     engine = EngineProcess(wrong("hang"), timeout=0.5)
-    assert handshake(engine) == {"legal", "reasons"}
+    assert handshake(engine) == {"legal", "reasons", "view"}
     with pytest.raises(ProtocolBroken, match=r"within 0\.5 s"):
         engine.exchange([b'{"type":"legal"}\n'])
     assert engine._process.poll() is not None
@@ -368,7 +386,8 @@ def test_the_default_run_reaches_every_rule_and_rare_ending_within_200_matches()
     """Every rule an action can break decides something, and tiebreak deals of every hand
     size and after a schedule ending below its largest, level tiebreaks, draws, four
     Boards, throw-in runs, turned jokers, swaps and a lone BIG after a LITTLE lead all
-    happen, in the default run's first 200 matches (the counts are in docs/protocol.md)."""
+    happen, in the default run's first 200 matches (the counts are in docs/fuzzing.md,
+    which scripts/fuzz_tables.py rewrites)."""
     seen, rules, kinds = Counter(), Counter(), Counter()
     for state in reference_matches(Settings(matches=200)):
         seen.update(rare_events(state))
@@ -377,7 +396,7 @@ def test_the_default_run_reaches_every_rule_and_rare_ending_within_200_matches()
     assert [event for event in RARE_EVENTS if not seen[event]] == []
     assert [rule for rule in REACHABLE_RULES if not rules[rule]] == []
     assert kinds["tiebreak deal after a schedule ending below its largest size"]
-    page = PROTOCOL_PAGE
+    page = FUZZING_PAGE
     for event in RARE_EVENTS:
         assert f"| {event} | {seen[event]} |" in page, event
     for rule in REACHABLE_RULES:
@@ -431,3 +450,63 @@ def test_a_script_takes_its_steps_in_order_and_refuses_a_misfit() -> None:
         ScriptSource((("move", 0),)).deck(state)
     with pytest.raises(Invalid, match=r"^a deal where a move is due$"):
         ScriptSource((("deal", PROBE_DECK.deck),)).move(dealt, legal)
+
+
+def _documented_reason_pairs() -> set[tuple[str, str]]:
+    page = (HERE.parent / "docs" / "conformance.md").read_text(encoding="utf-8")
+    return set(re.findall(r"^\| `([a-z_]+)`, `([a-z_]+)` \| `[a-z_]+` \| ", page, re.M))
+
+
+def test_the_probes_put_every_documented_pair_of_refusal_reasons_to_the_test():
+    """In the default run's first 20 matches, the probes of illegal actions include, for
+    every pair of reasons docs/conformance.md says can apply to one action, an action both
+    apply to: judged by the outside implementation (tests/outsider.py), not the library."""
+    sys.path.insert(0, str(HERE))
+    import outsider  # noqa: PLC0415 - the outside implementation, beside the tests
+
+    rng = random.Random(Settings().seed)
+    pairs: set[tuple[str, str]] = set()
+    for number in range(20):
+        rules = draw_rules(rng, None, False, number)
+        seed = rng.randrange(SAFE_SEEDS)
+        session = Session()
+        session.answer(new_match_line(rules, seed))
+        source = RandomSource(rng, Settings().probes)
+        for _ in range(200):  # a bound: a match has far fewer deals
+            walked = walk_deal(session, source, detail=True)
+            for item in walked.items or ():
+                if item.kind != "probe":
+                    continue
+                match = outsider.replay(json.loads(record_text(item.before)))
+                name = "deal" if isinstance(item.action, Deal) else action_text(item.action)
+                found = sorted(match.reasons(name), key=outsider.REFUSAL_ORDER.index)
+                pairs.update(
+                    (first, second)
+                    for index, first in enumerate(found)
+                    for second in found[index + 1 :]
+                )
+            if walked.script.kind == "open":
+                break
+    documented = _documented_reason_pairs()
+    assert len(documented) == 18
+    assert documented - pairs == set()
+
+
+def test_one_card_experiments_tell_the_board_rules_apart():
+    """Each experiment of protocol.diagnose is scored wrong by the engine it is meant to
+    catch and right by the others; our server scores all three right."""
+    from backalley.protocol.diagnose import EXPERIMENTS, board_rule  # noqa: PLC0415
+
+    assert [test.rule for test in EXPERIMENTS] == ["BID-4", "SCORE-4", "BID-5"]
+    assert board_rule(OWN, 10.0, handshake) is None
+    if backalley.__compiled__:
+        return
+    for name, rule in [
+        ("board_multiplier", "BID-4"),
+        ("failed_board_single", "SCORE-4"),
+        ("failed_board_costs_nothing", "SCORE-4"),
+        ("lowest_board_counts", "BID-5"),
+    ]:
+        assert board_rule(wrong(name), 10.0, handshake) == rule, name
+    # A wrong rule that no experiment shows leaves the first citation to stand.
+    assert board_rule(wrong("inherit_multiplier"), 10.0, handshake) is None

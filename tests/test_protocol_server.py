@@ -52,8 +52,11 @@ from backalley.protocol.messages import (
     facts,
     facts_line,
     legal_line,
+    legal_play_line,
     parse_action,
     schema,
+    seat_view,
+    view_line,
 )
 from backalley.protocol.server import MAX_LINE_BYTES, Session, serve
 from backalley.strategies import actions, states
@@ -98,7 +101,7 @@ def test_hello_names_the_protocol_version_and_capabilities():
         {"type": "hello", "protocol": "backalley-protocol", "versions": [1, 2]}
     )
     assert reply["version"] == 1
-    assert set(reply["capabilities"]) == {"legal", "reasons"}
+    assert set(reply["capabilities"]) == {"legal", "reasons", "view"}
     validate("reply", reply)
 
 
@@ -382,6 +385,9 @@ DOCUMENTED_ERRORS = [
     ),
     ('{"type": "apply", "action": "E 0"}', "bad_action", '"E pass"'),
     ('{"type": "apply", "action": {"deal": ["AS"]}}', "bad_action", "action.deal"),
+    ('{"type": "view", "seat": "X"}', "bad_seat", "view.seat"),
+    ('{"type": "view", "seat": 0}', "bad_seat", "N, E, S or W"),
+    ('{"type": "view"}', "missing_field", "'seat'"),
 ]
 
 
@@ -672,3 +678,59 @@ def test_the_facts_line_of_finished_tiebreak_and_thrown_in_states(state):
     """The rarer values too: an outcome with or without a winner, no hand size, a tiebreak
     deal's empty bids, a thrown-in deal's scores."""
     assert facts_line(state) == encode({"type": "facts", "facts": facts(state)})
+
+
+@given(st.one_of(states(phase=Phase.PLAY), states(joker_lead=True), states(no_trump=True)))
+def test_the_legal_reply_in_play_is_read_off_the_mask_as_legal_line_writes_it(state):
+    """The quick legal reply of the server in play is, byte for byte, ``legal_line`` of
+    the engine's legal actions, and the server gives it to a legal request."""
+    assume(state.phase is Phase.PLAY)
+    line = legal_line(legal_actions(state))
+    assert legal_play_line(state) == line
+    session = Session()
+    session.state = state
+    assert session.answer(b'{"type":"legal"}') == line
+    assert session.answer(b'{ "type": "legal" }') == line
+
+
+@given(st.one_of(states(), states(phase=Phase.OVER), states(no_trump=True)), st.sampled_from(SEATS))
+def test_the_view_line_is_the_encoded_view_message(state, seat):
+    """The view reply written out is, byte for byte, ``encode`` of its message; the server
+    answers a compact view request on its quick path with that line."""
+    line = view_line(state, seat)
+    assert line == encode({"type": "view", "view": seat_view(state, seat)})
+    session = Session()
+    session.state = state
+    assert session.answer(encode({"type": "view", "seat": seat.letter})[:-1]) == line
+    assert session.answer(b'{ "type": "view", "seat": "' + seat.letter.encode() + b'" }') == line
+
+
+@pytest.mark.rule("DEAL-5")
+def test_a_view_shows_the_seat_its_hand_and_its_own_swap_alone():
+    """After a turned joker (BIG turned, East dealt LITTLE and swapping it for the next
+    card), East's view shows its swap and every other seat's shows none; each view holds
+    that seat's hand in card-number order, and every request and reply fits its schema."""
+    head = ["LITTLE", "KS", "JH", "9H", "2C", "3C", "4C", "5C", "BIG", "AS"]
+    deck = head + [card.code for card in CARDS if card.code not in head]
+    session = Session()
+    session.handle(json.loads(_SEEDED + '"seed": 1}'))
+    before = session.handle({"type": "view", "seat": "E"})
+    assert before["view"] == {"seat": "E", "hand": [], "swap": None}
+    assert session.handle({"type": "apply", "action": {"deal": deck}})["type"] == "ok"
+    views = {}
+    for letter in "NESW":
+        request = {"type": "view", "seat": letter}
+        validate("request", request)
+        reply = session.handle(request)
+        validate("reply", reply)
+        views[letter] = reply["view"]
+    assert views["E"] == {
+        "seat": "E",
+        "hand": ["2C", "AS"],
+        "swap": {"gave": "LITTLE", "took": "AS"},
+    }
+    assert views["S"] == {"seat": "S", "hand": ["3C", "KS"], "swap": None}
+    assert [views[letter]["swap"] for letter in "NSW"] == [None, None, None]
+    # The hands together are the dealt cards, LITTLE given up for the ace of spades.
+    held = sorted(code for view in views.values() for code in view["hand"])
+    assert held == sorted(["AS", *head[1:8]])

@@ -22,6 +22,7 @@ from backalley import (
     seeded_deck,
 )
 from backalley.core.cards import CARDS
+from backalley.core.rules import RULES_VERSION
 from backalley.engine.validate import validate
 from backalley.formats.checking import IllegalRecord, check, replay
 from backalley.formats.records import (
@@ -405,3 +406,18 @@ def test_a_changed_play_is_never_blamed_earlier(state: MatchState, data: st.Data
         else:
             # A later deal or bid is refused (the deal ended differently).
             assert int(error.path[6 : error.path.index("]")]) >= deal
+
+
+def test_records_say_their_rules_version_and_older_records_are_still_read() -> None:
+    """A written record carries ``rules_version`` (RULES_VERSION); a record without it,
+    written before it existed, reads the same; a version this library does not play is
+    refused, naming the field."""
+    state = apply(new_match(Rules(schedule=[1]), seed=3), Deal(CARDS))
+    data = json.loads(dumps(record_from_state(state)))
+    assert data["rules_version"] == RULES_VERSION == 1
+    assert list(data)[:3] == ["format", "version", "rules_version"]
+    older = {key: value for key, value in data.items() if key != "rules_version"}
+    assert loads(json.dumps(older)) == loads(json.dumps(data))
+    for wrong in (2, 0, "1", 1.5):
+        with pytest.raises(RecordError, match="rules_version"):
+            loads(json.dumps({**data, "rules_version": wrong}))

@@ -552,6 +552,122 @@ def _draw_goes_north_south(pos):
     return following
 
 
+# --- wrong engines the citations must tell apart --------------------------------------
+
+_play_state = match._play
+_right_bid_state = match._bid
+
+
+def _range_before_turn(state, pos, action):
+    """Reason order broken: a bid out of range is refused as such, even out of turn
+    (``bid_out_of_range`` before ``not_your_turn``). Its fault is whose turn it is (BID-1)."""
+    if not bidding.bid_in_range(action, pos[SIZE]):
+        raise IllegalAction(Reason.BID_OUT_OF_RANGE, action, "Not that bid.")
+    return _right_bid_state(state, pos, action)
+
+
+def _play_rule_before_holding(state, pos, action):
+    """Reason order broken: a card not held is refused with the rule of play it would break
+    if held (a rule of play before ``card_not_in_hand``); PLAY-1 plays a card of one's hand."""
+    seat = action.seat
+    card = action.card
+    trick = pos[TRICK]
+    if seat == state.to_move and not pos[HANDS][seat] >> card & 1:
+        hands = list(pos[HANDS])
+        hands[seat] |= 1 << card
+        allowed, why = _allowed_of(_with(pos, hands=tuple(hands)), seat, trick)
+        if not allowed >> card & 1 and why is not None:
+            raise IllegalAction(why, action, "Not that card.")
+    return _play_state(state, pos, action)
+
+
+def _lowest_board_counts(said):
+    """BID-5 broken: a pair whose partners both bid Board plays the lower multiplier."""
+    said = list(said)
+    (t0, m0), (t1, m1) = _contract_terms(said)
+    first = [0, 0]
+    count = 0
+    for seat, code in said:
+        if code == _BOARD_CODE:
+            count += 1
+            first[seat % 2] = first[seat % 2] or count
+    return (t0, first[0] or m0), (t1, first[1] or m1)
+
+
+def _failed_board_single(target, multiplier, hand_size, tricks):
+    """SCORE-4 broken: a failed Board costs 10 a card whatever its multiplier."""
+    if multiplier and tricks < hand_size:
+        return -10 * hand_size
+    return _score_terms(target, multiplier, hand_size, tricks)
+
+
+def _tiebreak_deal_scored(pos):
+    """END-3 broken: a tiebreak deal scores a point a trick, as a pair that passed twice."""
+    if pos[TIEBREAK] and pos[position.WON_NS] + pos[position.WON_EW] == pos[SIZE]:
+        return (pos[position.WON_NS], pos[position.WON_EW])
+    return _deal_scores(pos)
+
+
+def _custom_short(data, path="rules"):
+    """SCHED-4 broken: a schedule of its own loses its last deal."""
+    rules = _rules_from_json(data, path)
+    if rules.schedule_name is None and len(rules.schedule) > 1:
+        return attrs.evolve(rules, schedule=tuple(rules.schedule[:-1]))
+    return rules
+
+
+def _hook(said, partner, amount, size):
+    """BID-2 broken: the dealer may not bid the number that makes the four bids add up to
+    the hand size (the "hook" of other games)."""
+    return len(said) == 3 and sum(c for c in said if c != _BOARD_CODE) + amount == size
+
+
+def _jokers_below_the_ace(cards, trumps):
+    """CARD-3 broken: the jokers rank between the king and the ace of trumps."""
+    if not any(card >= Card.LITTLE for card in cards) or not trumps:
+        return _winning_card(cards, trumps)
+
+    def rank(card):
+        if card >= Card.LITTLE:
+            return 11.5 + (card == Card.BIG) * 0.25
+        return card % 13
+
+    found = [(at, card) for at, card in enumerate(cards) if trumps >> card & 1]
+    at, card = max(found, key=lambda pair: rank(pair[1]))
+    return card, at
+
+
+from backalley.protocol import messages as _messages  # noqa: E402 - the view's home
+
+_seat_view = _messages.seat_view
+
+
+def _swap_shown_to_all(state, seat):
+    """DEAL-5 broken: every seat's view shows the joker swap, not the swapper's alone."""
+    view = _seat_view(state, seat)
+    current = state.deal
+    swap = None if current is None else current.setup.swap
+    if swap is not None:
+        view["swap"] = {"gave": swap.joker.code, "took": swap.received.code}
+    return view
+
+
+def _line(view):
+    """The server's view reply written from ``view`` (a wrong ``seat_view``)."""
+    return lambda state, seat: encode({"type": "view", "view": view(state, seat)})
+
+
+def _hands_leaked(state, seat):
+    """DEAL-5 broken: a seat's view lists every hand."""
+    view = _seat_view(state, seat)
+    current = state.deal
+    if current is not None:
+        view["hands"] = {
+            other.letter: [card.code for card in current.hand(other)] for other in Seat
+        }
+    return view
+
+
 WRONG_RULES = {
     "north_deals_first": ("MATCH-1", _patching(server, "rules_from_json", _north_deals_first)),
     "follow_suit": (
@@ -655,6 +771,16 @@ WRONG_RULES = {
     "swap_skips_a_card": ("DEAL-4", _patching(match, "deal_hands", _swap_skips_a_card)),
     "lower_total_wins": ("END-1", _patching(position, "_finish", _lower_total_wins)),
     "draw_goes_north_south": ("END-2", _patching(position, "_finish", _draw_goes_north_south)),
+    "range_before_turn": ("BID-1", _patching(match, "_bid", _range_before_turn)),
+    "play_rule_before_holding": ("PLAY-1", _patching(match, "_play", _play_rule_before_holding)),
+    "lowest_board_counts": ("BID-5", _patching(position, "contract_terms", _lowest_board_counts)),
+    "failed_board_single": ("SCORE-4", _patching(position, "score_terms", _failed_board_single)),
+    "tiebreak_deal_scored": ("END-3", _patching(position, "deal_scores", _tiebreak_deal_scored)),
+    "custom_short": ("SCHED-4", _patching(server, "rules_from_json", _custom_short)),
+    "hook": ("BID-2", lambda: _refusing_bids(_hook)),
+    "jokers_below_the_ace": ("CARD-3", _patching(position, "winning_card", _jokers_below_the_ace)),
+    "swap_shown_to_all": ("DEAL-5", _patching(server, "view_line", _line(_swap_shown_to_all))),
+    "hands_leaked": ("DEAL-5", _patching(server, "view_line", _line(_hands_leaked))),
     "wrong_reasons": ("", _patching(match, "_not_your_turn", _wrong_phase_for_turn)),
 }
 """Each wrong engine: the rule it breaks, and how."""

@@ -12,9 +12,10 @@ happens that the rules do not say. The rules are stated, with their sources, in
 (7, 'bid')
 """
 
+import importlib
 from collections.abc import Mapping
 from importlib.machinery import EXTENSION_SUFFIXES
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .core.actions import Action, Bid, Deal, Play
 from .core.bidding import Contract, Overbid
@@ -28,11 +29,37 @@ from .engine import match as _match
 from .engine import view as _view
 from .engine.display import register_svg
 from .engine.match import apply, legal_actions, new_match, seeded_deal
-from .engine.sampling import sample_state
 from .engine.state import DealResult, DealState, MatchState, Outcome, Phase, Termination
-from .engine.validate import InvalidState, Invariant, validate
 from .engine.view import SeatView
-from .solver import Solution, SolveError, solve
+
+if TYPE_CHECKING:
+    from .engine.sampling import sample_state
+    from .engine.validate import InvalidState, Invariant, validate
+    from .solver import Solution, SolveError, solve
+
+# Imported when first used (PEP 562): a program that plays matches, the protocol
+# server and the fuzzer's engines among them, does not pay for the solver, the
+# sampler or the validator at start-up.
+_LAZY: dict[str, str] = {
+    "sample_state": ".engine.sampling",
+    "InvalidState": ".engine.validate",
+    "Invariant": ".engine.validate",
+    "validate": ".engine.validate",
+    "Solution": ".solver",
+    "SolveError": ".solver",
+    "solve": ".solver",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """A public name imported when first used (``_LAZY``), then kept as a global."""
+    home = _LAZY.get(name)
+    if home is None:
+        raise AttributeError(f"module 'backalley' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "SCHEDULES",

@@ -1,6 +1,6 @@
 """Bidding: the one circuit of bids, Board multipliers, contracts and the opening lead.
 
-The rules (RULINGS.md "Bidding"; ``000`` §03, ``001``, ``002``):
+The rules (``docs/rules.md`` "Bidding", BID-1 to BID-8; ``000`` §03, ``001``, ``002``):
 
 - One circuit, starting left of the dealer; the dealer bids last.
 - Each player says Pass (worth 0), a number from 1 to hand size - 1, or Board.
@@ -193,7 +193,7 @@ def opening_leader(bids: Sequence[Bid]) -> Seat | None:
 class Overbid:
     """A warning: a pair's numeric target exceeds the number of tricks in the deal.
 
-    Legal, never refused (RULINGS.md "Bidding"); a table shows it to the players.
+    Legal, never refused (BID-7, ``docs/rulings.md`` "Overbids"); a table shows it to the players.
     """
 
     pair: Pair

@@ -3,8 +3,8 @@
 The pack is 52 cards plus two distinguishable jokers, BIG and LITTLE (the
 "bloopers" of seeds ``001`` and ``002``). Plain suits rank A K Q J 10 9 8 7 6 5
 4 3 2. When a trump suit exists the jokers belong to it, above its ace:
-BIG > LITTLE > A > K > ... > 2 of trumps (``000`` §02, ``002``, RULINGS.md
-"Table and cards").
+BIG > LITTLE > A > K > ... > 2 of trumps (``000`` §02, ``002``, ``docs/rules.md``
+"Table and deck", CARD-1 to CARD-3).
 
 Cards are small ints so that hands are 54-bit masks: card ``c`` is bit ``c``.
 A plain card is ``13 * suit + (rank - 2)``, so within a suit the bit order is

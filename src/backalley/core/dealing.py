@@ -1,6 +1,6 @@
 """Shuffling and dealing: hands, the turned card, trumps and the joker swap.
 
-The deal (RULINGS.md "The deal"; ``000`` §02, ``001``, ``002``): all 54 cards are
+The deal (``docs/rules.md`` DEAL-1 to DEAL-6; ``000`` §02, ``001``, ``002``): all 54 cards are
 shuffled and dealt one at a time, clockwise, starting with the player left of
 the dealer, until each player holds the hand size. The next card is turned face
 up and its suit is trumps. A turned joker means no trumps for the deal; if the
@@ -171,7 +171,7 @@ def _as_cards(cards: str | Iterable[Card | str]) -> list[Card]:
 class Swap:
     """After a turned joker, ``seat`` gave up the other joker and took ``received``.
 
-    Only that seat knows of the swap (RULINGS.md "The deal").
+    Only that seat knows of the swap (DEAL-5, ``docs/rulings.md`` "Who sees the swap").
     """
 
     seat: Seat

@@ -1,8 +1,8 @@
 """Match flow: whose turn it is, who deals, which deal comes next and how large.
 
 The one home of the facts that say where a match is, used by the state, the seat
-view, ``apply`` and everything above them (RULINGS.md "Schedule and dealer",
-"Bidding", "Tricks"; ``000`` §02, §03, ``001``):
+view, ``apply`` and everything above them (``docs/rules.md``
+"Dealing", "Bidding", "Play"; ``000`` §02, §03, ``001``):
 
 - Seats go clockwise: North, East, South, West (TABLE-1, :func:`next_seat`).
 - The first dealer is a match setting; the deal passes clockwise after every

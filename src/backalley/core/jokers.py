@@ -1,6 +1,6 @@
 """Joker leads: BIG forces the highest trump, LITTLE the lowest.
 
-The rule (RULINGS.md "Tricks"; ``000`` §04, ``001``, ``002``): when BIG is led,
+The rule (``docs/rules.md`` JOKER-1 to JOKER-4; ``000`` §04, ``001``, ``002``): when BIG is led,
 every other player who holds a trump must play their highest trump (LITTLE if
 they hold it). When LITTLE is led, every other player who holds a trump must
 play their lowest trump (BIG if it is their only trump). A player without a

@@ -1,6 +1,6 @@
 """Match settings: the schedule of hand sizes, the tie policy and the first dealer.
 
-Schedules (RULINGS.md "Schedule and dealer"):
+Schedules (``docs/rules.md`` SCHED-1 to SCHED-4):
 
 - ``standard`` (the default; ``000`` §02, ``001``): 13, 12, ..., 2, 1, 1, 2, ..., 13,
   26 deals;
@@ -11,7 +11,7 @@ Schedules (RULINGS.md "Schedule and dealer"):
 A hand size runs from 1 to 13: four hands, the turned card and the card that
 replaces a joker after a turned joker must fit in 54 cards (4 x 13 + 2 = 54).
 
-Ties (RULINGS.md "End of the match"): ``draw`` (default, ``000`` §05) or
+Ties (``docs/rules.md`` END-2, END-3): ``draw`` (default, ``000`` §05) or
 ``tiebreak-deal`` (``001``): one more deal without bidding decides.
 
 >>> Rules().schedule_name, len(Rules().schedule)
@@ -33,6 +33,7 @@ from .cards import Seat, to_seat
 __all__ = [
     "MAX_HAND_SIZE",
     "MIN_HAND_SIZE",
+    "RULES_VERSION",
     "SCHEDULES",
     "Rules",
     "TiePolicy",
@@ -44,6 +45,15 @@ __all__ = [
 
 MIN_HAND_SIZE: Final = 1
 MAX_HAND_SIZE: Final = 13
+
+RULES_VERSION: Final = 1
+"""The version of the rules this library plays (``docs/rules.md`` and its rulings).
+
+Raised whenever a rule or ruling changes what is legal or how a deal scores, so
+that a game record, and an engine's ``hello``, say which rules they follow.
+Game records carry it as ``rules_version``; a record without one was written
+before it existed and is read as version 1.
+"""
 """4 hands of 13, the turned card and one replacement card use all 54 cards."""
 
 

@@ -1,6 +1,6 @@
 """Scoring: a pure function of a pair's contract, the hand size and its tricks.
 
-The rules (RULINGS.md "Scoring"; ``000`` §05, ``001``, ``002``):
+The rules (``docs/rules.md`` "Scoring", SCORE-1 to SCORE-4; ``000`` §05, ``001``, ``002``):
 
 - Each pair is settled on its own contract, independently of the other pair.
 - Numeric target b, tricks taken t: t >= b scores 5·b + (t - b); t < b scores

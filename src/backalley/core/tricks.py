@@ -1,6 +1,6 @@
 """Tricks: following suit, jokers as trumps, the trump-lead ban and the winner.
 
-The rules (RULINGS.md "Tricks"; ``000`` §04, ``001``, ``002``):
+The rules (``docs/rules.md`` "Play", PLAY-1 to PLAY-8; ``000`` §04, ``001``, ``002``):
 
 - The leader plays any legal card, then the others play clockwise.
 - Follow the led suit if you can; if you cannot, play any card. When a trump or

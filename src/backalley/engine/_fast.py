@@ -96,6 +96,16 @@ def _picked(mask: int, chunks: tuple[tuple[_Item, ...], ...]) -> tuple[_Item, ..
     return picked
 
 
+def chunked(items: tuple[_Item, ...]) -> tuple[tuple[_Item, ...], ...]:
+    """Items in card order (54 of them), cut into the chunks :func:`picked` takes."""
+    return tuple(items[base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
+
+
+def picked(mask: int, chunks: tuple[tuple[_Item, ...], ...]) -> tuple[_Item, ...]:
+    """The items at the set bits of a card mask, in card order, from :func:`chunked` items."""
+    return _picked(mask, chunks)
+
+
 def plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
     """The Play actions of ``seat`` for the cards of ``allowed``, in card order."""
     return _picked(allowed, _PLAYS_BY_CHUNK[seat])

@@ -1,6 +1,6 @@
 """The match: ``new_match``, ``legal_actions`` and the pure ``apply``.
 
-Match flow (RULINGS.md "Schedule and dealer", "End of the match"; ``000`` §02,
+Match flow (``docs/rules.md`` "Dealing", "The match and its end"; ``000`` §02,
 §05, ``001``):
 
 - The deals follow the rules' schedule of hand sizes. The first dealer is a

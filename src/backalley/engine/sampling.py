@@ -9,8 +9,8 @@ everything the seat knows**. :func:`sample_state` draws one, as a
 actions through :func:`~backalley.engine.match.apply` from sampled decks, so the
 sample is a legal history and its view for the seat equals the view given.
 
-What a seat knows about the hidden cards of a deal (rules from RULINGS.md
-"The deal" and "Tricks", rule IDs in ``docs/rules.md``):
+What a seat knows about the hidden cards of a deal (rules from
+``docs/rules.md``, "Dealing" and "Play", by rule ID):
 
 - **Its own hand** and every card played; the turned card.
 - **Voids.** A player who did not follow the suit led holds none of it

@@ -8,9 +8,10 @@ not see the other hands or the undealt cards.
 
 After a turned joker the holder of the other joker swaps it for the next
 undealt card, and "only that player sees the swap (nobody else learns who
-swapped)" (RULINGS.md "The deal"; ``001``). So a :class:`DealView` carries the
-swap only in the view of the seat that swapped; every other seat knows only
-what the rules make public: a turned joker means no jokers are in play.
+swapped)" (DEAL-5; ``docs/rulings.md`` "Who sees the swap"; ``001``). So a
+:class:`DealView` carries the swap only in the view of the seat that swapped;
+every other seat knows only what the rules make public: a turned joker means no
+jokers are in play.
 
 This is the only thing a computer player receives (see :mod:`backalley.players`),
 as boardgame.io's ``playerView`` strips secrets per player.

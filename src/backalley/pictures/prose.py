@@ -72,8 +72,8 @@ class SheetRow:
     ``kind`` is ``scored``, ``thrown in`` (all four passed: no score, not counted)
     or ``tiebreak`` (no score: only the tricks decide). ``totals`` are the
     running totals after this deal. ``number`` counts every deal dealt, from 1;
-    ``scheduled`` is the deal's place in the schedule (deal N of M, RULINGS.md
-    "Schedule and dealer": a thrown-in deal is dealt again at the same place), and
+    ``scheduled`` is the deal's place in the schedule (deal N of M, docs/rules.md
+    MATCH-3 and MATCH-4: a thrown-in deal is dealt again at the same place), and
     ``redeal`` says it was dealt again after a throw-in.
     """
 
@@ -178,8 +178,8 @@ def deals_sentence(state: MatchState) -> str:
 
     ``14 deals of 14``; with throw-ins, ``14 deals of 14 (3 thrown in and dealt
     again)``; with a tiebreak, ``... and a tiebreak deal``. Thrown-in deals are
-    not deals of the schedule: the same deal is dealt again (RULINGS.md "Schedule
-    and dealer").
+    not deals of the schedule: the same deal is dealt again (docs/rules.md MATCH-3,
+    MATCH-4).
     """
     thrown = sum(result.thrown_in for result in state.history)
     tiebreak = any(result.deal.setup.tiebreak for result in state.history)
@@ -193,7 +193,7 @@ def throw_in_sentence(next_dealer: Seat, hand_size: int) -> str:
     """What a thrown-in deal means: nobody scores, and who deals the same deal again.
 
     Seed ``001``: "If all four pass, the cards are thrown in and the next dealer
-    deals the same number again" (RULINGS.md "Schedule and dealer": four passes
+    deals the same number again" (docs/rules.md MATCH-3: four passes
     throw the deal in).
 
     >>> throw_in_sentence(Seat.EAST, 1)
@@ -208,7 +208,7 @@ def throw_in_sentence(next_dealer: Seat, hand_size: int) -> str:
 def score_working(contract: Contract, *, hand_size: int, tricks: int) -> str:
     """A pair's score worked out in words, ending in :func:`~backalley.core.scoring.score`.
 
-    The rules are RULINGS.md "Scoring" (SCORE-1..4, seed ``001``'s worked deal):
+    The rules are docs/rules.md "Scoring" (SCORE-1..4, seed ``001``'s worked deal):
 
     >>> score_working(Contract(3), hand_size=5, tricks=4)
     'target 3, took 4: made it, 5 × 3 + 1 extra = 16'

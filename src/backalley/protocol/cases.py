@@ -17,7 +17,7 @@ import attrs
 from ..core.action_index import NUM_ACTION_INDICES, action_index, index_action
 from ..core.actions import Bid, Deal, Play, shared_bid, shared_play
 from ..core.cards import CARDS, SEATS, Card
-from ..core.position import TRICK
+from ..core.position import TRICK, WON_EW, WON_NS
 from ..core.rules import Rules
 from ..engine.match import apply, legal_actions
 from ..engine.state import MatchState
@@ -32,6 +32,7 @@ from .messages import (
     encode,
     facts_line,
     legal_line,
+    view_line,
 )
 from .server import Session
 
@@ -85,13 +86,14 @@ class Case:
         """How many actions the case sends: deals, moves and probes."""
         return sum(len(script.steps) for script in self.deals)
 
-    def request_lines(self, *, with_legal: bool = True) -> list[bytes]:
+    def request_lines(self, *, with_legal: bool = True, with_view: bool = False) -> list[bytes]:
         """The requests of the case, as the fuzzer sends them (after ``hello``)."""
         lines = [new_match_line(self.rules, self.seed)]
         session = Session()
         session.answer(lines[0])
         for script in self.deals:
-            lines += walk_deal(session, ScriptSource(script.steps), with_legal=with_legal).lines
+            source = ScriptSource(script.steps)
+            lines += walk_deal(session, source, with_legal=with_legal, with_view=with_view).lines
         return lines
 
 
@@ -102,8 +104,8 @@ class Invalid(Exception):
 class Item(NamedTuple):
     """One request, the reference's reply and where it was sent.
 
-    ``kind`` is ``"apply"``, ``"legal"``, ``"facts"`` or ``"probe"`` (an apply the
-    rules refuse); ``expected`` the reference's reply line; ``before`` the
+    ``kind`` is ``"apply"``, ``"legal"``, ``"facts"``, ``"view"`` or ``"probe"``
+    (an apply the rules refuse); ``expected`` the reference's reply line; ``before`` the
     reference state the request was sent in; ``steps`` how many steps of the
     deal's script had been sent with it.
     """
@@ -123,6 +125,7 @@ def new_match_line(rules: Rules, seed: int) -> bytes:
 
 _LEGAL_LINE: Final = LEGAL_REQUEST + b"\n"
 _FACTS_LINE: Final = encode({"type": "facts"})
+_VIEW_LINES: Final = tuple(encode({"type": "view", "seat": seat.letter}) for seat in SEATS)
 
 
 def apply_line(action: Bid | Play | Deal) -> bytes:
@@ -231,8 +234,9 @@ class Walked(NamedTuple):
 class _Walk:
     """The steps, lines and items of one deal as it is walked."""
 
-    def __init__(self, session: Session, detail: bool) -> None:
+    def __init__(self, session: Session, detail: bool, with_view: bool = False) -> None:
         self.session = session
+        self.with_view = with_view
         self.steps: list[Step] = []
         self.lines: list[bytes] = []
         self.expected: list[bytes] = []
@@ -269,6 +273,14 @@ class _Walk:
         after = self.state()
         self.add("facts", _FACTS_LINE, encode_facts(after), None, after)
 
+    def views(self, seats: tuple[int, ...]) -> None:
+        """What each of ``seats`` may know now (DEAL-5), when the engine answers ``view``."""
+        if not self.with_view:
+            return
+        after = self.state()
+        for seat in seats:
+            self.add("view", _VIEW_LINES[seat], view_line(after, SEATS[seat]), None, after)
+
     def deal(self, deck: tuple[Card, ...]) -> None:
         before = self.state()
         action = Deal(deck)
@@ -277,6 +289,8 @@ class _Walk:
         self.steps.append(("deal", deck))
         self.add("apply", apply_line(action), OK_LINE, action, before)
         self.observe()
+        # Every seat's view once the cards are dealt: the swapper's differs (DEAL-5).
+        self.views((0, 1, 2, 3))
 
     def done(self, hand_size: int, kind: DealKind, tiebreak: bool = False) -> Walked:
         script = DealScript(tuple(self.steps), hand_size, kind, tiebreak)
@@ -289,19 +303,21 @@ def walk_deal(
     *,
     with_legal: bool = True,
     detail: bool = False,
+    with_view: bool = False,
 ) -> Walked:
     """Play one deal (or the probes after the match) through the reference ``session``.
 
     The deal's script as played, and the requests to send with the reference's
     replies: the legal actions at every decision point (with ``with_legal``),
     each action, and the facts once the deal is dealt, after each trick and once it
-    is over.
+    is over; with ``with_view``, every seat's view once the deal is dealt, the
+    view of the seat to move after the first trick and one seat's after the deal.
     (Whose turn it is and what each player holds show in every list of legal
     actions.) The reference state moves on; a script that does not fit raises
     :class:`Invalid`. Walking the same script again from the same state gives
     the same requests, so ``detail`` is asked for only to explain a difference.
     """
-    walk = _Walk(session, detail)
+    walk = _Walk(session, detail, with_view)
     lines, expected, items = walk.lines, walk.expected, walk.items
     state = walk.state()
     hand_size = state.hand_size
@@ -342,10 +358,14 @@ def walk_deal(
             items.append(Item("apply", line, OK_LINE, move, state, len(steps)))
         if after.setup is None:  # the deal is over
             walk.observe()
+            walk.views((after.deal_number % 4,))
         elif type(move) is Play and not after.position[TRICK]:
             # A trick is complete: its winner shows in the facts before the next lead,
             # so a wrong winner (CARD-2, CARD-3, PLAY-7) is told from a wrong leader (PLAY-8).
             walk.observe()
+            pos = after.position
+            if walk.with_view and pos[WON_NS] + pos[WON_EW] == 1 and after.to_move is not None:
+                walk.views((after.to_move,))
         state = after
     if tiebreak:
         return walk.done(hand_size, "tiebreak", tiebreak)

@@ -169,40 +169,54 @@ class RandomSource:
         return tuple(deck)
 
     def probes(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> list[Step]:
-        """Now and then an illegal action: most often a held card a play rule forbids."""
+        """Now and then an illegal action: most often a held card a play rule forbids.
+
+        Between them, the probes put every pair of refusal reasons that can meet to
+        the test (``docs/conformance.md``, "The order of refusal reasons"): a bid out
+        of range by a seat not to bid, a card not held played out of turn or during
+        bidding, a bid of any amount during play by any seat.
+        """
         rng = self.rng
         if not self.per_deal or rng.random() >= self.rate:
             return []
         current = state.deal
         assert current is not None and state.to_move is not None
         roll = rng.random()
+        size = current.setup.hand_size
         if current.leader is None:
-            size = current.setup.hand_size
-            if roll < 0.35:
+            if roll < 0.3:
                 return [("probe", 0, "bid", rng.randrange(size, min(size + 3, 99) + 1))]
-            if roll < 0.7:
-                return [("probe", rng.randrange(1, 4), "bid", rng.randrange(-1, size))]
-            if roll < 0.9:
+            if roll < 0.6:
+                # Out of turn, and now and then out of range too.
+                return [("probe", rng.randrange(1, 4), "bid", rng.randrange(-1, size + 2))]
+            if roll < 0.75:
                 held = current.hands[state.to_move]
                 return [("probe", 0, "play", rng.choice(_bits(held)))]
+            if roll < 0.9:
+                # A card during bidding by any seat, held or not.
+                return [("probe", rng.randrange(4), "play", rng.randrange(len(CARDS)))]
             return [("probe", 0, "deal", 0)]
         held = current.hands[state.to_move]
         allowed = 0
         for action in legal:
             allowed |= 1 << action.card  # type: ignore[union-attr]
         refused = held & ~allowed
-        if refused and roll < 0.6:
+        if refused and roll < 0.55:
             return [("probe", 0, "play", rng.choice(_bits(refused)))]
-        if roll < 0.75:
+        if roll < 0.7:
             offset = rng.randrange(1, 4)
             other = current.hands[(state.to_move + offset) % 4]
+            if rng.random() < 0.3:
+                # Out of turn, and a card that seat does not hold.
+                other = _ALL_CARDS & ~other
             if other:
                 return [("probe", offset, "play", rng.choice(_bits(other)))]
-        if roll < 0.9:
-            missing = ((1 << len(CARDS)) - 1) & ~held
+        if roll < 0.85:
+            missing = _ALL_CARDS & ~held
             return [("probe", 0, "play", rng.choice(_bits(missing)))]
         if roll < 0.95:
-            return [("probe", 0, "bid", 0)]
+            # A bid during play, by any seat, of any amount (in range or not).
+            return [("probe", rng.randrange(4), "bid", rng.randrange(-1, size + 2))]
         return [("probe", 0, "deal", 0)]
 
     def move(self, state: MatchState, legal: tuple[Bid | Play | Deal, ...]) -> Bid | Play:
@@ -247,6 +261,7 @@ class RandomSource:
 
 
 _LITTLE: Final = min(Card.LITTLE, Card.BIG)
+_ALL_CARDS: Final = (1 << len(CARDS)) - 1
 _PLAN_RATE: Final = 0.9
 """How often the last deal of a tiebreak-policy match is planned to end level."""
 _MOST_LEVEL_TIEBREAKS: Final = 3

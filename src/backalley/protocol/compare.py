@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import enum
 import json
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from ..core.actions import Bid, Deal, Play
-from ..core.cards import SEATS, Card
+from ..core.bidding import board_multipliers
+from ..core.cards import CARDS, SEATS, Card
 from ..core.errors import Reason
-from ..core.position import tricks_won
+from ..core.position import HANDS, TRICK, Position, allowed_of, tricks_won
 from ..core.rules import TiePolicy
+from ..core.scoring import score
 from ..core.tricks import Trick
 from ..engine.match import apply
-from ..engine.state import DealState, MatchState
+from ..engine.state import DealResult, DealState, MatchState
 from .cases import (
     Item,
 )
@@ -28,6 +30,7 @@ from .client import ProtocolBroken
 from .messages import (
     FACT_RULES,
     RULE_OF_REASON,
+    VIEW_NAMES,
     action_text,
     lenient_action,
     parse_action,
@@ -50,14 +53,17 @@ class Mode(enum.StrEnum):
 _FACT_ORDER: Final = (
     # The facts that say most come first: a wrong score also makes a wrong phase.
     # Tricks decide scores; whether a deal counts decides the next hand size, and the
-    # dealer and the hand size decide which card is turned, and so trumps.
+    # dealer and the hand size decide which card is turned, and so trumps. The hand
+    # size comes before the outcome: a schedule one deal short ends the match early,
+    # which the next hand size shows as a schedule rule, not the match's end (END-1);
+    # whether a deal counts (MATCH-4) decides the next hand size in turn.
     "tricks_won",
     "deal_scores",
     "totals",
-    "outcome",
-    "dealer",
     "counted_deals",
     "hand_size",
+    "outcome",
+    "dealer",
     "turned",
     "trump",
     "bids",
@@ -133,7 +139,9 @@ def locate(state: MatchState) -> str:
     return f"{head}, {where}, {after}"
 
 
-def rule_of(reason: Reason, action: object, state: MatchState | None = None) -> str:
+def rule_of(
+    reason: Reason, action: object, state: MatchState | None = None, *, ranked: bool = False
+) -> str:
     """The rule that decides a refusal the engine does not make.
 
     RULE_OF_REASON, made precise by the position. A bid out of turn is BID-1; a
@@ -143,7 +151,9 @@ def rule_of(reason: Reason, action: object, state: MatchState | None = None) -> 
     the dealer's left leads). A card the player does not hold is DEAL-4 when a joker
     swap decides who holds it, DEAL-1 when the deal gave it elsewhere, and PLAY-1
     when the player has played it. A trump led by the partner of a Board bidder is
-    PLAY-5: only the bidder personally is exempt.
+    PLAY-5: only the bidder personally is exempt. With ``ranked`` (the engine gave
+    another reason that also applies), a card not held is PLAY-1's: the engine
+    ranked a rule of play above the holding, not dealt the card elsewhere.
     """
     current = None if state is None else state.deal
     if current is None or not isinstance(action, Bid | Play):
@@ -161,12 +171,51 @@ def rule_of(reason: Reason, action: object, state: MatchState | None = None) -> 
         if current.leader is not None and not current.trick:
             return "PLAY-8" if current.tricks else "BID-8"
     if reason is Reason.CARD_NOT_IN_HAND and isinstance(action, Play):
-        return _holding_rule(current, action)
+        return "PLAY-1" if ranked else _holding_rule(current, action)
     if reason is Reason.TRUMPS_NOT_BROKEN and isinstance(action, Play):
         partner = current.bid_of(action.seat.after(2))
         if partner is not None and partner.board:
             return "PLAY-5"
     return RULE_OF_REASON[reason]
+
+
+def _also_applies(state: MatchState, action: object, given: object) -> bool:
+    """Whether the reason ``given`` by the engine also applies to ``action`` in ``state``.
+
+    A reason applies when its rule alone would refuse the action
+    (``docs/conformance.md``, "The order of refusal reasons"): a bid out of range
+    whoever bids it, a rule of play judged for the seat as if it played next and
+    held the card.
+    """
+    current = state.deal
+    if not isinstance(given, str) or current is None or state.is_over:
+        return False
+    try:
+        reason = Reason(given)
+    except ValueError:
+        return False
+    playing = current.leader is not None
+    if reason is Reason.WRONG_PHASE:
+        return isinstance(action, Deal) or isinstance(action, Bid) == playing
+    if reason is Reason.NOT_YOUR_TURN:
+        return isinstance(action, Bid | Play) and action.seat != state.to_move
+    if reason is Reason.BID_OUT_OF_RANGE:
+        return (
+            isinstance(action, Bid)
+            and not action.board
+            and not (0 <= action.amount < current.setup.hand_size)
+        )
+    if not isinstance(action, Play) or not playing:
+        return False
+    if reason is Reason.CARD_NOT_IN_HAND:
+        return not current.hands[action.seat] >> action.card & 1
+    held = list(current.hands)
+    held[action.seat] |= 1 << action.card
+    pos = list(state.position)
+    pos[HANDS] = tuple(held)
+    trick = state.position[TRICK]
+    allowed, why = allowed_of(cast("Position", tuple(pos)), action.seat, trick)
+    return not allowed >> action.card & 1 and why is reason
 
 
 def _holding_rule(current: DealState, action: Play) -> str:
@@ -226,9 +275,22 @@ def _allowing_rule(state: MatchState, action: object) -> str:
     return "PLAY-3" if trumps >> led & 1 else "PLAY-2"
 
 
-def _bid_rule(current: DealState, action: Bid) -> str:
+def _bid_rule(current: DealState, action: Bid, missing: frozenset[int] | None = None) -> str:
+    """The rule that allows a numeric bid: BID-7, BID-3 or BID-2.
+
+    ``missing`` is every amount the engine forbids here, when its legal list is
+    known. A dealer's bid that makes the table's bids add up to the hand size (the
+    "hook" of other games) is BID-2's: nothing forbids it. When the engine forbids
+    just that amount, or when the legal list is not known, the hook is what it
+    breaks; a bid refused for not being above earlier bids is BID-3.
+    """
     if action.board or not action.amount:
         return "BID-2"
+    size = current.setup.hand_size
+    if len(current.bids) == 3:
+        total = sum(bid.amount for bid in current.bids if not bid.board)
+        if total + action.amount == size and (missing is None or missing == {action.amount}):
+            return "BID-2"
     partner = current.bid_of(action.seat.after(2))
     size = current.setup.hand_size
     if partner is not None and not partner.board and partner.amount + action.amount > size:
@@ -318,6 +380,10 @@ def compare(item: Item, raw: bytes, mode: Mode, number: int) -> str | None:
         if kind != "facts" or not isinstance(reply.get("facts"), dict):
             raise _broken(item, number, f"expected a facts reply, found {_text(reply)[:200]}")
         return _compare_facts(item, reply["facts"], expected["facts"])
+    if item.kind == "view":
+        if kind != "view" or not isinstance(reply.get("view"), dict):
+            raise _broken(item, number, f"expected a view reply, found {_text(reply)[:200]}")
+        return _compare_view(item.before, reply["view"], expected["view"])
     if kind not in ("ok", "refused", "facts"):
         raise _broken(item, number, f"expected ok or a refusal, found {_text(reply)[:200]}")
     action = item.action
@@ -327,8 +393,19 @@ def compare(item: Item, raw: bytes, mode: Mode, number: int) -> str | None:
         if kind != "refused":
             return f"you accept {_show(action)}, the rules forbid it: {reason.value} ({rule})"
         if mode is Mode.STRICT and reply.get("reason") != reason.value:
+            given = reply.get("reason")
+            if _also_applies(item.before, action, given):
+                # Both reasons apply: the engine ranks them in another order. The
+                # reason due is the rule's own (a card not held is PLAY-1's, not the
+                # deal's: the engine knows who holds it, as its play reason shows).
+                rule = rule_of(reason, action, item.before, ranked=True)
+                return (
+                    f"you refuse {_show(action)} with {_text(given)}, the rules refuse "
+                    f"it with {reason.value}, which comes first in the order of refusal "
+                    f"reasons ({rule})"
+                )
             return (
-                f"you refuse {_show(action)} with {_text(reply.get('reason'))}, "
+                f"you refuse {_show(action)} with {_text(given)}, "
                 f"the rules refuse it with {reason.value} ({rule})"
             )
         return None
@@ -347,6 +424,9 @@ def compare(item: Item, raw: bytes, mode: Mode, number: int) -> str | None:
 FACT_DIFFERENCE_RULES: Final = {
     # The rule each kind of wrong fact cites, made precise by the position (_fact_rule).
     "deal_scores, thrown-in deal": "MATCH-3",
+    "deal_scores, tiebreak deal": "END-3",
+    "deal_scores, a pair's two Boards": "BID-5",
+    "deal_scores, a failed Board": "SCORE-4",
     "deal_scores, a Board of another multiplier": "BID-4",
     "deal_scores, a Board with the other pair's higher multiplier": "BID-5",
     "deal_scores, a pair's Board": "SCORE-4",
@@ -356,6 +436,7 @@ FACT_DIFFERENCE_RULES: Final = {
     "deal_scores, a pair's numeric target": "SCORE-2",
     "dealer, first deal": "MATCH-1",
     "hand_size, tiebreak deal": "END-3",
+    "hand_size, after a level tiebreak deal": "END-4",
     "hand_size, after a throw-in": "MATCH-3",
     "hand_size, standard": "SCHED-1",
     "hand_size, twenty-five": "SCHED-2",
@@ -402,16 +483,16 @@ def _fact_rule(key: str, state: MatchState, got: Any = None, want: Any = None) -
     if key == "deal_scores" and last is not None:
         if last.thrown_in:
             return table["deal_scores, thrown-in deal"]
-        return table[_score_kind(last.deal, got, want)]
+        if last.setup.tiebreak:
+            return table["deal_scores, tiebreak deal"]
+        won = _last_trick_turned(last.deal, got, want)
+        if won is not None:
+            return table[won]
+        return table[_score_kind(last.deal, got, want, history[:-1])]
     if key == "dealer" and not history:
         return table["dealer, first deal"]
     if key == "hand_size":
-        if state.in_tiebreak:
-            return table["hand_size, tiebreak deal"]
-        if current is None and last is not None and last.thrown_in:
-            return table["hand_size, after a throw-in"]
-        name = state.rules.schedule_name or ""
-        return table[_SCHEDULE_RULES.get(name, "hand_size, a schedule of its own")]
+        return _hand_size_rule(state, last)
     if key == "trump" and current is not None and current.setup.turned.is_joker:
         return table["trump, joker turned"]
     if key == "to_move" and current is not None:
@@ -430,6 +511,57 @@ def _fact_rule(key: str, state: MatchState, got: Any = None, want: Any = None) -
     if key == "outcome":
         return _outcome_rule(state, last)
     return FACT_RULES[key]
+
+
+def _last_trick_turned(deal: DealState, got: Any, want: Any) -> str | None:
+    """The trick rule, when the engine's scores are the deal's with its last trick turned.
+
+    The facts after a deal show no tricks (the deal is over), so a last trick won
+    by the wrong pair shows only in the scores: scores of both pairs that match the
+    other pair taking it are that trick's rule (:func:`_trick_kind`), not a scoring
+    rule.
+    """
+    contracts = deal.contracts
+    if contracts is None or not deal.tricks or not isinstance(got, list):
+        return None
+    last = deal.tricks[-1]
+    if last.winner is None:
+        return None
+    size = deal.setup.hand_size
+    won = list(deal.tricks_won)
+    taker = last.winner % 2
+    won[taker] -= 1
+    won[1 - taker] += 1
+    turned = [score(contracts[pair], hand_size=size, tricks=won[pair]) for pair in (0, 1)]
+    if got != turned or any(turned[pair] == _at(want, pair) for pair in (0, 1)):
+        # Both pairs' scores must show the trick: one alone fits a scoring rule as well
+        # (a target of 6 made with 7 tricks scored 30 is the overtrick, or a trick).
+        return None
+    cards = [int(card) for seat, card in last.plays if seat % 2 != taker]
+    return _trick_kind(last, deal.setup.trumps, cards)
+
+
+def _hand_size_rule(state: MatchState, last: Any) -> str:
+    """The rule a wrong hand size breaks: the schedule's, or the match's end.
+
+    A tiebreak deal due is END-3 (END-4 after a level one); a match the rules end on
+    level totals, or after a tiebreak deal, is its outcome's rule; otherwise the hand
+    size is the schedule's, whether the engine ends the match too early or too late
+    (a schedule short of its last deal is SCHED-1, not END-1).
+    """
+    table = FACT_DIFFERENCE_RULES
+    if state.in_tiebreak:
+        if last is not None and last.setup.tiebreak:
+            return table["hand_size, after a level tiebreak deal"]
+        return table["hand_size, tiebreak deal"]
+    if state.is_over:
+        ns, ew = state.totals
+        if ns == ew or (last is not None and last.setup.tiebreak):
+            return _outcome_rule(state, last)
+    if state.deal is None and last is not None and last.thrown_in:
+        return table["hand_size, after a throw-in"]
+    name = state.rules.schedule_name or ""
+    return table[_SCHEDULE_RULES.get(name, "hand_size, a schedule of its own")]
 
 
 def _pair_kind(trick: Trick, trumps: int, got: Any, want: Any) -> str:
@@ -474,13 +606,18 @@ def _numeric_score(target: int, tricks: int) -> int:
     return 5 * target + (tricks - target) if tricks >= target else -5 * target
 
 
-def _score_kind(deal: DealState, got: Any, want: Any) -> str:
+def _score_kind(deal: DealState, got: Any, want: Any, earlier: tuple[DealResult, ...] = ()) -> str:
     """Which rule makes a pair's deal score: its multiplier, contract or scoring.
 
-    A Board scored ±10·h·k for another k is BID-4 (which Board has which multiplier),
-    or BID-5 when k is the other pair's higher multiplier; any other wrong Board score
-    SCORE-4. A numeric pair scored nothing against a Board is SCORE-1; scored as if
-    its target were one of its bids (or their larger), BID-6; anything else SCORE-2.
+    A Board scored as the pair's other Board (or both together) is BID-5, as is one
+    scored at the other pair's higher multiplier; a Board scored ±10·h·k for another
+    k, with the sign its tricks give, BID-4 (which Board has which multiplier),
+    unless a pair's lone Board of a multiplier above one with the other result was scored
+    right, in this deal or an earlier one (``earlier``, which the engine scored as
+    the rules do): then the multipliers are right and the fault is how a made or a
+    failed Board scores, SCORE-4. Any other wrong Board score is SCORE-4. A
+    numeric pair scored nothing against a Board is SCORE-1; scored as if its target
+    were one of its bids (or their larger), BID-6; anything else SCORE-2.
     """
     contracts = deal.contracts
     if contracts is None:
@@ -489,16 +626,9 @@ def _score_kind(deal: DealState, got: Any, want: Any) -> str:
     pair = pairs[0]
     contract, other = contracts[pair], contracts[1 - pair]
     score = _at(got, pair)
-    size = deal.setup.hand_size
     taken = deal.tricks_won[pair]
     if contract.multiplier:
-        if isinstance(score, int) and score and score % (10 * size) == 0:
-            times = abs(score) // (10 * size)
-            if times != contract.multiplier and 1 <= times <= 4:
-                if times == other.multiplier and times > contract.multiplier:
-                    return "deal_scores, a Board with the other pair's higher multiplier"
-                return "deal_scores, a Board of another multiplier"
-        return "deal_scores, a pair's Board"
+        return _board_kind(deal, pair, score, pairs, earlier)
     if contract.target == 0:
         return "deal_scores, a pair that passed twice"
     if other.multiplier and score == 0:
@@ -512,6 +642,54 @@ def _score_kind(deal: DealState, got: Any, want: Any) -> str:
     if any(score == _numeric_score(target, taken) for target in others):
         return "deal_scores, the target of one bid"
     return "deal_scores, a pair's numeric target"
+
+
+def _board_kind(
+    deal: DealState, pair: int, score: Any, wrong: list[int], earlier: tuple[DealResult, ...]
+) -> str:
+    """Which rule a wrong Board score breaks: BID-4, BID-5 or SCORE-4 (see _score_kind)."""
+    contracts = deal.contracts
+    assert contracts is not None
+    contract, other = contracts[pair], contracts[1 - pair]
+    size = deal.setup.hand_size
+    made = deal.tricks_won[pair] == size
+    if not isinstance(score, int) or not score or score % (10 * size):
+        return "deal_scores, a failed Board"
+    times = abs(score) // (10 * size)
+    if (score > 0) != made or times == contract.multiplier or times > 10:
+        # The sign or the size of the score is not a multiplier's: how a Board scores.
+        return "deal_scores, a failed Board"
+    mine = [
+        multiplier for seat, multiplier in board_multipliers(deal.bids).items() if seat.pair == pair
+    ]
+    if len(mine) == 2 and times in (min(mine), sum(mine)):
+        return "deal_scores, a pair's two Boards"
+    if times == other.multiplier and times > contract.multiplier:
+        return "deal_scores, a Board with the other pair's higher multiplier"
+    if times > 4:
+        return "deal_scores, a failed Board"
+    shown = [(deal, 1 - pair)] if 1 - pair not in wrong else []
+    shown += [(result.deal, side) for result in earlier for side in (0, 1)]
+    if any(_right_board(seen, side, not made) for seen, side in shown):
+        # A Board of this multiplier with the other result was scored right: the
+        # engine's multipliers are right, and its fault is how this result scores.
+        return "deal_scores, a failed Board"
+    return "deal_scores, a Board of another multiplier"
+
+
+def _right_board(deal: DealState, pair: int, made: bool) -> bool:
+    """Whether ``pair`` bid one Board alone in ``deal``, at a multiplier above one, made or not.
+
+    A deal the engine scored right with such a Board shows its multipliers right.
+    """
+    if deal.setup.tiebreak or len(deal.bids) < 4:
+        return False
+    contracts = deal.contracts
+    if contracts is None or contracts[pair].multiplier < 2:
+        return False
+    boards = [bid for bid in deal.bids if bid.board and bid.seat.pair == pair]
+    taken = deal.tricks_won[pair] == deal.setup.hand_size
+    return len(boards) == 1 and taken == made
 
 
 def _at(value: Any, index: int) -> Any:
@@ -560,6 +738,54 @@ def _compare_facts(item: Item, got: Any, want: dict[str, Any]) -> str | None:
     return f"you give facts the protocol does not have: {', '.join(extra)}"
 
 
+def _compare_view(state: MatchState, got: dict[str, Any], want: dict[str, Any]) -> str | None:
+    """What differs in a seat's view, and the rule: DEAL-5 for what the seat may not know.
+
+    A field the view does not have, or another seat's swap shown, is what the seat
+    may not know (DEAL-5); a swap the rules do not make, or not as they make it,
+    is DEAL-4; a hand that differs is the deal's (DEAL-1), or the swap's (DEAL-4)
+    when every card in question is a joker, the card taken for one or of the stock
+    after a turned joker.
+    """
+    if got == want:
+        return None
+    seat = want["seat"]
+    extra = sorted(set(got) - set(want))
+    if extra:
+        return (
+            f"you show {seat} {', '.join(extra)}, which the view does not have: "
+            "a seat knows its own hand and its own swap alone (DEAL-5)"
+        )
+    current = state.deal
+    swap = None if current is None else current.setup.swap
+    for key in VIEW_NAMES:
+        found = got.get(key, _MISSING)
+        value = want[key]
+        if found == value:
+            continue
+        shown = "nothing" if found is _MISSING else json.dumps(found)
+        head = f"you say {seat}'s {key} is {shown}, the rules give {json.dumps(value)}"
+        if key == "swap":
+            leaked = (
+                value is None
+                and swap is not None
+                and found == {"gave": swap.joker.code, "took": swap.received.code}
+            )
+            return f"{head} ({'DEAL-5' if leaked else 'DEAL-4'})"
+        if key == "hand" and isinstance(found, list) and current is not None:
+            codes = {card.code: card for card in CARDS}
+            cards = {codes.get(text) for text in found} ^ {codes[text] for text in value}
+            setup = current.setup
+            taken = None if swap is None else swap.received
+            swapped = setup.turned.is_joker and all(
+                card is not None and (card.is_joker or card is taken or setup.stock >> card & 1)
+                for card in cards
+            )
+            return f"{head} ({'DEAL-4' if swapped else 'DEAL-1'})"
+        return f"{head} (DEAL-5)"
+    return None
+
+
 def _compare_legal(item: Item, actions: list[Any], want: list[str]) -> str | None:
     if len(actions) == len(want) and set(map(_text, actions)) == set(want):
         return None
@@ -581,11 +807,16 @@ def _compare_legal(item: Item, actions: list[Any], want: list[str]) -> str | Non
             return f"you list {text} as legal in a different spelling; write {action_json(action)}"
         rule = _swap_rule(item.before, action, rule_of(refusal, action, item.before))
         return f"you allow {text}, the rules forbid it: {refusal.value} ({rule})"
-    for text in want:
-        if text not in seen:
-            action = parse_action(text)
+    missing = [parse_action(text) for text in want if text not in seen]
+    amounts = frozenset(
+        action.amount for action in missing if isinstance(action, Bid) and not action.board
+    )
+    for action in missing:
+        if isinstance(action, Bid) and item.before.deal is not None:
+            rule = _bid_rule(item.before.deal, action, amounts)
+        else:
             rule = _swap_rule(item.before, action, _allowing_rule(item.before, action))
-            return f"you forbid {text}, the rules allow it ({rule})"
+        return f"you forbid {action_json(action)}, the rules allow it ({rule})"
     return None
 
 

@@ -33,6 +33,7 @@ REACHABLE_RULES: Final = (
     "DEAL-2",
     "DEAL-3",
     "DEAL-4",
+    "DEAL-5",
     "BID-1",
     "BID-2",
     "BID-3",
@@ -81,7 +82,8 @@ def rules_reached(state: MatchState) -> set[str]:
         if deal.setup.turned.is_joker:
             found.add("DEAL-3")
         if deal.setup.swap is not None:
-            found.add("DEAL-4")
+            # A swap is what one seat knows and the others do not (DEAL-5).
+            found |= {"DEAL-4", "DEAL-5"}
         if result.thrown_in:
             found |= {"BID-1", "BID-2", "MATCH-3", "MATCH-4"}
             continue

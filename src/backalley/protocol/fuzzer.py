@@ -40,6 +40,7 @@ from .cases import (
 from .choices import RandomSource, draw_rules
 from .client import EngineProcess, ProtocolBroken
 from .compare import Mode, compare, locate, rule_of, same_meaning
+from .diagnose import BOARD_RULES, EXPERIMENTS, board_rule
 from .messages import (
     OK_LINE,
     PROTOCOL,
@@ -47,7 +48,7 @@ from .messages import (
     parse_action,
 )
 from .server import Session
-from .shrink import shrink
+from .shrink import cited_rule, shrink
 
 __all__ = [
     "RARE_EVENTS",
@@ -195,12 +196,14 @@ def _truncated(case: Case, deals: list[DealScript], script: DealScript, steps: i
     return attrs.evolve(case, deals=(*deals, cut))
 
 
-def _drive(
+def _drive(  # noqa: PLR0913 - the run's settings, passed down as the callers hold them
     engine: EngineProcess,
     case: Case,
     sources: Callable[[int], Source | None],
     mode: Mode,
     with_legal: bool,
+    *,
+    with_view: bool = False,
 ) -> tuple[Case, str, MatchState] | None:
     """Play a match deal by deal, each deal's steps from ``sources(deal number)``.
 
@@ -219,7 +222,7 @@ def _drive(
         before = session.state
         # A match of throw-ins or tiebreaks without end is stopped here, between deals.
         check_bounds(before)
-        walked = walk_deal(session, source, with_legal=with_legal)
+        walked = walk_deal(session, source, with_legal=with_legal, with_view=with_view)
         if isinstance(source, ScriptSource) and not source.done():
             raise Invalid("the script does not fit the match")
 
@@ -229,7 +232,9 @@ def _drive(
             again = Session()
             again.state = before
             steps = ScriptSource(walked.script.steps)
-            items = walk_deal(again, steps, with_legal=with_legal, detail=True).items
+            items = walk_deal(
+                again, steps, with_legal=with_legal, detail=True, with_view=with_view
+            ).items
             assert items is not None
             return head + items
 
@@ -246,7 +251,12 @@ def _drive(
 
 
 def run_case(
-    engine: EngineProcess, case: Case, mode: Mode, *, with_legal: bool = True
+    engine: EngineProcess,
+    case: Case,
+    mode: Mode,
+    *,
+    with_legal: bool = True,
+    with_view: bool = False,
 ) -> tuple[Case, str, MatchState] | None:
     """Play a case through the engine; None if the engine agrees throughout.
 
@@ -259,7 +269,7 @@ def run_case(
     def sources(number: int) -> Source | None:
         return ScriptSource(case.deals[number].steps) if number <= last else None
 
-    return _drive(engine, case, sources, mode, with_legal)
+    return _drive(engine, case, sources, mode, with_legal, with_view=with_view)
 
 
 @attrs.frozen
@@ -271,6 +281,8 @@ class _Run:
     with_legal: bool
     timeout: float
     shrink_budget: int
+    with_view: bool = False
+    """Whether the engine answers ``view`` (capability ``view``): every seat's is compared."""
 
 
 def fuzz(
@@ -296,7 +308,14 @@ def fuzz(
                 "the engine does not announce the 'reasons' capability: "
                 "use --reasons legality or off"
             )
-        run = _Run(engine_command, mode, "legal" in capabilities, timeout, settings.shrink_budget)
+        run = _Run(
+            engine_command,
+            mode,
+            "legal" in capabilities,
+            timeout,
+            settings.shrink_budget,
+            "view" in capabilities,
+        )
         probes = 0 if mode is Mode.OFF else settings.probes
         for played in range(settings.matches):
             rules = draw_rules(rng, settings.rules, settings.schedule_only, played)
@@ -384,7 +403,7 @@ def rare_events(state: MatchState) -> Counter[str]:
 def _fuzz_match(
     engine: EngineProcess, case: Case, source: RandomSource, run: _Run
 ) -> tuple[Case, str, MatchState] | None:
-    return _drive(engine, case, lambda _: source, run.mode, run.with_legal)
+    return _drive(engine, case, lambda _: source, run.mode, run.with_legal, with_view=run.with_view)
 
 
 def _shrunk(found: tuple[Case, str, MatchState], run: _Run) -> Difference:
@@ -397,7 +416,13 @@ def _shrunk(found: tuple[Case, str, MatchState], run: _Run) -> Difference:
             engines.append(EngineProcess(run.command, timeout=run.timeout))
             handshake(engines[0])
         try:
-            return run_case(engines[0], candidate, run.mode, with_legal=run.with_legal)
+            return run_case(
+                engines[0],
+                candidate,
+                run.mode,
+                with_legal=run.with_legal,
+                with_view=run.with_view,
+            )
         except Invalid:
             return None
         except ProtocolBroken:
@@ -409,8 +434,26 @@ def _shrunk(found: tuple[Case, str, MatchState], run: _Run) -> Difference:
     finally:
         for engine in engines:
             engine.close()
-    requests = tuple(case.request_lines(with_legal=run.with_legal))
+    requests = tuple(case.request_lines(with_legal=run.with_legal, with_view=run.with_view))
+    message = _diagnosed(message, run)
     return Difference(message, case, record_text(state), requests, found[0].actions)
+
+
+def _diagnosed(message: str, run: _Run) -> str:
+    """The message, its rule made sure by one-card deals when it is a Board's score.
+
+    A wrong Board score fits several rules (:mod:`.diagnose`); the engine is asked
+    the deals that tell them apart, and the first it scores wrong names the rule.
+    """
+    rule = cited_rule(message)
+    if rule not in BOARD_RULES or "deal_scores" not in message:
+        return message
+    found = board_rule(run.command, run.timeout, handshake)
+    if found is None or found == rule:
+        return message
+    says = next(test.says for test in EXPERIMENTS if test.rule == found)
+    head = message.rstrip()[: -len(f" ({rule})")]
+    return f"{head}; on one-card deals, {says} ({found})"
 
 
 def replay_lines(engine: EngineProcess, lines: list[bytes], mode: Mode) -> str | None:
@@ -438,7 +481,7 @@ def replay_lines(engine: EngineProcess, lines: list[bytes], mode: Mode) -> str |
             kind = "probe"
         if kind == "new_match":
             kind = "apply"
-        state = session.state if before is None or kind == "facts" else before
+        state = session.state if before is None or kind in ("facts", "view") else before
         assert state is not None
         items.append(Item(kind, line, reply, action, state, 0))
     lines = [item.line for item in items]

@@ -29,9 +29,10 @@ from ..core.action_index import (
 )
 from ..core.actions import PLAYS, Bid, Deal, Play, shared_bid
 from ..core.bidding import BOARD, bid_of_code
-from ..core.cards import CARDS, SEATS, Card, Suit
+from ..core.cards import CARDS, SEATS, Card, Seat, Suit
 from ..core.errors import Reason
 from ..core.flow import dealer_of_deal
+from ..engine._fast import chunked, picked
 from ..engine.state import MatchState, Outcome, Phase
 from ._codec import RecordError, action_from_json, action_to_json, outcome_json
 
@@ -52,6 +53,8 @@ __all__ = [
     "REQUEST_TYPES",
     "RULE_OF_REASON",
     "VERSION",
+    "VIEW_NAMES",
+    "VIEW_REQUESTS",
     "MessageError",
     "action_slot",
     "action_text",
@@ -59,10 +62,13 @@ __all__ = [
     "facts",
     "facts_line",
     "legal_line",
+    "legal_play_line",
     "lenient_action",
     "parse_action",
     "schema",
+    "seat_view",
     "shown",
+    "view_line",
 ]
 
 PROTOCOL: Final = "backalley-protocol"
@@ -71,17 +77,18 @@ PROTOCOL: Final = "backalley-protocol"
 VERSION: Final = 1
 """The protocol version this page and this module describe."""
 
-CAPABILITIES: Final = ("legal", "reasons")
+CAPABILITIES: Final = ("legal", "reasons", "view")
 """What an engine may support beyond the required requests.
 
 ``legal``: it answers ``legal`` requests. ``reasons``: its refusals carry the
-reason codes of :class:`~backalley.core.errors.Reason`.
+reason codes of :class:`~backalley.core.errors.Reason`. ``view``: it answers
+``view`` requests, what one seat may know (DEAL-5).
 """
 
-REQUEST_TYPES: Final = ("hello", "new_match", "apply", "legal", "facts", "bye")
+REQUEST_TYPES: Final = ("hello", "new_match", "apply", "legal", "facts", "view", "bye")
 """The requests a client may send."""
 
-REPLY_TYPES: Final = ("hello", "ok", "facts", "refused", "legal", "bye", "error")
+REPLY_TYPES: Final = ("hello", "ok", "facts", "refused", "legal", "view", "bye", "error")
 """The replies an engine sends."""
 
 MESSAGE_SCHEMAS: Final = tuple(f"request.{name}" for name in REQUEST_TYPES) + tuple(
@@ -140,6 +147,7 @@ ERROR_CODES: Final = (
     "bad_rules",
     "bad_seed",
     "bad_action",
+    "bad_seat",
     "no_match",
     "internal",
 )
@@ -150,7 +158,8 @@ ERROR_CODES: Final = (
 unknown ``type``; ``unknown_field`` and ``missing_field``; ``bad_hello`` the
 wrong protocol or no version in common; ``bad_rules`` and ``bad_seed`` in
 ``new_match``; ``bad_action`` an action not written as ACTION says (canonical
-spelling only); ``no_match`` ``apply``, ``legal`` or ``facts`` before the first
+spelling only); ``bad_seat`` a ``view`` of no seat; ``no_match`` ``apply``,
+``legal``, ``facts`` or ``view`` before the first
 ``new_match``; ``internal`` a failure of the engine itself (a bug: please report it).
 """
 
@@ -260,6 +269,29 @@ def legal_line(actions: tuple[Bid | Play | Deal, ...]) -> bytes:
 
 NO_LEGAL_LINE: Final = legal_line(())
 """The ``legal`` reply between deals and after the match: no action is legal."""
+
+# The quoted plays of each seat, cut as engine._fast cuts card masks: the legal reply
+# in play is read off the allowed-card mask, with no Play made or looked up.
+_QUOTED_PLAYS: Final = tuple(
+    chunked(QUOTED[seat * NUM_ACTION_INDICES + FIRST_CARD_INDEX : (seat + 1) * NUM_ACTION_INDICES])
+    for seat in range(len(SEATS))
+)
+
+
+def legal_play_line(state: MatchState) -> bytes:
+    """The ``legal`` reply for a state in play, read off the allowed-card mask.
+
+    ``legal_line(legal_actions(state))`` with no Play made or looked up: the
+    allowed cards (``position.allowed_of``) pick their quoted texts. The server
+    answers every ``legal`` request in play with it; the test suite checks it
+    against ``legal_line(legal_actions(state))`` on any state in play.
+    """
+    pos = state.position
+    trick = pos[position.TRICK]
+    seat = position.to_move(pos)
+    allowed = position.allowed_of(pos, seat, trick)[0]
+    texts = picked(allowed, _QUOTED_PLAYS[seat])
+    return b'{"type":"legal","actions":[' + b",".join(texts) + b"]}\n"
 
 
 def action_text(action: Bid | Play | Deal) -> Any:
@@ -493,6 +525,63 @@ def facts_line(state: MatchState) -> bytes:
         f'"deal_scores":{_two(fact.deal_scores)},"totals":{_two(fact.totals)},'
         f'"outcome":{ended}}}}}\n'
     ).encode()
+
+
+VIEW_NAMES: Final = ("seat", "hand", "swap")
+"""The fields of the ``view`` reply's ``view``, in the order the reply writes them."""
+
+
+def seat_view(state: MatchState, seat: Seat) -> dict[str, Any]:
+    """What ``seat`` may know beyond the public facts, as the ``view`` reply gives it (DEAL-5).
+
+    ``hand``: the cards the seat holds in the deal in progress, in card-number
+    order (``[]`` between deals and after the match). ``swap``: after a turned
+    joker, the joker the seat gave up and the card it took, ``{"gave": "BIG",
+    "took": "5H"}``, for the seat that swapped alone; ``null`` for every other
+    seat, in a deal without a swap and between deals. Nothing else: no other
+    hand, no stock, and no seat learns who swapped.
+    """
+    current = state.deal
+    hand: list[str] = []
+    swap = None
+    if current is not None:
+        held = current.hands[seat]
+        hand = [_CODE[card] for card in range(len(CARDS)) if held >> card & 1]
+        made = current.setup.swap
+        if made is not None and made.seat == seat:
+            swap = {"gave": _CODE[made.joker], "took": _CODE[made.received]}
+    return {"seat": _SEAT[seat], "hand": hand, "swap": swap}
+
+
+def view_line(state: MatchState, seat: Seat) -> bytes:
+    """The ``view`` reply for ``seat`` in ``state``: ``encode`` of its message, written out.
+
+    The fuzzer and the server write several a deal; the test suite checks the line
+    against ``encode`` of :func:`seat_view` on any state.
+    """
+    current = state.deal
+    if current is None:
+        return _EMPTY_VIEWS[seat]
+    held = current.hands[seat]
+    hand = _texts([_CODE[card] for card in range(len(CARDS)) if held >> card & 1])
+    made = current.setup.swap
+    swap = "null"
+    if made is not None and made.seat == seat:
+        swap = f'{{"gave":"{_CODE[made.joker]}","took":"{_CODE[made.received]}"}}'
+    return (
+        f'{{"type":"view","view":{{"seat":"{_SEAT[seat]}","hand":{hand},"swap":{swap}}}}}\n'
+    ).encode()
+
+
+_EMPTY_VIEWS: Final = tuple(
+    encode({"type": "view", "view": {"seat": seat.letter, "hand": [], "swap": None}})
+    for seat in SEATS
+)
+
+VIEW_REQUESTS: Final[dict[bytes, Seat]] = {
+    encode({"type": "view", "seat": seat.letter})[:-1]: seat for seat in SEATS
+}
+"""Every seat's ``view`` request in compact JSON (no newline), to its seat."""
 
 
 def schema(name: str) -> dict[str, Any]:

@@ -25,8 +25,11 @@ from decimal import Decimal
 from typing import Any, BinaryIO, Final
 
 from ..core.actions import Bid, Deal, Play
+from ..core.cards import SEATS
 from ..core.dealing import MAX_SEED
 from ..core.errors import IllegalAction
+from ..core.position import BID, PHASE, PLAY
+from ..core.rules import RULES_VERSION
 from ..engine.match import apply, legal_actions, new_match
 from ..engine.state import MatchState
 from ._codec import RecordError, integer, rules_from_json
@@ -40,15 +43,20 @@ from .messages import (
     PROTOCOL,
     REQUEST_TYPES,
     VERSION,
+    VIEW_REQUESTS,
     MessageError,
     encode,
     facts_line,
     legal_line,
+    legal_play_line,
     parse_action,
     shown,
+    view_line,
 )
 
 __all__ = ["MAX_LINE_BYTES", "Session", "read_request", "serve"]
+
+_SEATS: Final = {seat.letter: seat for seat in SEATS}
 
 MAX_LINE_BYTES: Final = 1 << 20
 """A request line longer than 1 MiB is refused: the longest real one is under 1 KiB."""
@@ -59,6 +67,7 @@ _HELLO: Final = {
     "version": VERSION,
     "engine": ENGINE_NAME,
     "capabilities": list(CAPABILITIES),
+    "rules_version": RULES_VERSION,
 }
 
 
@@ -152,9 +161,7 @@ class Session:
                 # The commonest requests, answered without parsing them, and written out
                 # rather than through _legal and apply: two calls fewer a request.
                 if line == LEGAL_REQUEST:
-                    if state.setup is None:  # no deal in progress
-                        return NO_LEGAL_LINE
-                    return legal_line(legal_actions(state))
+                    return _legal_of(state)
                 action = APPLY_REQUESTS.get(line)
                 if action is not None:
                     try:
@@ -162,6 +169,9 @@ class Session:
                     except IllegalAction as error:
                         return _refused(error)
                     return OK_LINE
+                seat = VIEW_REQUESTS.get(line)
+                if seat is not None:
+                    return view_line(state, seat)
             return self._dispatch(read_request(line))
         except Exception as error:  # every request gets its one reply, even on a bug of ours
             return _failure(error)
@@ -184,6 +194,8 @@ class Session:
         if kind == "facts":
             _only(request, ("type",))
             return facts_line(self._state())
+        if kind == "view":
+            return self._view(request)
         if kind == "new_match":
             return self._new_match(request)
         if kind == "hello":
@@ -248,11 +260,30 @@ class Session:
             return _refused(error)
         return OK_LINE
 
+    def _view(self, request: dict[str, Any]) -> bytes:
+        _only(request, ("type", "seat"))
+        if "seat" not in request:
+            raise MessageError("view: the field 'seat' is missing", "missing_field")
+        letter = request["seat"]
+        seat = _SEATS.get(letter) if type(letter) is str else None
+        if seat is None:
+            raise MessageError(
+                f"view.seat: a seat letter, N, E, S or W, not {shown(letter)}", "bad_seat"
+            )
+        return view_line(self._state(), seat)
+
     def _legal(self) -> bytes:
-        state = self._state()
-        if state.setup is None:  # no deal in progress
-            return NO_LEGAL_LINE
-        return legal_line(legal_actions(state))
+        return _legal_of(self._state())
+
+
+def _legal_of(state: MatchState) -> bytes:
+    """The ``legal`` reply: none between deals, plays read off the allowed-card mask."""
+    phase = state.position[PHASE]
+    if phase == PLAY:
+        return legal_play_line(state)
+    if phase != BID:  # no deal in progress
+        return NO_LEGAL_LINE
+    return legal_line(legal_actions(state))
 
 
 def _refused(error: IllegalAction) -> bytes:

@@ -7,13 +7,16 @@ the first deal kept), deals the last deal again from a later trick, or drops
 some probes of illegal actions. Moves are action
 indices, not seats, so a deal dealt by another dealer plays the same way. Each
 candidate is run through the engine; one that still shows a difference
-replaces the case, cut at its first difference. Every loop is bounded by the
-budget of engine runs.
+replaces the case, cut at its first difference, if its message cites the same
+rule as the case found (another rule's difference is another fault). Every loop
+is bounded by the budget of engine runs.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from typing import Final
 
 import attrs
 
@@ -27,7 +30,15 @@ from ..engine.state import MatchState
 from .cases import Case, DealScript, Invalid, ScriptSource, new_match_line, walk_deal
 from .server import Session
 
-__all__ = ["shrink", "with_deals"]
+__all__ = ["cited_rule", "shrink", "with_deals"]
+
+_CITED: Final = re.compile(r"\(([A-Z]+-[0-9]+)\)$")
+
+
+def cited_rule(message: str) -> str | None:
+    """The rule ID a difference's message cites at its end, or None."""
+    found = _CITED.search(message.rstrip())
+    return None if found is None else found.group(1)
 
 
 def with_deals(case: Case, kept: Sequence[int] | range) -> Case | None:
@@ -142,6 +153,7 @@ def shrink(
     """
     best = found
     runs = 0
+    rule = cited_rule(found[1])
 
     def run(candidate: Case | None) -> bool:
         nonlocal best, runs
@@ -149,7 +161,9 @@ def shrink(
             return False
         runs += 1
         result = attempt(candidate)
-        if result is None:
+        if result is None or (rule is not None and cited_rule(result[1]) != rule):
+            # A smaller case that shows another difference is not this one made smaller:
+            # a wrong joker rank must not end as a one-card deal's wrong score.
             return False
         best = result
         return True

@@ -321,8 +321,8 @@ def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
     for action in legal_actions(room.state):
         if not isinstance(action, Bid):
             continue
-        # The warning the engine itself gives once the bid is made (RULINGS.md
-        # "Bidding": an overbid is legal, warned, never refused).
+        # The warning the engine itself gives once the bid is made (docs/rules.md
+        # BID-7: an overbid is legal, warned, never refused).
         after = view(apply(room.state, action), seat).deal
         warned = [] if after is None else [w for w in after.warnings if w not in before]
         label = "Board" if action.board else "Pass" if action.is_pass else str(action.amount)

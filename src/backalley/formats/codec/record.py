@@ -17,7 +17,7 @@ import attrs
 
 from ...core.cards import PACK_SIZE, Card, Pair
 from ...core.dealing import MAX_SEED
-from ...core.rules import MAX_HAND_SIZE, Rules
+from ...core.rules import MAX_HAND_SIZE, RULES_VERSION, Rules
 from ...engine.state import Termination
 from ._base import RecordError, array, at, found, integer, obj, two_ints
 from .values import (
@@ -50,7 +50,17 @@ _MAX_PLAYS: Final = 4 * MAX_HAND_SIZE
 
 CALL_PATTERN: Final = re.compile(r"pass|board|[1-9][0-9]?")
 """A bid as written in a record, canonical and lower case; the schema lists the same calls."""
-_TOP_FIELDS: Final = ("format", "version", "rules", "seed", "deals", "totals", "result", "tags")
+_TOP_FIELDS: Final = (
+    "format",
+    "version",
+    "rules_version",
+    "rules",
+    "seed",
+    "deals",
+    "totals",
+    "result",
+    "tags",
+)
 _DEAL_FIELDS: Final = ("deck", "bids", "plays", "scores")
 
 
@@ -198,6 +208,15 @@ def parse_record(data: Any) -> Record:
         raise RecordError(
             "version", f"this library reads version {VERSION}, found {found(data['version'])}"
         )
+    if "rules_version" in data:
+        # Absent in records written before it existed: those follow version 1.
+        written = integer(data["rules_version"])
+        if written is None or not 1 <= written <= RULES_VERSION:
+            raise RecordError(
+                "rules_version",
+                f"this library plays the rules of version {RULES_VERSION}, "
+                f"found {found(data['rules_version'])}",
+            )
     rules = rules_from_json(data["rules"])
     seed = integer(data["seed"])
     if seed is None or not 0 <= seed <= MAX_SEED:
@@ -229,6 +248,7 @@ def record_to_json(record: Record) -> dict[str, Any]:
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
+        "rules_version": RULES_VERSION,
         "rules": rules_to_json(record.rules),
         "seed": record.seed,
     }
