@@ -251,7 +251,10 @@ def _plain_deal_view(deal, seat, scores):
 
 @settings(max_examples=25)
 @given(
-    seed=st.integers(0, 2**64 - 1), first=st.sampled_from(["hand", "deal", "history", "eq", "repr"])
+    seed=st.integers(0, 2**64 - 1),
+    first=st.sampled_from(
+        ["rules", "outcome", "hand", "deal", "history", "phase", "is_over", "eq", "repr"]
+    ),
 )
 def test_turn_and_lazy_views_equal_the_plain_construction(seed, first):
     """At every step, ``turn`` is (to_move, legal_actions) and each lazy seat view equals
