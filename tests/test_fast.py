@@ -251,7 +251,10 @@ def _plain_deal_view(deal, seat, scores):
 
 @settings(max_examples=25)
 @given(
-    seed=st.integers(0, 2**64 - 1), first=st.sampled_from(["hand", "deal", "history", "eq", "repr"])
+    seed=st.integers(0, 2**64 - 1),
+    first=st.sampled_from(
+        ["rules", "outcome", "hand", "deal", "history", "phase", "is_over", "eq", "repr"]
+    ),
 )
 def test_turn_and_lazy_views_equal_the_plain_construction(seed, first):
     """At every step, ``turn`` is (to_move, legal_actions) and each lazy seat view equals
@@ -278,6 +281,46 @@ def test_turn_and_lazy_views_equal_the_plain_construction(seed, first):
             assert pickle.loads(pickle.dumps(view(state, seat))) == plain
         state = apply(state, choose(legal_actions(state)))
     assert turn(state) is None
+
+
+def test_values_made_when_read_are_kept_and_no_part_of_the_value():
+    """A state's deal and a finished deal's deal and scores are made once, outside the value.
+
+    Kept in slots of a private base (``state._Kept``), never in attrs' fields: equality,
+    hashing, pickling and ``attrs.evolve`` see the four fields alone, and a state read
+    before pickling loads equal to one never read. No class of them reads its attributes
+    through a ``__getattr__`` hook (which ``cached_property`` on a slotted attrs class adds).
+    """
+    from backalley.engine.state import DealResult  # noqa: PLC0415
+
+    for cls in (MatchState, DealResult):
+        assert "__getattr__" not in cls.__dict__
+    rng = random.Random(4)
+    state = new_match(Rules(schedule=[2, 1]), seed=4)
+    while playing(state):
+        fresh = build_state(state.position, state.seed, state.history, state.setup)
+        deal = state.deal
+        assert state.deal is deal  # made once, then kept
+        assert deal == fresh.deal
+        assert state == fresh and hash(state) == hash(fresh)
+        assert [field.name for field in attrs.fields(MatchState)] == [
+            "position",
+            "seed",
+            "history",
+            "setup",
+        ]
+        loaded = pickle.loads(pickle.dumps(state))
+        assert loaded == state and loaded.deal == deal
+        assert attrs.evolve(state, seed=state.seed).deal == deal
+        state = apply(state, rng.choice(legal_actions(state)))
+    for result in state.history:
+        scores, deal = result.scores, result.deal
+        assert result.scores is scores and result.deal is deal
+        plain = DealResult(result.position, result.setup)
+        assert plain.deal == deal and plain.scores == scores and plain == result
+        assert pickle.loads(pickle.dumps(result)).scores == scores
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        state.deal = None  # type: ignore[misc]
 
 
 def test_slot_builder_equals_the_constructor():

@@ -38,9 +38,11 @@ from typing import Any, Final, TypeVar
 
 from ..core.actions import PLAYS, Play, shared_bid
 from ..core.cards import CARDS, SEATS, Card
+from ..core.dealing import DealSetup
 from ..core.flow import seat_to_move
+from ..core.position import Position
 from ..core.rules import MAX_HAND_SIZE
-from .state import MatchState
+from .state import DealResult, MatchState
 
 __all__ = [
     "LEGAL_BIDS",
@@ -155,5 +157,23 @@ def slot_builder(cls: type[_T], *names: str) -> Callable[..., _T]:
     return build
 
 
-build_state: Final = slot_builder(MatchState, "position", "seed", "history", "setup")
-"""``MatchState(position, seed, history, setup)``, built through its slots."""
+_SET_POSITION, _SET_SEED, _SET_HISTORY, _SET_SETUP = _setters(
+    MatchState, "position", "seed", "history", "setup"
+)
+
+
+def build_state(
+    position: Position, seed: int, history: tuple[DealResult, ...], setup: DealSetup | None
+) -> MatchState:
+    """``MatchState(position, seed, history, setup)``, built through its slots.
+
+    What :func:`slot_builder` makes, written out: ``apply`` calls it on every action,
+    and a function written in the module is compiled with it in the compiled build,
+    where one made by ``exec`` would stay interpreted.
+    """
+    state: MatchState = _new(MatchState)
+    _SET_POSITION(state, position)
+    _SET_SEED(state, seed)
+    _SET_HISTORY(state, history)
+    _SET_SETUP(state, setup)
+    return state

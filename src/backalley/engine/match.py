@@ -257,10 +257,13 @@ def _play(state: MatchState, pos: position.Position, action: Play) -> MatchState
     seat = seat_to_move(0, 4, pos[LEADER], len(trick))  # in play the dealer does not matter
     if action.seat != seat:
         raise _not_your_turn(action, seat)
-    card = action.card
+    # The card as a plain int: compiled, the shifts below are native on it (a Card is
+    # an int, and an object to shift by otherwise).
+    card: int = action.card
     if not pos[HANDS][seat] >> card & 1:
+        held = action.card
         raise IllegalAction(
-            Reason.CARD_NOT_IN_HAND, action, f"You do not hold {card.words} ({card})."
+            Reason.CARD_NOT_IN_HAND, action, f"You do not hold {held.words} ({held})."
         )
     allowed, reason = position.allowed_of(pos, seat, trick)
     if not allowed >> card & 1:

@@ -15,7 +15,6 @@ earlier tricks and finished deals included.
 from __future__ import annotations
 
 import enum
-import functools
 import operator
 from collections.abc import Callable, Iterable, Sequence
 from operator import attrgetter
@@ -318,8 +317,35 @@ class DealState(DealFacts):
         return svg_of(self)
 
 
+class _Kept:
+    """Slots for values a state makes when first read and keeps: none of its fields.
+
+    A frozen attrs class keeps such a value (``functools.cached_property`` would) in a
+    slot of this base, which attrs does not know of, so the value is no part of the
+    state's fields, equality, hash, repr or pickle. Why not ``cached_property``: attrs
+    keeps one in a slotted class through a ``__getattr__`` hook, and a class with that
+    hook has every attribute read go through it, which costs ``apply`` a few hundred
+    instructions on each of its reads (docs/performance.md, "Public classes that read
+    fast"). :func:`_setter` gives the way in past the class's frozen ``__setattr__``.
+    """
+
+    __slots__ = ()
+
+
+def _setter(owner: type, slot: str) -> Callable[[object, object], None]:
+    """The function setting ``slot`` of an instance of ``owner``, past a frozen ``__setattr__``."""
+    setter: Callable[[object, object], None] = owner.__dict__[slot].__set__
+    return setter
+
+
+class _DealResultKept(_Kept):
+    __slots__ = ("_deal", "_scores")
+    _scores: tuple[int, int]
+    _deal: DealState
+
+
 @attrs.frozen(repr=False)
-class DealResult:
+class DealResult(_DealResultKept):
     """A finished deal and what each pair scored on it (North-South, East-West).
 
     ``position`` is the match's compact position just after the deal's last card
@@ -334,19 +360,32 @@ class DealResult:
     match's counts and totals around it are no part of the finished deal."""
     setup: DealSetup
 
-    @functools.cached_property
+    @property
     def scores(self) -> tuple[int, int]:
         """What each pair scored on the deal, North-South and East-West (SCORE-1).
 
         ``position.deal_scores`` of the deal's last position: nothing for a thrown-in
-        deal (MATCH-3) or a tiebreak deal (END-3).
+        deal (MATCH-3) or a tiebreak deal (END-3). Made when first read, and kept.
         """
-        return _position.deal_scores(self.position)
+        try:
+            return self._scores
+        except AttributeError:
+            scores = _position.deal_scores(self.position)
+            _SET_RESULT_SCORES(self, scores)
+            return scores
 
-    @functools.cached_property
+    @property
     def deal(self) -> DealState:
-        """The finished deal, as it stood after its last card (or its fourth pass)."""
-        return deal_of_position(self.position, self.setup)
+        """The finished deal, as it stood after its last card (or its fourth pass).
+
+        Made when first read, and kept.
+        """
+        try:
+            return self._deal
+        except AttributeError:
+            deal = deal_of_position(self.position, self.setup)
+            _SET_RESULT_DEAL(self, deal)
+            return deal
 
     @property
     def thrown_in(self) -> bool:
@@ -360,6 +399,10 @@ class DealResult:
 
     def __repr__(self) -> str:
         return f"DealResult(deal={self.deal!r}, scores={self.scores!r})"
+
+
+_SET_RESULT_SCORES: Final = _setter(_DealResultKept, "_scores")
+_SET_RESULT_DEAL: Final = _setter(_DealResultKept, "_deal")
 
 
 class MatchFacts:
@@ -469,8 +512,13 @@ class MatchFacts:
         return () if self.deal is None else self.deal.tricks
 
 
+class _MatchStateKept(MatchFacts, _Kept):
+    __slots__ = ("_deal",)
+    _deal: DealState | None
+
+
 @attrs.frozen(repr=False)
-class MatchState(MatchFacts):
+class MatchState(_MatchStateKept):
     """A whole match at one moment.
 
     ``position`` is the match in progress as the engine's compact position
@@ -500,14 +548,19 @@ class MatchState(MatchFacts):
         """The match's settings: schedule, tie policy, first dealer."""
         return self.position[18]  # RULES
 
-    @functools.cached_property
+    @property
     def deal(self) -> DealState | None:
         """The deal in progress (None before a deal and after the match), made from the position.
 
         Made when first read and kept with the state (a state never changes).
         """
-        setup = self.setup
-        return None if setup is None else deal_of_position(self.position, setup)
+        try:
+            return self._deal
+        except AttributeError:
+            setup = self.setup
+            deal = None if setup is None else deal_of_position(self.position, setup)
+            _SET_STATE_DEAL(self, deal)
+            return deal
 
     @property
     def outcome(self) -> Outcome | None:
@@ -592,6 +645,9 @@ class MatchState(MatchFacts):
     def _repr_svg_(self) -> str | None:
         """The match as a picture, for Jupyter: the deal in play, or the score sheet."""
         return svg_of(self)
+
+
+_SET_STATE_DEAL: Final = _setter(_MatchStateKept, "_deal")
 
 
 def _ended(

@@ -188,8 +188,9 @@ class SeatView(MatchFacts):
     deal: DealView | None = None
     history: Sequence[DealView] = ()
     outcome: Outcome | None = None
-    # The state a view made by :func:`view` was made from: its ``hand``, ``deal`` and
-    # ``history`` are left unset and made from it when first read (``__getattr__``),
+    # The state a view made by :func:`view` was made from: its ``rules``, ``outcome``,
+    # ``hand``, ``deal`` and ``history`` are left unset and made from it when first
+    # read (``__getattr__``),
     # so a player that does not read them does not pay for them. Not part of the
     # value: equality, hashing and repr read the public fields.
     _state: MatchState | None = attrs.field(
@@ -258,7 +259,7 @@ def view(state: MatchState, seat: Seat) -> SeatView:
         raise TypeError(f"view needs a MatchState, not {type(state).__name__}")
     if type(seat) is not Seat:
         seat = Seat(seat)
-    return _build_seat_view(seat, state.rules, state.outcome, state)
+    return _build_seat_view(seat, state)
 
 
 def _hand_of(state: MatchState, seat: Seat) -> tuple[Card, ...]:
@@ -275,7 +276,17 @@ def _history_of(state: MatchState, seat: Seat) -> FinishedDeals:
     return FinishedDeals(state.history, seat)
 
 
+def _rules_of(state: MatchState, seat: Seat) -> Rules:
+    return state.rules
+
+
+def _outcome_of(state: MatchState, seat: Seat) -> Outcome | None:
+    return state.outcome
+
+
 _LAZY: Final[dict[str, Callable[[MatchState, Seat], Any]]] = {
+    "rules": _rules_of,
+    "outcome": _outcome_of,
     "hand": _hand_of,
     "deal": _current_view,
     "history": _history_of,
@@ -290,4 +301,4 @@ def _finished_view(result: DealResult, seat: Seat) -> DealView:
 # A view is made at every decision of every player: its two classes are built through
 # their slots (``engine._fast``), equal to the attrs constructors (tests/test_fast.py).
 _build_deal_view: Final = slot_builder(DealView, *(field.name for field in attrs.fields(DealView)))
-_build_seat_view: Final = slot_builder(SeatView, "seat", "rules", "outcome", "_state")
+_build_seat_view: Final = slot_builder(SeatView, "seat", "_state")
