@@ -28,7 +28,11 @@ fast, after the bridge solvers (DDS):
   leader's top trumps are enough to draw the opponents'; the leader's trumps
   above both opponents' added, led now or not), or the partner's when the
   leader can reach them with a lead of a suit the partner holds the top card
-  of, bound the search.
+  of, or a plain suit run by both hands (the pair's top cards in it, played in
+  the order that wins the most rounds in a row, blocking cards counted), bound
+  the search.
+- **Sure trumps**: each hand's trumps less those the other pair's higher trumps
+  can beat, one each, bound both pairs' counts at every trick's start.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
   first when leading.
@@ -44,6 +48,7 @@ exceptions) and a trick's winner is :func:`backalley.core.tricks.winning_card`.
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from ..core.cards import SUIT_MASKS
@@ -529,10 +534,77 @@ class Search:
                 continue
             reached = self._cashing(hands, partner, broken)
             if reached > own:
-                return reached
+                own = reached
+                counted = self.relevant
             break
+        joint, joint_counted = self._joint_tricks(hands, leader, own)
+        if joint > own:
+            self.relevant = joint_counted
+            return joint
         self.relevant = counted
         return own
+
+    def _joint_tricks(self, hands: list[int], leader: int, known: int) -> tuple[int, int]:
+        """Tricks the leader's pair takes by running one plain suit it holds the top of together.
+
+        In a plain suit (not the trump suit) the leader holds a card of, the pair's
+        cards above every card of the suit that an opponent holds (its top cards)
+        win every round they are played to, whichever partner plays them and
+        whatever the opponents play, unless an opponent ruffs: an opponent holding
+        a trump follows suit, so cannot ruff, for as many rounds as it holds cards
+        of the suit, and the count is capped there (a joker is a trump). The pair
+        can play the rounds in the order of :func:`_joint_rounds`: the most rounds
+        in a row that the two hands can win with their top cards, the lead going
+        to whichever partner played the higher top card, a hand void in the suit
+        discarding elsewhere, and the partner's blocking cards (top cards it must
+        play under the leader's) taken into account; it depends only on which
+        partner holds each top card and on how many lower cards of the suit each
+        holds. The best suit's count, if it beats ``known``, with the top cards
+        of that suit as the cards whose ranks decided it (a position that agrees
+        on who holds them, and holds the same lengths, has the same top cards or
+        more, and more only adds rounds); else ``(0, 0)``.
+        """
+        trumps = self.trumps
+        mine = hands[leader]
+        partner = hands[leader ^ 2]
+        left_hand = hands[(leader + 1) & 3]
+        right_hand = hands[(leader + 3) & 3]
+        out = mine | partner | left_hand | right_hand
+        best = known
+        best_cards = 0
+        for suit in SUIT_MASKS:
+            ours = mine & suit
+            if suit & trumps or not ours:
+                continue
+            theirs = partner & suit
+            held = out & suit
+            tops = _run_on_top(held, ours | theirs)
+            length = ours.bit_count()
+            if tops <= best or max(length, theirs.bit_count()) <= best:
+                continue
+            # Top cards as bits 0 .. tops - 1, the highest the highest bit.
+            pattern = 0
+            rest = held
+            for place in range(tops - 1, -1, -1):
+                top = 1 << (rest.bit_length() - 1)
+                rest ^= top
+                if top & ours:
+                    pattern |= 1 << place
+            everyone = (1 << tops) - 1
+            led = pattern
+            own_low = length - led.bit_count()
+            their_low = theirs.bit_count() - (tops - led.bit_count())
+            rounds = _joint_rounds(led, own_low, everyone ^ led, their_low)
+            if left_hand & trumps:
+                rounds = min(rounds, (left_hand & suit).bit_count())
+            if right_hand & trumps:
+                rounds = min(rounds, (right_hand & suit).bit_count())
+            if rounds > best:
+                best = rounds
+                best_cards = _top_cards(held, tops)
+        if best_cards:
+            return best, best_cards
+        return 0, 0
 
     def _cashing(self, hands: list[int], leader: int, broken: bool) -> int:
         """Tricks ``leader``'s pair takes for sure, ``leader`` on lead cashing their top cards.
@@ -592,17 +664,44 @@ class Search:
         return min(total, mine.bit_count())
 
     def _sure_trumps(self, hands: list[int], pair: int) -> int:
-        """Tricks ``pair`` takes for sure with trumps above every trump of the other pair.
+        """Tricks ``pair`` takes for sure with one hand's trumps: those the other pair cannot beat.
 
-        Such a trump wins the trick it is played to (the highest trump wins), and
-        one player's cards go to different tricks; the partners' may meet in one.
+        A trump wins the trick it is played to unless a higher trump of the
+        other pair is played to the same trick (the highest trump wins, and a
+        higher one of the partner's keeps the trick in the pair). One hand's
+        trumps go to different tricks, and each trump of the other pair goes to
+        one trick, so it beats at most one of them, and only one below it: of a
+        hand's ``t`` trumps at least ``t - m`` win, ``m`` the most of them that
+        can be matched each to a different higher trump of the other pair (found
+        greedily from the top: a trump of the other pair seen is higher than
+        every trump after it). Whoever leads, whatever the rules force (a joker
+        lead, following suit), every card is played by the deal's end. The
+        partners' trumps may meet in one trick (a joker lead forces both
+        highest), so the larger of the two hands' counts, not their sum. With
+        no trump of the other pair, every trump of the hand counts; a trump
+        above all of theirs always does.
         """
         trumps = self.trumps
         theirs = (hands[1 - pair] | hands[3 - pair]) & trumps
-        above = ~((1 << theirs.bit_length()) - 1)
-        one = (hands[pair] & trumps & above).bit_count()
-        other = (hands[pair + 2] & trumps & above).bit_count()
-        return max(one, other)
+        best = 0
+        for hand in (hands[pair], hands[pair + 2]):
+            mine = hand & trumps
+            if mine.bit_count() <= best:
+                continue
+            rest = mine | theirs
+            higher = 0
+            sure = 0
+            while rest:
+                top = 1 << (rest.bit_length() - 1)
+                rest ^= top
+                if top & theirs:
+                    higher += 1
+                elif higher:
+                    higher -= 1
+                else:
+                    sure += 1
+            best = max(best, sure)
+        return best
 
     def _key(self, hands: list[int], leader: int, broken: bool) -> tuple[_Key, list[int]]:
         """The transposition key at the start of a trick, and each suit's rank code.
@@ -692,6 +791,49 @@ def _store(entries: list[_Entry], entry: _Entry) -> int:
             return 0
     entries.append(entry)
     return 1
+
+
+@functools.cache
+def _joint_rounds(mine: int, my_low: int, partners: int, partners_low: int) -> int:
+    """The most rounds of one suit in a row that a pair wins from its top cards, ``mine`` to lead.
+
+    ``mine`` and ``partners`` are the top cards each partner holds (bit ``i``
+    the ``i``-th lowest of the pair's top cards, all above every card of the
+    suit an opponent holds), ``my_low`` and ``partners_low`` how many lower
+    cards of the suit each holds. A round is won when either partner plays a
+    top card (the opponents' cards of the suit are lower), and the hand that
+    played the higher top card leads the next; a round with no top card played
+    may be lost and ends the count, and so does a hand on lead with no card of
+    the suit left. A partner void in the suit discards another suit's card
+    (this count changes nothing there). The pair chooses every card: the most
+    rounds over every choice, found by trying them all (cached: the arguments
+    are small).
+    """
+    if not mine and not my_low:
+        return 0
+    leads = [1 << at for at in range(mine.bit_length()) if mine >> at & 1]
+    if my_low:
+        leads.append(0)
+    follows = [1 << at for at in range(partners.bit_length()) if partners >> at & 1]
+    if partners_low:
+        follows.append(0)
+    if not follows:
+        follows.append(-1)  # void: a discard of another suit
+    best = 0
+    for lead in leads:
+        for follow in follows:
+            if not lead and follow <= 0:
+                continue  # no top card in the round
+            rest = mine ^ lead
+            rest_low = my_low - (0 if lead else 1)
+            other = partners ^ follow if follow > 0 else partners
+            other_low = partners_low - (1 if follow == 0 else 0)
+            if lead > follow:
+                rounds = 1 + _joint_rounds(rest, rest_low, other, other_low)
+            else:
+                rounds = 1 + _joint_rounds(other, other_low, rest, rest_low)
+            best = max(best, rounds)
+    return best
 
 
 def _top_cards(out: int, count: int) -> int:
