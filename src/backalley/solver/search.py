@@ -617,12 +617,13 @@ class Search:
         draws those first (a trump led must be followed with a trump, jokers
         included, and the top trump wins each round), and the side suits' top
         cards then count in full: no opponent has a trump left to ruff them.
-        Every trump of the leader's above every trump of both opponents (led now
-        or not: the top trumps above are among them) adds a trick to the side
-        suits' count: wherever it is played, the highest trump in that trick is
-        ours, and it goes to a trick other than the ones the leader's side-suit
-        top cards win, the leader playing one card a trick (a joker lead forcing
-        it only moves it to another trick, still won).
+        The leader's trumps that win whatever is played (:func:`_unbeaten`: those
+        the opponents' higher trumps cannot all beat, one each; every trump above
+        both opponents' among them) add to the side suits' count: each goes to a
+        trick other than the ones the leader's side-suit top cards win, the
+        leader playing one card a trick (a joker lead forcing one only moves it
+        to another trick). When the top trumps draw, the tricks they win are
+        tricks of the leader's trumps too, so the larger of the two counts adds.
         Leaves in ``self.relevant`` the plain cards counted.
         """
         trumps = self.trumps
@@ -640,13 +641,12 @@ class Search:
         drawn = top_trumps >= max(
             (left_hand & trumps).bit_count(), (right_hand & trumps).bit_count()
         )
-        # The leader's trumps above every opponent's trump each win the trick they go
-        # to, whenever that is, and none goes to a trick the side suits' top cards
-        # win (one card a trick): they add to those, led now or not (the top trumps
-        # drawing are among them).
-        theirs = (left_hand | right_hand) & trumps
-        above = ~((1 << theirs.bit_length()) - 1)
-        total = max(top_trumps, (mine & trumps & above).bit_count())
+        # The leader's trumps that the opponents' higher trumps cannot all beat
+        # (:func:`_unbeaten`) win the tricks they go to, whenever that is, and none
+        # goes to a trick the side suits' top cards win (one card a trick): they add
+        # to those, led now or not. The top trumps that draw win as many tricks,
+        # also tricks of the leader's trumps: the larger of the two counts adds.
+        total = max(top_trumps, _unbeaten(mine & trumps, (left_hand | right_hand) & trumps))
         for suit in SUIT_MASKS:
             if suit & trumps:
                 continue
@@ -683,24 +683,13 @@ class Search:
         """
         trumps = self.trumps
         theirs = (hands[1 - pair] | hands[3 - pair]) & trumps
-        best = 0
-        for hand in (hands[pair], hands[pair + 2]):
-            mine = hand & trumps
-            if mine.bit_count() <= best:
-                continue
-            rest = mine | theirs
-            higher = 0
-            sure = 0
-            while rest:
-                top = 1 << (rest.bit_length() - 1)
-                rest ^= top
-                if top & theirs:
-                    higher += 1
-                elif higher:
-                    higher -= 1
-                else:
-                    sure += 1
-            best = max(best, sure)
+        one = hands[pair] & trumps
+        other = hands[pair + 2] & trumps
+        if other.bit_count() > one.bit_count():
+            one, other = other, one
+        best = _unbeaten(one, theirs)
+        if other.bit_count() > best:
+            best = max(best, _unbeaten(other, theirs))
         return best
 
     def _key(self, hands: list[int], leader: int, broken: bool) -> tuple[_Key, list[int]]:
@@ -834,6 +823,32 @@ def _joint_rounds(mine: int, my_low: int, partners: int, partners_low: int) -> i
                 rounds = 1 + _joint_rounds(other, other_low, rest, rest_low)
             best = max(best, rounds)
     return best
+
+
+def _unbeaten(mine: int, theirs: int) -> int:
+    """How many of one hand's trumps ``mine`` win, at least, against the other pair's ``theirs``.
+
+    Each trump of ``theirs`` goes to one trick, so it beats at most one of
+    ``mine``, and only one below it: the count is ``mine``'s trumps less the most
+    of them that can be matched each to a different higher trump of ``theirs``,
+    found greedily from the top (a trump of ``theirs`` seen is higher than every
+    trump after it). See :meth:`Search._sure_trumps`.
+    """
+    if not theirs:
+        return mine.bit_count()
+    rest = mine | theirs
+    higher = 0
+    sure = 0
+    while rest:
+        top = 1 << (rest.bit_length() - 1)
+        rest ^= top
+        if top & theirs:
+            higher += 1
+        elif higher:
+            higher -= 1
+        else:
+            sure += 1
+    return sure
 
 
 def _top_cards(out: int, count: int) -> int:
