@@ -439,3 +439,25 @@ def test_a_hands_trumps_count_less_the_higher_trumps_of_the_other_pair() -> None
     assert search._sure_trumps(hands, 1) == 1
     assert search._sure_trumps(hands, 0) == 1  # BIG, above every trump of East-West
     assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def test_the_leaders_side_winners_add_the_partners_trumps_that_win_whatever_is_played() -> None:
+    # Clubs trumps, none held by East-West. North cashes 10S and 8S (South
+    # discards 7D, then must ruff its partner's winner with 3C) and South's KC
+    # still wins a trick: three, where North's own count is two.
+    state = position(
+        {
+            Seat.NORTH: ["KH", "8S", "TS"],
+            Seat.EAST: ["6H", "8H", "AH"],
+            Seat.SOUTH: ["3C", "KC", "7D"],
+            Seat.WEST: ["2H", "5H", "QH"],
+        },
+        turned="9C",
+        bids=[1, 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+    pos = position_in_play(state)
+    search = Search.of(pos, 0)
+    assert search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN]) == 3
+    assert search._sure_trumps(list(pos[P.HANDS]), 0) == 2
+    assert dict(solve(state).items()) == _reference_counts(state)

@@ -624,6 +624,11 @@ class Search:
         leader playing one card a trick (a joker lead forcing one only moves it
         to another trick). When the top trumps draw, the tricks they win are
         tricks of the leader's trumps too, so the larger of the two counts adds.
+        Or, the side suits' top cards cashed at once (each suit capped as above),
+        the partner's trumps that win whatever is played add instead of the
+        leader's: the partner plays no trump to those tricks while it holds a
+        card of another suit, and each trump it must play there lowers its
+        count by one at most (one trump fewer can be matched no more often).
         Leaves in ``self.relevant`` the plain cards counted.
         """
         trumps = self.trumps
@@ -646,19 +651,30 @@ class Search:
         # goes to a trick the side suits' top cards win (one card a trick): they add
         # to those, led now or not. The top trumps that draw win as many tricks,
         # also tricks of the leader's trumps: the larger of the two counts adds.
-        total = max(top_trumps, _unbeaten(mine & trumps, (left_hand | right_hand) & trumps))
+        theirs = (left_hand | right_hand) & trumps
+        total = max(top_trumps, _unbeaten(mine & trumps, theirs))
+        # The side suits' top cards, each suit capped where an opponent could ruff.
+        sides = 0
         for suit in SUIT_MASKS:
             if suit & trumps:
                 continue
             tops = _run_on_top(out & suit, mine)
             if tops:
                 counted |= _top_cards(out & suit, tops)
-                if not drawn:
-                    if left_hand & trumps:
-                        tops = min(tops, (left_hand & suit).bit_count())
-                    if right_hand & trumps:
-                        tops = min(tops, (right_hand & suit).bit_count())
-                total += tops
+                capped = tops
+                if left_hand & trumps:
+                    capped = min(capped, (left_hand & suit).bit_count())
+                if right_hand & trumps:
+                    capped = min(capped, (right_hand & suit).bit_count())
+                sides += capped
+                total += tops if drawn else capped
+        # Or the side suits cashed at once, and the partner's trumps that the
+        # opponents' cannot all beat: the partner plays a card of another suit than
+        # trumps to each of those tricks while it holds one, and each trump it must
+        # play there instead costs that count one trick at most.
+        partner = hands[leader ^ 2]
+        spent = max(0, sides - (partner & ~trumps).bit_count())
+        total = max(total, sides + max(0, _unbeaten(partner & trumps, theirs) - spent))
         # The top cards counted: their ranks decide the bound.
         self.relevant = counted
         return min(total, mine.bit_count())
