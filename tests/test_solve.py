@@ -324,6 +324,7 @@ def _at_a_tricks_start(sizes: list[int]) -> st.SearchStrategy[MatchState]:
     )
 
 
+@pytest.mark.timeout(600)  # hundreds of minimaxes: a loaded machine may need minutes
 @settings(max_examples=200, deadline=None)
 @given(state=_at_a_tricks_start([2, 3, 4]))
 def test_the_bounds_at_a_tricks_start_hold_against_the_minimax(state: MatchState) -> None:
