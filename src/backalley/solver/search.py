@@ -110,9 +110,10 @@ class Search:
     answer of :meth:`can` rested on (the cards whose ranks decided it), ``merged``
     the cards the last ordering left out as equivalent to a card tried.
     ``partner_entries`` whether the quick tricks count the partner's winners
-    reached by a lead (on by default; off, the plain bound, for tests to compare
-    with), ``capacity`` the entries the table holds before it is emptied (``entries``
-    stored since it last was, ``emptied`` the times it was).
+    reached by a lead and the plain suits run by both hands (on by default; off,
+    the leader's own winners alone, for tests to compare with), ``capacity``
+    the entries the table holds before it is emptied (``entries`` stored since
+    it last was, ``emptied`` the times it was).
     """
 
     def __init__(self, trumps: int, boards: tuple[bool, bool, bool, bool], pair: int) -> None:
