@@ -314,17 +314,37 @@ def test_the_leaders_sure_trumps_add_to_the_side_winners_before_trumps_may_be_le
     assert dict(solve(state).items()) == _reference_counts(state)
 
 
-@settings(max_examples=40, deadline=None)
-@given(
-    state=st.sampled_from([3, 4, 5]).flatmap(
+def _at_a_tricks_start(sizes: list[int]) -> st.SearchStrategy[MatchState]:
+    return st.sampled_from(sizes).flatmap(
         lambda size: (
-            _in_play(size, trick_boundary=True) | _in_play(size, trick_boundary=True, boards=True)
+            _in_play(size, trick_boundary=True)
+            | _in_play(size, trick_boundary=True, boards=True)
+            | _in_play(size, trick_boundary=True, no_trump=True)
         )
     )
-)
+
+
+@pytest.mark.timeout(600)  # hundreds of minimaxes: a loaded machine may need minutes
+@settings(max_examples=200, deadline=None)
+@given(state=_at_a_tricks_start([2, 3, 4]))
 def test_the_bounds_at_a_tricks_start_hold_against_the_minimax(state: MatchState) -> None:
-    # The quick tricks (the leader's pair takes at least so many) and each pair's
-    # sure trumps, against the count of the minimax over apply.
+    _check_the_bounds(state)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)  # minutes on a quiet machine; a loaded one needs more
+@settings(max_examples=3000, deadline=None)
+@given(state=_at_a_tricks_start([3, 4]))
+def test_the_bounds_hold_against_the_minimax_on_thousands_of_positions(
+    state: MatchState,
+) -> None:
+    _check_the_bounds(state)
+
+
+def _check_the_bounds(state: MatchState) -> None:
+    # The quick tricks (the leader's pair takes at least so many: its own top
+    # cards, the partner's reached by a lead, a suit run by both hands) and each
+    # pair's sure trumps, against the count of the minimax over apply.
     pos = position_in_play(state)
     assert not pos[P.TRICK]
     leader = P.to_move(pos)
@@ -337,3 +357,108 @@ def test_the_bounds_at_a_tricks_start_hold_against_the_minimax(state: MatchState
     assert search._cashing(hands, leader, pos[P.BROKEN]) <= ours
     assert search._sure_trumps(hands, pair) <= ours
     assert search._sure_trumps(hands, 1 - pair) <= theirs
+    assert search._joint_tricks(hands, leader, 0)[0] <= ours
+
+
+def _joint(hands: dict[Seat, list[str]], turned: str = "9H") -> tuple[Search, MatchState, int]:
+    # North (left of the dealer West) bid 1 and leads: the state and its pair's
+    # tricks from one suit run by both hands.
+    state = position(hands, turned=turned, bids=[1, 0, 0, 0], dealer=Seat.WEST)
+    pos = position_in_play(state)
+    assert P.to_move(pos) == Seat.NORTH
+    search = Search.of(pos, 0)
+    return search, state, search._joint_tricks(list(pos[P.HANDS]), pos[P.LEADER], 0)[0]
+
+
+def test_a_suit_run_by_both_hands_counts_every_top_card_it_can_cash() -> None:
+    # Hearts trumps, none held. North leads KC (South under it with 3C), then 7C
+    # to South's AC, and South cashes QC: three club tricks, where North's own top
+    # cards (KC) count one and South's reached by a lead (AC) one.
+    search, state, joint = _joint(
+        {
+            Seat.NORTH: ["KC", "7C", "2D"],
+            Seat.EAST: ["JC", "2C", "3D"],
+            Seat.SOUTH: ["AC", "QC", "3C"],
+            Seat.WEST: ["4D", "5D", "6D"],
+        }
+    )
+    assert joint == 3
+    pos = position_in_play(state)
+    assert search._quick_tricks(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN]) == 3
+    # The ranks that decided it: the pair's top clubs, above East's JC.
+    assert search.relevant == (1 << Card.CA) | (1 << Card.CK) | (1 << Card.CQ)
+    assert solve(state).value == 3
+    assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def test_a_blocked_suit_counts_only_the_rounds_the_hands_can_win_in_a_row() -> None:
+    # North's KC QC and South's bare AC: the ace must fall on a club led, South
+    # then has no club to lead, so the suit gives one trick, not two.
+    _, state, joint = _joint(
+        {
+            Seat.NORTH: ["KC", "QC", "2D"],
+            Seat.EAST: ["JC", "2C", "3D"],
+            Seat.SOUTH: ["AC", "4D", "5D"],
+            Seat.WEST: ["6D", "7D", "8D"],
+        }
+    )
+    assert joint == 1
+    assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def test_an_opponents_ruff_caps_a_suit_run_by_both_hands() -> None:
+    # West holds a trump and one club: the run stops after the first round.
+    _, state, joint = _joint(
+        {
+            Seat.NORTH: ["KC", "7C", "2D"],
+            Seat.EAST: ["JC", "2C", "3D"],
+            Seat.SOUTH: ["AC", "QC", "4D"],
+            Seat.WEST: ["3C", "2H", "6D"],
+        }
+    )
+    assert joint == 1
+    assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def test_a_hands_trumps_count_less_the_higher_trumps_of_the_other_pair() -> None:
+    # Clubs trumps (the 9C turned): East's JC 9C 8C against North's BIG and
+    # South's LITTLE, each able to beat one of them; the third wins, whoever leads.
+    state = position(
+        {
+            Seat.NORTH: ["BIG", "8S", "KS"],
+            Seat.EAST: ["JC", "9C", "8C"],
+            Seat.SOUTH: ["LITTLE", "TD", "KD"],
+            Seat.WEST: ["2D", "3D", "4D"],
+        },
+        turned="7C",
+        bids=["board", 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+    pos = position_in_play(state)
+    search = Search.of(pos, 0)
+    hands = list(pos[P.HANDS])
+    assert search._sure_trumps(hands, 1) == 1
+    assert search._sure_trumps(hands, 0) == 1  # BIG, above every trump of East-West
+    assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def test_the_leaders_side_winners_add_the_partners_trumps_that_win_whatever_is_played() -> None:
+    # Clubs trumps, none held by East-West. North cashes 10S and 8S (South
+    # discards 7D, then must ruff its partner's winner with 3C) and South's KC
+    # still wins a trick: three, where North's own count is two.
+    state = position(
+        {
+            Seat.NORTH: ["KH", "8S", "TS"],
+            Seat.EAST: ["6H", "8H", "AH"],
+            Seat.SOUTH: ["3C", "KC", "7D"],
+            Seat.WEST: ["2H", "5H", "QH"],
+        },
+        turned="9C",
+        bids=[1, 0, 0, 0],
+        dealer=Seat.WEST,
+    )
+    pos = position_in_play(state)
+    search = Search.of(pos, 0)
+    assert search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN]) == 3
+    assert search._sure_trumps(list(pos[P.HANDS]), 0) == 2
+    assert dict(solve(state).items()) == _reference_counts(state)

@@ -28,7 +28,11 @@ fast, after the bridge solvers (DDS):
   leader's top trumps are enough to draw the opponents'; the leader's trumps
   above both opponents' added, led now or not), or the partner's when the
   leader can reach them with a lead of a suit the partner holds the top card
-  of, bound the search.
+  of, or a plain suit run by both hands (the pair's top cards in it, played in
+  the order that wins the most rounds in a row, blocking cards counted), bound
+  the search.
+- **Sure trumps**: each hand's trumps less those the other pair's higher trumps
+  can beat, one each, bound both pairs' counts at every trick's start.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
   first when leading.
@@ -44,6 +48,7 @@ exceptions) and a trick's winner is :func:`backalley.core.tricks.winning_card`.
 
 from __future__ import annotations
 
+import functools
 from typing import Final
 
 from ..core.cards import SUIT_MASKS
@@ -105,9 +110,10 @@ class Search:
     answer of :meth:`can` rested on (the cards whose ranks decided it), ``merged``
     the cards the last ordering left out as equivalent to a card tried.
     ``partner_entries`` whether the quick tricks count the partner's winners
-    reached by a lead (on by default; off, the plain bound, for tests to compare
-    with), ``capacity`` the entries the table holds before it is emptied (``entries``
-    stored since it last was, ``emptied`` the times it was).
+    reached by a lead and the plain suits run by both hands (on by default; off,
+    the leader's own winners alone, for tests to compare with), ``capacity``
+    the entries the table holds before it is emptied (``entries`` stored since
+    it last was, ``emptied`` the times it was).
     """
 
     def __init__(self, trumps: int, boards: tuple[bool, bool, bool, bool], pair: int) -> None:
@@ -529,10 +535,77 @@ class Search:
                 continue
             reached = self._cashing(hands, partner, broken)
             if reached > own:
-                return reached
+                own = reached
+                counted = self.relevant
             break
+        joint, joint_counted = self._joint_tricks(hands, leader, own)
+        if joint > own:
+            self.relevant = joint_counted
+            return joint
         self.relevant = counted
         return own
+
+    def _joint_tricks(self, hands: list[int], leader: int, known: int) -> tuple[int, int]:
+        """Tricks the leader's pair takes by running one plain suit it holds the top of together.
+
+        In a plain suit (not the trump suit) the leader holds a card of, the pair's
+        cards above every card of the suit that an opponent holds (its top cards)
+        win every round they are played to, whichever partner plays them and
+        whatever the opponents play, unless an opponent ruffs: an opponent holding
+        a trump follows suit, so cannot ruff, for as many rounds as it holds cards
+        of the suit, and the count is capped there (a joker is a trump). The pair
+        can play the rounds in the order of :func:`_joint_rounds`: the most rounds
+        in a row that the two hands can win with their top cards, the lead going
+        to whichever partner played the higher top card, a hand void in the suit
+        discarding elsewhere, and the partner's blocking cards (top cards it must
+        play under the leader's) taken into account; it depends only on which
+        partner holds each top card and on how many lower cards of the suit each
+        holds. The best suit's count, if it beats ``known``, with the top cards
+        of that suit as the cards whose ranks decided it (a position that agrees
+        on who holds them, and holds the same lengths, has the same top cards or
+        more, and more only adds rounds); else ``(0, 0)``.
+        """
+        trumps = self.trumps
+        mine = hands[leader]
+        partner = hands[leader ^ 2]
+        left_hand = hands[(leader + 1) & 3]
+        right_hand = hands[(leader + 3) & 3]
+        out = mine | partner | left_hand | right_hand
+        best = known
+        best_cards = 0
+        for suit in SUIT_MASKS:
+            ours = mine & suit
+            if suit & trumps or not ours:
+                continue
+            theirs = partner & suit
+            held = out & suit
+            tops = _run_on_top(held, ours | theirs)
+            length = ours.bit_count()
+            if tops <= best or max(length, theirs.bit_count()) <= best:
+                continue
+            # Top cards as bits 0 .. tops - 1, the highest the highest bit.
+            pattern = 0
+            rest = held
+            for place in range(tops - 1, -1, -1):
+                top = 1 << (rest.bit_length() - 1)
+                rest ^= top
+                if top & ours:
+                    pattern |= 1 << place
+            everyone = (1 << tops) - 1
+            led = pattern
+            own_low = length - led.bit_count()
+            their_low = theirs.bit_count() - (tops - led.bit_count())
+            rounds = _joint_rounds(led, own_low, everyone ^ led, their_low)
+            if left_hand & trumps:
+                rounds = min(rounds, (left_hand & suit).bit_count())
+            if right_hand & trumps:
+                rounds = min(rounds, (right_hand & suit).bit_count())
+            if rounds > best:
+                best = rounds
+                best_cards = _top_cards(held, tops)
+        if best_cards:
+            return best, best_cards
+        return 0, 0
 
     def _cashing(self, hands: list[int], leader: int, broken: bool) -> int:
         """Tricks ``leader``'s pair takes for sure, ``leader`` on lead cashing their top cards.
@@ -545,12 +618,18 @@ class Search:
         draws those first (a trump led must be followed with a trump, jokers
         included, and the top trump wins each round), and the side suits' top
         cards then count in full: no opponent has a trump left to ruff them.
-        Every trump of the leader's above every trump of both opponents (led now
-        or not: the top trumps above are among them) adds a trick to the side
-        suits' count: wherever it is played, the highest trump in that trick is
-        ours, and it goes to a trick other than the ones the leader's side-suit
-        top cards win, the leader playing one card a trick (a joker lead forcing
-        it only moves it to another trick, still won).
+        The leader's trumps that win whatever is played (:func:`_unbeaten`: those
+        the opponents' higher trumps cannot all beat, one each; every trump above
+        both opponents' among them) add to the side suits' count: each goes to a
+        trick other than the ones the leader's side-suit top cards win, the
+        leader playing one card a trick (a joker lead forcing one only moves it
+        to another trick). When the top trumps draw, the tricks they win are
+        tricks of the leader's trumps too, so the larger of the two counts adds.
+        Or, the side suits' top cards cashed at once (each suit capped as above),
+        the partner's trumps that win whatever is played add instead of the
+        leader's: the partner plays no trump to those tricks while it holds a
+        card of another suit, and each trump it must play there lowers its
+        count by one at most (one trump fewer can be matched no more often).
         Leaves in ``self.relevant`` the plain cards counted.
         """
         trumps = self.trumps
@@ -568,41 +647,67 @@ class Search:
         drawn = top_trumps >= max(
             (left_hand & trumps).bit_count(), (right_hand & trumps).bit_count()
         )
-        # The leader's trumps above every opponent's trump each win the trick they go
-        # to, whenever that is, and none goes to a trick the side suits' top cards
-        # win (one card a trick): they add to those, led now or not (the top trumps
-        # drawing are among them).
+        # The leader's trumps that the opponents' higher trumps cannot all beat
+        # (:func:`_unbeaten`) win the tricks they go to, whenever that is, and none
+        # goes to a trick the side suits' top cards win (one card a trick): they add
+        # to those, led now or not. The top trumps that draw win as many tricks,
+        # also tricks of the leader's trumps: the larger of the two counts adds.
         theirs = (left_hand | right_hand) & trumps
-        above = ~((1 << theirs.bit_length()) - 1)
-        total = max(top_trumps, (mine & trumps & above).bit_count())
+        total = max(top_trumps, _unbeaten(mine & trumps, theirs))
+        # The side suits' top cards, each suit capped where an opponent could ruff.
+        sides = 0
         for suit in SUIT_MASKS:
             if suit & trumps:
                 continue
             tops = _run_on_top(out & suit, mine)
             if tops:
                 counted |= _top_cards(out & suit, tops)
-                if not drawn:
-                    if left_hand & trumps:
-                        tops = min(tops, (left_hand & suit).bit_count())
-                    if right_hand & trumps:
-                        tops = min(tops, (right_hand & suit).bit_count())
-                total += tops
+                capped = tops
+                if left_hand & trumps:
+                    capped = min(capped, (left_hand & suit).bit_count())
+                if right_hand & trumps:
+                    capped = min(capped, (right_hand & suit).bit_count())
+                sides += capped
+                total += tops if drawn else capped
+        # Or the side suits cashed at once, and the partner's trumps that the
+        # opponents' cannot all beat: the partner plays a card of another suit than
+        # trumps to each of those tricks while it holds one, and each trump it must
+        # play there instead costs that count one trick at most.
+        partner = hands[leader ^ 2]
+        spent = max(0, sides - (partner & ~trumps).bit_count())
+        total = max(total, sides + max(0, _unbeaten(partner & trumps, theirs) - spent))
         # The top cards counted: their ranks decide the bound.
         self.relevant = counted
         return min(total, mine.bit_count())
 
     def _sure_trumps(self, hands: list[int], pair: int) -> int:
-        """Tricks ``pair`` takes for sure with trumps above every trump of the other pair.
+        """Tricks ``pair`` takes for sure with one hand's trumps: those the other pair cannot beat.
 
-        Such a trump wins the trick it is played to (the highest trump wins), and
-        one player's cards go to different tricks; the partners' may meet in one.
+        A trump wins the trick it is played to unless a higher trump of the
+        other pair is played to the same trick (the highest trump wins, and a
+        higher one of the partner's keeps the trick in the pair). One hand's
+        trumps go to different tricks, and each trump of the other pair goes to
+        one trick, so it beats at most one of them, and only one below it: of a
+        hand's ``t`` trumps at least ``t - m`` win, ``m`` the most of them that
+        can be matched each to a different higher trump of the other pair (found
+        greedily from the top: a trump of the other pair seen is higher than
+        every trump after it). Whoever leads, whatever the rules force (a joker
+        lead, following suit), every card is played by the deal's end. The
+        partners' trumps may meet in one trick (a joker lead forces both
+        highest), so the larger of the two hands' counts, not their sum. With
+        no trump of the other pair, every trump of the hand counts; a trump
+        above all of theirs always does.
         """
         trumps = self.trumps
         theirs = (hands[1 - pair] | hands[3 - pair]) & trumps
-        above = ~((1 << theirs.bit_length()) - 1)
-        one = (hands[pair] & trumps & above).bit_count()
-        other = (hands[pair + 2] & trumps & above).bit_count()
-        return max(one, other)
+        one = hands[pair] & trumps
+        other = hands[pair + 2] & trumps
+        if other.bit_count() > one.bit_count():
+            one, other = other, one
+        best = _unbeaten(one, theirs)
+        if other.bit_count() > best:
+            best = max(best, _unbeaten(other, theirs))
+        return best
 
     def _key(self, hands: list[int], leader: int, broken: bool) -> tuple[_Key, list[int]]:
         """The transposition key at the start of a trick, and each suit's rank code.
@@ -692,6 +797,75 @@ def _store(entries: list[_Entry], entry: _Entry) -> int:
             return 0
     entries.append(entry)
     return 1
+
+
+@functools.cache
+def _joint_rounds(mine: int, my_low: int, partners: int, partners_low: int) -> int:
+    """The most rounds of one suit in a row that a pair wins from its top cards, ``mine`` to lead.
+
+    ``mine`` and ``partners`` are the top cards each partner holds (bit ``i``
+    the ``i``-th lowest of the pair's top cards, all above every card of the
+    suit an opponent holds), ``my_low`` and ``partners_low`` how many lower
+    cards of the suit each holds. A round is won when either partner plays a
+    top card (the opponents' cards of the suit are lower), and the hand that
+    played the higher top card leads the next; a round with no top card played
+    may be lost and ends the count, and so does a hand on lead with no card of
+    the suit left. A partner void in the suit discards another suit's card
+    (this count changes nothing there). The pair chooses every card: the most
+    rounds over every choice, found by trying them all (cached: the arguments
+    are small).
+    """
+    if not mine and not my_low:
+        return 0
+    leads = [1 << at for at in range(mine.bit_length()) if mine >> at & 1]
+    if my_low:
+        leads.append(0)
+    follows = [1 << at for at in range(partners.bit_length()) if partners >> at & 1]
+    if partners_low:
+        follows.append(0)
+    if not follows:
+        follows.append(-1)  # void: a discard of another suit
+    best = 0
+    for lead in leads:
+        for follow in follows:
+            if not lead and follow <= 0:
+                continue  # no top card in the round
+            rest = mine ^ lead
+            rest_low = my_low - (0 if lead else 1)
+            other = partners ^ follow if follow > 0 else partners
+            other_low = partners_low - (1 if follow == 0 else 0)
+            if lead > follow:
+                rounds = 1 + _joint_rounds(rest, rest_low, other, other_low)
+            else:
+                rounds = 1 + _joint_rounds(other, other_low, rest, rest_low)
+            best = max(best, rounds)
+    return best
+
+
+def _unbeaten(mine: int, theirs: int) -> int:
+    """How many of one hand's trumps ``mine`` win, at least, against the other pair's ``theirs``.
+
+    Each trump of ``theirs`` goes to one trick, so it beats at most one of
+    ``mine``, and only one below it: the count is ``mine``'s trumps less the most
+    of them that can be matched each to a different higher trump of ``theirs``,
+    found greedily from the top (a trump of ``theirs`` seen is higher than every
+    trump after it). See :meth:`Search._sure_trumps`.
+    """
+    if not theirs:
+        return mine.bit_count()
+    rest = mine | theirs
+    higher = 0
+    sure = 0
+    while rest:
+        top = 1 << (rest.bit_length() - 1)
+        rest ^= top
+        if top & theirs:
+            higher += 1
+        elif higher:
+            higher -= 1
+        else:
+            sure += 1
+    return sure
 
 
 def _top_cards(out: int, count: int) -> int:
