@@ -13,7 +13,7 @@ _BATCH = ["src/backalley/batch", "docs/batch.md", "docs/pettingzoo.md", "tests/b
 # The table's server modules: they import Starlette (the web extra).
 _WEB_SERVER = [
     f"src/backalley/web/{name}.py"
-    for name in ("app", "pages", "sessions", "analysis_pages", "transport")
+    for name in ("app", "pages", "sessions", "analysis_pages", "transport", "forwarding")
 ]
 
 _NEEDS = {
@@ -32,6 +32,8 @@ _NEEDS = {
     "starlette": [*_WEB_SERVER, "docs/table.md"],
     "uvicorn": [*_WEB_SERVER, "docs/table.md"],
     "websockets": ["src/backalley/web/scripted.py", "docs/table.md"],
+    # The host's QR codes (the web extra).
+    "segno": [*_WEB_SERVER, "docs/table.md"],
     # The trained player plays with NumPy (the learned extra).
     "numpy": [*_BATCH, "src/backalley/players/learned.py"],
     "jax": _BATCH,

@@ -12,11 +12,13 @@ import sys
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 pytest.importorskip("gymnasium")
 pytest.importorskip("pettingzoo")
+pytest.importorskip("numpy")
+
+import numpy as np
 
 import backalley.pettingzoo as bp
 from backalley import Rules, Seat, apply, legal_actions, new_match

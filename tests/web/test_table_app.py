@@ -8,11 +8,12 @@ import time
 import warnings
 
 import pytest
-import segno
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
+pytest.importorskip("segno")
 
+import segno
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
