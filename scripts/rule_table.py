@@ -1,8 +1,10 @@
 """Fill the Tests column of docs/traceability.md from the ``@pytest.mark.rule`` markers.
 
-The rules are defined by docs/rules.md, one heading per rule (``### PLAY-4 · ... { #PLAY-4 }``);
-docs/traceability.md has one row per rule, in the same order, with the names that
-enforce it and the tests that check it.
+The rules of the game are defined by docs/rules.md, one heading per rule
+(``### PLAY-4 · ... { #PLAY-4 }``); the library's own promises (``ENGINE-1`` ...) by
+docs/engine.md, in the same form. docs/traceability.md has one row per rule, in the
+rules page's order, then, in a group of its own, one row per promise, in the promises
+page's order: each with the names that enforce it and the tests that check it.
 
 Usage, from the repository root::
 
@@ -30,12 +32,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES_PAGE = ROOT / "docs" / "rules.md"
+PROMISES_PAGE = ROOT / "docs" / "engine.md"
 TRACE_PAGE = ROOT / "docs" / "traceability.md"
 TESTS_DIR = ROOT / "tests"
 RULE_HEADING = re.compile(r"^### ([A-Z]+-\d+) · .+ \{ #\1 \}$", re.MULTILINE)
 """A rule of the rules page: its heading, whose anchor is its ID."""
-RULE_CELL = re.compile(r"^\[([A-Z]+-\d+)\]\(rules\.md#\1\)$")
-"""A row of the traceability page: its first cell links to the rule."""
+PROMISE_PREFIX = "ENGINE-"
+"""The IDs of the library's promises, which docs/engine.md defines and docs/rules.md must not."""
+RULE_CELL = re.compile(r"^\[([A-Z]+-\d+)\]\(((?:rules|engine)\.md)#\1\)$")
+"""A row of the traceability page: its first cell links to the rule (or promise)."""
 SEPARATOR = "<br>"
 
 
@@ -94,13 +99,23 @@ def markers(tests_dir: Path = TESTS_DIR) -> dict[str, list[str]]:
 
 
 def rule_ids(rules_page: str) -> list[str]:
-    """The rule IDs the rules page defines, in page order."""
+    """The rule IDs the rules page (or the promises page) defines, in page order."""
     return RULE_HEADING.findall(rules_page)
 
 
 def trace_ids(trace_page: str) -> list[str]:
     """The rule IDs of the traceability table's rows, in page order."""
     return [_rule_of(cells) or "" for cells, _ in _rule_rows(trace_page)]
+
+
+def trace_links(trace_page: str) -> list[tuple[str, str]]:
+    """Each row's rule ID and the page its first cell links to, in page order."""
+    links = []
+    for cells, _ in _rule_rows(trace_page):
+        found = RULE_CELL.match(cells[0])
+        assert found is not None
+        links.append((found.group(1), found.group(2)))
+    return links
 
 
 def _rule_of(cells: list[str]) -> str | None:
@@ -185,21 +200,44 @@ def render(page: str, found: dict[str, list[str]]) -> str:
     return "".join(out)
 
 
-def problems(rules_page: str, trace_page: str, found: dict[str, list[str]]) -> list[str]:
+def problems(
+    rules_page: str, trace_page: str, found: dict[str, list[str]], promises_page: str
+) -> list[str]:
     """What is stale, as sentences.
 
-    Rules without a row, a test or an existing name, and tests citing unknown rules.
+    Rules (and promises) without a row, a test or an existing name, tests citing
+    unknown rules, and a promise on the rules page or a rule on the promises page.
     """
-    ids = rule_ids(rules_page)
+    game = rule_ids(rules_page)
+    promises = rule_ids(promises_page)
+    ids = game + promises
     known = set(ids)
     cited = tests_by_rule(found)
-    messages = []
-    rows = trace_ids(trace_page)
+    messages = [
+        f"docs/rules.md defines {rule}, a promise of the library: it belongs on docs/engine.md"
+        for rule in game
+        if rule.startswith(PROMISE_PREFIX)
+    ]
+    messages += [
+        f"docs/engine.md defines {rule}, which is not a promise ({PROMISE_PREFIX}n)"
+        for rule in promises
+        if not rule.startswith(PROMISE_PREFIX)
+    ]
+    expected = [(rule, "rules.md") for rule in game] + [(rule, "engine.md") for rule in promises]
+    links = trace_links(trace_page)
+    rows = [rule for rule, _ in links]
     if rows != ids:
         messages.append(
-            "docs/traceability.md's rows are not the rules of docs/rules.md in order: "
-            f"missing {sorted(known - set(rows))}, unknown {sorted(set(rows) - known)}"
+            "docs/traceability.md's rows are not the rules of docs/rules.md then the promises "
+            f"of docs/engine.md, in order: missing {sorted(known - set(rows))}, "
+            f"unknown {sorted(set(rows) - known)}"
         )
+    elif links != expected:
+        messages += [
+            f"docs/traceability.md's row {rule} links to {page}, not {want}"
+            for (rule, page), (_, want) in zip(links, expected, strict=True)
+            if page != want
+        ]
     for rule, names in enforced_names(trace_page).items():
         if not names:
             messages.append(f"rule {rule} names nothing that enforces it")
@@ -211,7 +249,7 @@ def problems(rules_page: str, trace_page: str, found: dict[str, list[str]]) -> l
         f"rule {rule} has no test carrying its marker" for rule in ids if rule not in cited
     ]
     messages += [
-        f"{test} cites {rule}, which docs/rules.md does not define"
+        f"{test} cites {rule}, which neither docs/rules.md nor docs/engine.md defines"
         for test, ids_ in sorted(found.items())
         for rule in ids_
         if rule not in known
@@ -225,9 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if the column is stale")
     args = parser.parse_args(argv)
     rules_page = RULES_PAGE.read_text(encoding="utf-8")
+    promises_page = PROMISES_PAGE.read_text(encoding="utf-8")
     page = TRACE_PAGE.read_text(encoding="utf-8")
     found = markers()
-    for message in problems(rules_page, page, found):
+    for message in problems(rules_page, page, found, promises_page):
         print(f"warning: {message}", file=sys.stderr)
     updated = render(page, found)
     if args.check:

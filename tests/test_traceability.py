@@ -1,5 +1,6 @@
-"""Every rule of docs/rules.md has a row on docs/traceability.md naming code that exists and
-tests that cite it; every test cites real rules; the rules page reads as rules."""
+"""Every rule of docs/rules.md and every promise of docs/engine.md has a row on
+docs/traceability.md naming code that exists and tests that cite it; every test cites real
+rules; the rules page reads as rules, and holds no promise of the library."""
 
 from __future__ import annotations
 
@@ -25,13 +26,47 @@ def _load_rule_table():  # type: ignore[no-untyped-def]
 
 rule_table = _load_rule_table()
 RULES = (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
+PROMISES = (ROOT / "docs" / "engine.md").read_text(encoding="utf-8")
 PAGE = (ROOT / "docs" / "traceability.md").read_text(encoding="utf-8")
 
 
 def test_every_rule_has_a_test_and_every_cited_rule_exists() -> None:
     """No rule ID of docs/rules.md lacks a marked test, and no marker cites an unknown ID."""
     assert rule_table.rule_ids(RULES), "docs/rules.md lists no rules"
-    assert rule_table.problems(RULES, PAGE, rule_table.markers()) == []
+    assert rule_table.rule_ids(PROMISES), "docs/engine.md lists no promises"
+    assert rule_table.problems(RULES, PAGE, rule_table.markers(), PROMISES) == []
+
+
+def test_the_rules_page_holds_the_game_and_the_promises_page_the_library() -> None:
+    """ENGINE-1 ... are on docs/engine.md, in their own group of the traceability page;
+    docs/rules.md states the game's rules only, and links to the promises."""
+    assert rule_table.rule_ids(PROMISES) == [f"ENGINE-{n}" for n in range(1, 8)]
+    assert not any(rule.startswith("ENGINE-") for rule in rule_table.rule_ids(RULES))
+    assert "(engine.md)" in RULES
+    game, promises = PAGE.split("\n## What the engine promises\n")
+    assert "engine.md#" not in game and "rules.md#" not in promises
+    assert rule_table.trace_ids(promises) == rule_table.rule_ids(PROMISES)
+
+
+def test_a_promise_on_the_rules_page_or_linked_there_is_reported() -> None:
+    """A promise moved back among the rules, or a row linking to the wrong page, fails."""
+    heading = "### ENGINE-1 · `apply` is pure { #ENGINE-1 }"
+    assert heading in PROMISES
+    moved = rule_table.problems(
+        RULES + "\n" + heading + "\n\nPure.\n",
+        PAGE,
+        rule_table.markers(),
+        PROMISES.replace(heading, "### ENGINE-0 · Gone { #ENGINE-0 }"),
+    )
+    assert (
+        "docs/rules.md defines ENGINE-1, a promise of the library: it belongs on docs/engine.md"
+        in moved
+    )
+    relinked = PAGE.replace("[ENGINE-2](engine.md#ENGINE-2)", "[ENGINE-2](rules.md#ENGINE-2)")
+    assert relinked != PAGE
+    assert rule_table.problems(RULES, relinked, rule_table.markers(), PROMISES) == [
+        "docs/traceability.md's row ENGINE-2 links to rules.md, not engine.md"
+    ]
 
 
 def test_the_tests_column_is_up_to_date() -> None:
@@ -44,7 +79,7 @@ def test_the_tests_column_is_up_to_date() -> None:
 def test_problems_names_missing_and_unknown_rules() -> None:
     """The checker reports a rule without tests and a test citing an unknown rule."""
     found = {"test_x.py::test_a": ["NOPE-1"]}
-    messages = rule_table.problems(RULES, PAGE, found)
+    messages = rule_table.problems(RULES, PAGE, found, PROMISES)
     assert any("NOPE-1" in message for message in messages)
     assert any("TABLE-1 has no test" in message for message in messages)
 
@@ -53,7 +88,7 @@ def test_a_name_that_no_longer_exists_is_reported() -> None:
     """A renamed or removed function in "Enforced in" fails the check, naming what is gone."""
     stale = PAGE.replace("`core.bidding.board_multipliers`", "`engine.match._finish_deal`")
     assert stale != PAGE
-    messages = rule_table.problems(RULES, stale, rule_table.markers())
+    messages = rule_table.problems(RULES, stale, rule_table.markers(), PROMISES)
     assert messages == [
         "rule BID-4 is enforced in engine.match._finish_deal, which does not exist: "
         "engine.match has no '_finish_deal'"
@@ -64,18 +99,23 @@ def test_a_name_that_no_longer_exists_is_reported() -> None:
 
 def test_a_rule_missing_from_the_traceability_page_is_reported() -> None:
     row = next(line for line in PAGE.splitlines() if line.startswith("| [PLAY-4]"))
-    messages = rule_table.problems(RULES, PAGE.replace(row + "\n", ""), rule_table.markers())
+    messages = rule_table.problems(
+        RULES, PAGE.replace(row + "\n", ""), rule_table.markers(), PROMISES
+    )
     assert len(messages) == 1
     assert "missing ['PLAY-4']" in messages[0]
 
 
 def test_every_rule_has_an_anchor_one_sentence_and_its_sources() -> None:
     """Each rule heading carries its ID as anchor, is followed by the rule as one sentence
-    and a line of sources; a "Sources differ" says which reading the project takes."""
-    ids = rule_table.rule_ids(RULES)
+    and a line of sources; a "Sources differ" says which reading the project takes. Each
+    promise of docs/engine.md has its anchor and one sentence too (no sources: it is the
+    library's own)."""
+    ids = rule_table.rule_ids(RULES) + rule_table.rule_ids(PROMISES)
     assert len(ids) == len(set(ids)) >= 50
     sections = re.split(r"^### ", RULES, flags=re.M)[1:]
-    for section in sections:
+    promises = re.split(r"^### ", PROMISES, flags=re.M)[1:]
+    for section in sections + promises:
         heading, _, body = section.partition("\n")
         rule = heading.split(" ", 1)[0]
         assert heading.endswith(f"{{ #{rule} }}"), heading
@@ -83,7 +123,7 @@ def test_every_rule_has_an_anchor_one_sentence_and_its_sources() -> None:
         sentence = " ".join(paragraphs[0].split())
         assert sentence.endswith("."), rule
         assert sentence.count(". ") == 0, (rule, sentence)  # one sentence
-        if not rule.startswith("ENGINE-"):
+        if section not in promises:
             assert any(p.startswith("*Sources:*") for p in paragraphs), rule
         for paragraph in paragraphs:
             if paragraph.startswith("*Sources differ:*"):
@@ -93,15 +133,18 @@ def test_every_rule_has_an_anchor_one_sentence_and_its_sources() -> None:
 
 
 def test_links_to_rules_and_rulings_name_real_anchors() -> None:
-    """Every link to rules.md#ID or rulings.md#anchor, on any page, names an anchor that exists."""
+    """Every link to rules.md#ID, engine.md#ID or rulings.md#anchor, on any page, names an
+    anchor that exists."""
     rulings = (ROOT / "docs" / "rulings.md").read_text(encoding="utf-8")
     anchors = {
         "rules.md": set(rule_table.rule_ids(RULES)),
+        "engine.md": set(rule_table.rule_ids(PROMISES)),
         "rulings.md": set(re.findall(r"\{ #([a-z0-9-]+) \}$", rulings, re.M)),
     }
     for path in sorted((ROOT / "docs").glob("*.md")):
         text = path.read_text(encoding="utf-8")
-        for page, anchor in re.findall(r"\]\((rules\.md|rulings\.md)#([^)]+)\)", text):
+        pattern = r"\]\((rules\.md|engine\.md|rulings\.md)#([^)]+)\)"
+        for page, anchor in re.findall(pattern, text):
             assert anchor in anchors[page], (path.name, page, anchor)
 
 
