@@ -16,7 +16,19 @@ from backalley.core.scoring import score
 from backalley.engine.view import view
 from backalley.pictures.prose import score_working
 from backalley.players import HeuristicPlayer, play_match
-from backalley.web.howto import HOWTO_RULES, HOWTO_SEED, MOMENTS, howto_steps, moments, tell
+from backalley.web.howto import (
+    HOWTO_RULES,
+    HOWTO_SEED,
+    MOMENTS,
+    MORE_MOMENTS,
+    MORE_RULES,
+    MORE_SEED,
+    howto_steps,
+    moments,
+    tell,
+    tell_more,
+    walk,
+)
 from backalley.web.messages import card_words, seat_frame
 from backalley.web.rooms import Tables
 from backalley.web.store import Store
@@ -104,12 +116,80 @@ def test_the_score_step_works_out_the_engines_scores():
 def test_the_howto_frames_are_souths_and_leak_no_hand():
     """Each step's frame is South's own seat frame: the view, and nothing hidden from it."""
     steps = howto_steps()
-    told = tell()
+    told = walk()
     assert len(steps) == len(told)
     for step, frame in zip(told, (s["frame"] for s in steps), strict=True):
         assert frame["seat"] == "S" and frame["bids"] == []
         assert leaks(frame, step.state, Seat.SOUTH) == []
         assert frame["view"] == view(step.state, Seat.SOUTH).to_dict()
+
+
+def test_after_the_deal_a_second_match_shows_a_throw_in_and_a_board():
+    """Four passes throw the deal in and the next dealer deals again; South bids Board."""
+    more = tell_more()
+    assert moments(more, MORE_MOMENTS) == dict.fromkeys(MORE_MOMENTS, True)
+    titles = [step.title for step in more]
+    assert titles[:3] == ["Another deal", "Thrown in", "A Board bid"]
+    assert titles[-1] == "The Board's score"
+    thrown = next(step for step in more if "thrown_in" in step.kinds)
+    (gone,) = thrown.state.history
+    assert len(gone.deal.bids) == 4 and all(bid.is_pass for bid in gone.deal.bids)
+    assert gone.scores == (0, 0) and thrown.state.counted_deals == 0
+    again = thrown.state.dealer
+    assert again is not gone.deal.setup.dealer and again is Seat.EAST
+    assert f"The next dealer, {again.name.title()}, deals" in " ".join(thrown.sentences)
+    board = next(step for step in more if "board_bid" in step.kinds)
+    deal = board.state.deal
+    assert deal.setup.dealer is again and deal.bid_of(Seat.SOUTH).board
+    assert deal.contracts[Seat.SOUTH.pair].is_board
+    last = more[-1]
+    result = last.state.history[-1]
+    text = " ".join(last.sentences)
+    for pair in (0, 1):
+        assert f"= {result.scores[pair]}".replace("-", "−") in text
+    assert "Board, took all 2" in text and last.state.outcome is not None
+
+
+def test_the_second_match_is_the_engine_playing_it_action_by_action():
+    """Its steps are states apply reaches: four passes, the re-deal, the recorded play."""
+    more = tell_more()
+    final = more[-1].state
+    state = new_match(MORE_RULES, seed=MORE_SEED)
+    state = apply(state, seeded_deal(state))
+    reached = [state]
+    for _ in range(4):
+        state = apply(state, Bid(state.to_move, 0))
+        reached.append(state)
+    state = apply(state, seeded_deal(state))
+    reached.append(state)
+    record = final.history[-1].deal
+    for bid in record.bids:
+        state = apply(state, bid)
+        reached.append(state)
+    for trick in record.tricks:
+        for seat, card in trick.plays:
+            state = apply(state, Play(seat, card))
+            reached.append(state)
+    assert state == final
+    for step in more:
+        assert step.state in reached
+
+
+def test_the_page_names_the_throw_in_and_the_board():
+    """steps.json, after the seven-card deal's score: the throw-in and the Board, in words."""
+    steps = howto_steps()
+    titles = [step["title"] for step in steps]
+    assert len(steps) == len(tell()) + len(tell_more())
+    assert titles.index("The score") < titles.index("Thrown in") < titles.index("A Board bid")
+    thrown = steps[titles.index("Thrown in")]
+    assert "thrown in" in " ".join(thrown["sentences"]) and "re-deal" in " ".join(
+        thrown["sentences"]
+    )
+    assert thrown["frame"]["throw_in"].startswith("All four passed")
+    board = steps[titles.index("A Board bid")]
+    assert "you bid Board" in " ".join(board["sentences"])
+    assert board["frame"]["deal_label"] == "Deal 1 of 1 (re-deal)"
+    assert steps[-1]["sentences"][-1].endswith("Now open the table and play.")
 
 
 def test_the_bloopers_have_seed_001s_names():

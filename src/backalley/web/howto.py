@@ -14,9 +14,16 @@ explains occurs (:func:`moments`): the turned trump, the bids and the targets, a
 card refused and why, trumps broken, a blooper led and what it forces, each
 trick's winner, and the score worked out.
 
+After it, a second and shorter match (:data:`MORE_RULES`, :data:`MORE_SEED`,
+:func:`tell_more`) shows what that deal has not: a deal thrown in after four
+passes and dealt again by the next dealer, then a Board bid and its score. There
+the first deal's four passes are chosen (the computer players never all pass;
+passing is always legal); every other action is the heuristic players', and every
+step is again a state ``apply`` reaches.
+
 >>> steps = howto_steps()
 >>> steps[0]["title"], steps[-1]["title"]
-('The deal', 'The score')
+('The deal', "The Board's score")
 """
 
 from __future__ import annotations
@@ -32,13 +39,27 @@ from ..core.errors import IllegalAction, Reason
 from ..core.rules import Rules
 from ..engine.match import apply
 from ..engine.state import DealState, MatchState, Phase
+from ..engine.view import SeatView
 from ..pictures.prose import PAIR_NAMES, counted, result_sentence, score_working
-from ..players import HeuristicPlayer, play_match
+from ..players import HeuristicPlayer, Player, play_match
 from .messages import card_words, seat_frame
 from .rooms import HOST, Room
 from .store import SeatRow
 
-__all__ = ["HOWTO_RULES", "HOWTO_SEED", "MOMENTS", "Told", "howto_steps", "moments", "tell"]
+__all__ = [
+    "HOWTO_RULES",
+    "HOWTO_SEED",
+    "MOMENTS",
+    "MORE_MOMENTS",
+    "MORE_RULES",
+    "MORE_SEED",
+    "Told",
+    "howto_steps",
+    "moments",
+    "tell",
+    "tell_more",
+    "walk",
+]
 
 HOWTO_RULES: Final = Rules(schedule=[7])
 """One deal of seven cards, North dealing first: the how-to page's match."""
@@ -56,6 +77,15 @@ MOMENTS: Final = (
     "made_and_missed",
 )
 """What the how-to deal must show, in the order the page tells it."""
+
+MORE_RULES: Final = Rules(schedule=[2])
+"""The how-to's second match: one deal of two cards, North dealing first."""
+
+MORE_SEED: Final = 258
+"""Its match seed (``scripts/find_howto_deal.py --more`` found it)."""
+
+MORE_MOMENTS: Final = ("thrown_in", "board_bid")
+"""What the second match must show: a throw-in, then South (the reader) bidding Board."""
 
 # The refusal the page prefers to show, most telling first.
 _REFUSAL_ORDER: Final = (
@@ -98,14 +128,35 @@ def _deal_of(state: MatchState) -> DealState:
     return deal
 
 
-def _play(rules: Rules, seed: int) -> list[tuple[MatchState, Action, MatchState]]:
-    """Every action of the how-to match: (state before, action, state after)."""
+class _PassingFirst:
+    """The heuristic player, except that it passes in the match's first deal.
+
+    It makes the second match's throw-in: the heuristic players never all pass.
+    """
+
+    def __init__(self) -> None:
+        self._player = HeuristicPlayer()
+
+    def __call__(self, seen: SeatView, legal: tuple[Bid | Play, ...]) -> Bid | Play:
+        if not seen.history:
+            passes = [a for a in legal if isinstance(a, Bid) and a.is_pass]
+            if passes:
+                return passes[0]
+        return self._player(seen, legal)
+
+
+def _play(
+    rules: Rules, seed: int, *, pass_first: bool = False
+) -> list[tuple[MatchState, Action, MatchState]]:
+    """Every action of a how-to match: (state before, action, state after)."""
     steps: list[tuple[MatchState, Action, MatchState]] = []
 
     def watch(before: MatchState, action: Action, after: MatchState) -> None:
         steps.append((before, action, after))
 
-    players = {seat: HeuristicPlayer() for seat in Seat}
+    players: dict[Seat, Player] = {
+        seat: _PassingFirst() if pass_first else HeuristicPlayer() for seat in Seat
+    }
     play_match(players, rules, seed=seed, watch=watch)
     return steps
 
@@ -174,16 +225,18 @@ def _bid_step(before: MatchState, bid: Bid, after: MatchState) -> Told:
                 sentences.append(
                     f"{_name(after.to_move)} made the highest bid and leads the first trick."
                 )
-            # What this deal does not show, said where it would have happened.
+            # What this deal does not show, said where it would have happened (and
+            # shown after it, by the second match).
             if not any(contract.is_board for contract in contracts):
                 sentences.append(
                     "Nobody bid Board here: a Board bid promises every trick, scores ten a "
-                    "trick if made and loses as much if not, and lets its side lead trumps "
-                    "at once."
+                    "trick if made and loses as much if not, and lets the player who bid it "
+                    "lead trumps at once."
                 )
             sentences.append(
                 "Had all four passed, the cards would have been thrown in: nobody scores, "
-                "and the next dealer deals the same number of cards again (a re-deal)."
+                "and the next dealer deals the same number of cards again (a re-deal). "
+                "Both are shown after this deal."
             )
     return Told("The bidding", tuple(sentences), after, frozenset(kinds))
 
@@ -291,8 +344,7 @@ def _score_step(final: MatchState) -> Told:
     if final.outcome is not None:
         sentences.append(f"This one-deal match: {result_sentence(final.outcome, seat=HOST)}.")
     sentences.append(
-        "A short game deals 7 cards down to 1, 1 again and back up to 7: 14 deals, "
-        "the scores added up. Now open the table and play."
+        "Next, a shorter deal shows what this one did not: a throw-in, and a Board bid."
     )
     return Told("The score", tuple(sentences), final, frozenset(kinds))
 
@@ -338,10 +390,135 @@ def tell(rules: Rules = HOWTO_RULES, seed: int = HOWTO_SEED) -> list[Told]:
     return told
 
 
-def moments(told: list[Told]) -> dict[str, bool]:
-    """Which of :data:`MOMENTS` the walk-through shows."""
+def _another_deal_step(after: MatchState) -> Told:
+    deal = after.deal
+    assert deal is not None
+    sentences = (
+        f"A second, shorter deal: {_name(deal.setup.dealer)} deals "
+        f"{counted(deal.setup.hand_size, 'card')} each; {trump_words(deal.trump)}.",
+        "This time all four pass.",
+    )
+    return Told("Another deal", sentences, after)
+
+
+def _thrown_in_step(after: MatchState) -> Told:
+    thrown = after.history[-1].deal
+    next_dealer = after.dealer
+    assert next_dealer is not None
+    size = thrown.setup.hand_size
+    sentences = (
+        "All four passed: the cards are thrown in and nobody scores. The next dealer, "
+        f"{_name(next_dealer)}, deals {counted(size, 'card')} each again: a re-deal, "
+        "which does not count as one of the match's deals.",
+    )
+    return Told("Thrown in", sentences, after, frozenset({"thrown_in"}))
+
+
+def _said(bid: Bid) -> str:
+    you = bid.seat is HOST
+    if bid.is_pass:
+        return "you pass" if you else f"{_name(bid.seat)} passes"
+    words = "Board" if bid.board else str(bid.amount)
+    return f"you bid {words}" if you else f"{_name(bid.seat)} bids {words}"
+
+
+def _board_step(after: MatchState) -> Told:
+    deal = _deal_of(after)
+    contracts = deal.contracts
+    assert contracts is not None
+    calls = ", ".join(_said(bid) for bid in deal.bids)
+    sentences = [f"{_name(deal.setup.dealer)} has dealt again. The bids: {calls}."]
+    kinds: set[str] = set()
+    if any(bid.board and bid.seat is HOST for bid in deal.bids):
+        kinds.add("board_bid")
+        sentences.append(
+            "You bid Board: your side promises to take every trick. Made, it scores ten "
+            "a trick; missed, it loses as much. Your partner's bid no longer counts."
+        )
+    for pair, contract in zip((0, 1), contracts, strict=True):
+        if contract.is_board:
+            what = "Board, every trick"
+        elif contract.target:
+            what = f"target {contract.target}"
+        else:
+            what = "both passed, a point a trick"
+        sentences.append(f"{PAIR_NAMES[next(s for s in Seat if s.pair == pair).pair]}: {what}.")
+    leader = after.to_move
+    if leader is not None and any(bid.board and bid.seat is leader for bid in deal.bids):
+        who = "You" if leader is HOST else _name(leader)
+        sentences.append(f"{who} bid Board, so {who.lower()} lead the first trick.")
+    return Told("A Board bid", tuple(sentences), after, frozenset(kinds))
+
+
+def _board_score_step(final: MatchState) -> Told:
+    result = final.history[-1]
+    deal = result.deal
+    contracts = deal.contracts
+    assert contracts is not None
+    size = deal.setup.hand_size
+    sentences = []
+    for pair, contract in zip((0, 1), contracts, strict=True):
+        working = score_working(contract, hand_size=size, tricks=deal.tricks_won[pair])
+        name = PAIR_NAMES[next(s for s in Seat if s.pair == pair).pair]
+        sentences.append(f"{name}: {working}.")
+    sentences.append(
+        "A short game deals 7 cards down to 1, 1 again and back up to 7: 14 deals, "
+        "the scores added up. Now open the table and play."
+    )
+    return Told("The Board's score", tuple(sentences), final)
+
+
+def tell_more(rules: Rules = MORE_RULES, seed: int = MORE_SEED) -> list[Told]:
+    """The second match, told: its first deal thrown in, then a Board bid, played out.
+
+    The first deal's bids are four passes (always legal); the rest is the
+    heuristic players'. Of the re-deal's tricks, each lead and each trick's last
+    card (its winner told) are steps.
+    """
+    told: list[Told] = []
+    broken = False
+    for before, action, after in _play(rules, seed, pass_first=True):
+        if isinstance(action, Deal) and not before.history:
+            told.append(_another_deal_step(after))
+        elif isinstance(action, Bid) and not before.history and after.history:
+            told.append(_thrown_in_step(after))
+        elif isinstance(action, Bid) and after.phase is not Phase.BID and before.history:
+            told.append(_board_step(after))
+        elif isinstance(action, Play) and before.history:
+            deal = _deal_of(before)
+            trick = deal.current_trick
+            lead = trick is None or not trick.cards
+            step = _play_step(before, action, after, broken)
+            trump = _is_trump(action.card, deal.trump)
+            if lead and trump and not broken:
+                # PLAY-5: a Board bidder may lead a trump before trumps are broken.
+                who = "you" if action.seat is HOST else _name(action.seat)
+                step = attrs.evolve(
+                    step,
+                    sentences=(
+                        *step.sentences,
+                        f"Trumps are not broken yet, but {who} bid Board: a player who bid "
+                        "Board may lead a trump at once.",
+                    ),
+                )
+            broken = broken or "trumps_broken" in step.kinds or trump
+            if lead or len(_deal_of(after).tricks) > len(deal.tricks):
+                told.append(step)
+        if len(after.history) > 1 or after.outcome is not None:
+            told.append(_board_score_step(after))
+            break
+    return told
+
+
+def walk() -> list[Told]:
+    """The how-to page's whole walk: the seven-card deal, then the second match."""
+    return tell() + tell_more()
+
+
+def moments(told: list[Told], wanted: tuple[str, ...] = MOMENTS) -> dict[str, bool]:
+    """Which of ``wanted`` (:data:`MOMENTS` unless told) the walk-through shows."""
     shown = set().union(*(step.kinds for step in told)) if told else set()
-    return {moment: moment in shown for moment in MOMENTS}
+    return {moment: moment in shown for moment in wanted}
 
 
 def _room(rules: Rules, seed: int) -> Room:
@@ -358,31 +535,34 @@ def _room(rules: Rules, seed: int) -> Room:
 def howto_steps(rules: Rules = HOWTO_RULES, seed: int = HOWTO_SEED) -> list[dict[str, Any]]:
     """The how-to page's steps as JSON: title, sentences and South's frame at each step.
 
-    The frame is the one the table sends South (:func:`seat_frame`), without bid
-    buttons (the reader watches); a step with a refused card carries it, and the
-    engine's reason code and sentence, as ``refused``.
+    The steps are the match ``seed`` of ``rules`` (:func:`tell`), then the second
+    match (:func:`tell_more`). The frame is the one the table sends South
+    (:func:`seat_frame`) in a room of that step's match, without bid buttons (the
+    reader watches); a step with a refused card carries it, and the engine's
+    reason code and sentence, as ``refused``.
     """
-    room = _room(rules, seed)
-    steps = []
-    for index, step in enumerate(tell(rules, seed)):
-        room.state = step.state
-        room.version = index
-        frame = seat_frame(room, HOST)
-        frame["bids"] = []
-        frame["record"] = None
-        if step.refused is not None:
-            assert isinstance(step.refused.action, Play)
-            frame["refused"] = {
-                "code": step.refused.action.card.code,
-                "reason": step.refused.reason.value,
-                "message": step.refused.message,
-            }
-        steps.append(
-            {
-                "title": step.title,
-                "sentences": list(step.sentences),
-                "kinds": sorted(step.kinds),
-                "frame": frame,
-            }
-        )
+    parts = ((_room(rules, seed), tell(rules, seed)), (_room(MORE_RULES, MORE_SEED), tell_more()))
+    steps: list[dict[str, Any]] = []
+    for room, told in parts:
+        for step in told:
+            room.state = step.state
+            room.version = len(steps)
+            frame = seat_frame(room, HOST)
+            frame["bids"] = []
+            frame["record"] = None
+            if step.refused is not None:
+                assert isinstance(step.refused.action, Play)
+                frame["refused"] = {
+                    "code": step.refused.action.card.code,
+                    "reason": step.refused.reason.value,
+                    "message": step.refused.message,
+                }
+            steps.append(
+                {
+                    "title": step.title,
+                    "sentences": list(step.sentences),
+                    "kinds": sorted(step.kinds),
+                    "frame": frame,
+                }
+            )
     return steps
