@@ -124,7 +124,9 @@ def test_a_finished_match_is_analysed_deal_by_deal_as_the_solver_says(tables):
             symbols = costly.pop("best_symbols")
             assert len(symbols) == len(costly["best"])
             points = costly.pop("points")
-            assert points is None or points >= costly["lost"] > 0
+            # A trick more never lowers a side's score, and may not raise it (a contract
+            # missed by more than the tricks lost scores the same).
+            assert costly["lost"] > 0 and (points is None or points >= 0)
         assert shown == want
         if want["played"]:
             # The deal's four hands drawn, as the library draws them (backalley analyze --svg).

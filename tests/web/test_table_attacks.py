@@ -38,6 +38,7 @@ from backalley.web.limits import CLOSE_LIMIT, CLOSE_REINVITED, CLOSE_UNKNOWN_TOK
 from backalley.web.logs import OneLine
 from backalley.web.rooms import Tables, digest
 from backalley.web.store import Store
+from backalley.web.transport import STATIC_MAX_AGE, STATIC_RATE_FACTOR
 
 SLOW = 0.4
 """Seconds a slowed change waits before it is stored: long enough for a race to happen."""
@@ -353,7 +354,7 @@ class TestRequestRate:
         with _client(tables, requests_per_second=2) as client:
             unknown = "/seat/" + "C" * 32  # each one a lookup of the database
             assert [client.get(unknown).status_code for _ in range(4)] == [404] * 4
-            for path in (unknown, "/", "/how-to/steps.json", "/static/table.css", "/record/x"):
+            for path in (unknown, "/", "/how-to/steps.json", "/record/x"):
                 answer = client.get(path)
                 assert answer.status_code == 429, path
                 assert answer.headers["retry-after"] == "1"
@@ -367,6 +368,19 @@ class TestRequestRate:
             assert closed.value.code == CLOSE_LIMIT
             time.sleep(1.1)  # the budget fills again
             assert client.get("/").status_code == 200
+
+    def test_static_files_have_a_budget_of_their_own_and_are_kept_by_the_browser(self, tables):
+        """A table draws every card from one sprite: its bursts spend a budget of their own
+        (ten times the rate), never the page's, and the browser may keep the answer."""
+        with _client(tables, requests_per_second=2) as client:
+            assert [client.get("/").status_code for _ in range(4)] == [200] * 4
+            assert client.get("/").status_code == 429  # the pages' budget is spent
+            sprite = [client.get("/static/cards.svg") for _ in range(40)]  # 10 x 2, bursts x 2
+            assert [answer.status_code for answer in sprite] == [200] * 40
+            assert sprite[0].headers["cache-control"] == f"public, max-age={STATIC_MAX_AGE}"
+            # And it has an end: a flood of them is refused too.
+            assert 429 in {client.get("/static/table.css").status_code for _ in range(200)}
+            assert STATIC_RATE_FACTOR == 10
 
     def test_another_address_keeps_its_own_rate(self, tables):
         """One address over its rate refuses nobody else."""

@@ -65,7 +65,7 @@ from .proxies import TrustedProxies  # noqa: E402
 from .rooms import Tables  # noqa: E402
 from .sessions import SeatSessions  # noqa: E402
 from .talk import Talk  # noqa: E402
-from .transport import RequestLimits, SecurityHeaders, http_protocol  # noqa: E402
+from .transport import STATIC_RATE_FACTOR, RequestLimits, SecurityHeaders, http_protocol  # noqa: E402
 from .turn import Turn  # noqa: E402
 
 __all__ = [
@@ -111,7 +111,11 @@ class TableServer:
         """Finished matches' analyses, made in worker processes."""
         self.analysis_pages = AnalysisPages(tables, self.analyses)
         self.requests: Rates[str] = Rates(self.limits.requests_per_second)
-        """Each address's requests, every route (``transport.RequestLimits``)."""
+        """Each address's requests, every route but static files (``transport.RequestLimits``)."""
+        self.static_requests: Rates[str] = Rates(
+            STATIC_RATE_FACTOR * self.limits.requests_per_second
+        )
+        """Each address's requests of static files (``/static/...``), counted apart."""
 
     async def start(self) -> None:
         """Resume the rooms in play and start the sweeper."""
@@ -137,6 +141,7 @@ class TableServer:
         self.talk.sweep(now, gone)
         self.pages.sweep(now)
         self.requests.sweep(now)
+        self.static_requests.sweep(now)
 
     def routes(self) -> list[Route | WebSocketRoute | Mount]:
         """The table's addresses and what answers each."""
@@ -188,7 +193,7 @@ def make_app(  # noqa: PLR0913 - the server's settings, keyword-only after the r
     app.state.server = server
     # The last added runs first: an address over its rate is refused before any route
     # looks anything up, and the refusal carries the security headers too.
-    app.add_middleware(RequestLimits, rates=server.requests)
+    app.add_middleware(RequestLimits, rates=server.requests, static=server.static_requests)
     app.add_middleware(SecurityHeaders)
     # Outermost: every scope has its client and public origin before anything reads them.
     app.add_middleware(Forwarding, public=public, proxies=proxies)

@@ -615,7 +615,7 @@
     const fill = $("fill-buttons");
     if (!fill.childNodes.length) {
       (frame.levels || []).forEach((level) => {
-        const button = el("button", { type: "button", "data-player": level.player, text: `${level.name} computers` });
+        const button = el("button", { type: "button", id: `fill-${level.player}`, "data-player": level.player, text: `${level.name} computers` });
         button.addEventListener("click", () => send({ type: "fill", player: level.player }));
         fill.append(button, " ");
       });
