@@ -489,8 +489,8 @@ def tell_more(rules: Rules = MORE_RULES, seed: int = MORE_SEED) -> list[Told]:
             trick = deal.current_trick
             lead = trick is None or not trick.cards
             step = _play_step(before, action, after, broken)
-            trump = _is_trump(action.card, deal.trump)
-            if lead and trump and not broken:
+            trumped = _is_trump(action.card, deal.trump)
+            if lead and trumped and not broken:
                 # PLAY-5: a Board bidder may lead a trump before trumps are broken.
                 who = "you" if action.seat is HOST else _name(action.seat)
                 step = attrs.evolve(
@@ -501,7 +501,7 @@ def tell_more(rules: Rules = MORE_RULES, seed: int = MORE_SEED) -> list[Told]:
                         "Board may lead a trump at once.",
                     ),
                 )
-            broken = broken or "trumps_broken" in step.kinds or trump
+            broken = broken or "trumps_broken" in step.kinds or trumped
             if lead or len(_deal_of(after).tricks) > len(deal.tricks):
                 told.append(step)
         if len(after.history) > 1 or after.outcome is not None:
