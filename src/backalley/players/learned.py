@@ -35,8 +35,9 @@ from .._extras import require_extra
 
 require_extra("backalley.players.learned", "learned", ["numpy"])
 
-import numpy as np  # noqa: E402
-import numpy.typing as npt  # noqa: E402
+# The compiled build's type check runs where the extra may be missing: NumPy is then Any.
+import numpy as np  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
+import numpy.typing as npt  # type: ignore[import-not-found, unused-ignore]  # noqa: E402
 
 from ..core.action_index import FIRST_CARD_INDEX, NUM_ACTION_INDICES, action_index  # noqa: E402
 from ..core.actions import Bid, Play  # noqa: E402
