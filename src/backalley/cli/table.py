@@ -19,19 +19,28 @@ import argparse
 import contextlib
 import importlib.util
 import logging
+import os
+import signal
 import socket
 import sqlite3
 import ssl
 import sys
+import time
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .._extras import MissingExtra
+from ..web.counts import Counts, LocalCounts, SharedCounts
 from ..web.limits import Limits
 from ..web.origins import PublicUrl
+from ..web.placement import MAX_PROCESSES, caddyfile, database_of, mark
+from ..web.processes import Supervisor
 from ..web.proxies import HEADERS, TrustedProxies
 from ..web.turn import DEFAULT_TURN_LIFETIME, MAX_SECRET_BYTES, Turn
 from ._common import EXIT_OK, CommandError, Commands, add_command
+
+if TYPE_CHECKING:
+    from ..web.rooms import Tables
 
 __all__ = ["DEFAULT_DB", "add_parser", "run"]
 
@@ -186,6 +195,28 @@ def add_parser(commands: Commands) -> None:
         default=WEBSOCKET_IMPLEMENTATIONS[0],
         help="uvicorn's WebSocket implementation (default %(default)s)",
     )
+    several = parser.add_argument_group(
+        "processes",
+        "a table on several processes behind a reverse proxy (docs/table.md, 'Several processes')",
+    )
+    several.add_argument(
+        "--processes",
+        default="1",
+        metavar="N",
+        help="serve with N processes, on --port, --port + 1, ..., each room on one of them; "
+        "'auto' is one a core. Their links need the reverse proxy that --print-caddyfile "
+        "writes (default 1: one process, no proxy needed)",
+    )
+    several.add_argument(
+        "--print-caddyfile",
+        action="store_true",
+        help="print a Caddyfile routing each room to its process among --processes on "
+        "--host and --port, and exit",
+    )
+    # Given by the supervising process to each process it starts: not for people.
+    several.add_argument("--process-index", type=int, default=None, help=argparse.SUPPRESS)
+    several.add_argument("--listen-fd", type=int, default=None, help=argparse.SUPPRESS)
+    several.add_argument("--counts-socket", default=None, help=argparse.SUPPRESS)
     limits = parser.add_argument_group(
         "limits", "what one visitor, socket and room may take (docs/table.md, 'Limits')"
     )
@@ -199,6 +230,35 @@ def add_parser(commands: Commands) -> None:
             metavar=metavar,
             help=f"{words} (default {getattr(defaults, name):g})",
         )
+    _PASSED_ON.extend(action for action in parser._actions if action.dest not in _NOT_PASSED_ON)
+
+
+_NOT_PASSED_ON: Final = frozenset(
+    {"help", "host", "port", "db", "processes", "print_caddyfile"}
+    | {"process_index", "listen_fd", "counts_socket"}
+)
+"""The options the supervisor of several processes keeps: each process is given its own."""
+
+_PASSED_ON: list[argparse.Action] = []
+"""The options of ``backalley table`` each of several processes is given as they were."""
+
+
+def _passed_on(args: argparse.Namespace) -> list[str]:
+    """The command-line options of ``args`` that each process of the table is given."""
+    words: list[str] = []
+    for action in _PASSED_ON:
+        value = getattr(args, action.dest)
+        flag = action.option_strings[-1]
+        if value is None or (value == action.default and not isinstance(value, list)):
+            continue
+        if isinstance(action, argparse._StoreTrueAction):
+            words.append(flag)
+        elif isinstance(value, list):
+            for item in value:
+                words += [flag, str(item)]
+        else:
+            words += [flag, str(value)]
+    return words
 
 
 FILES_SPARE: Final = 64
@@ -343,9 +403,6 @@ def run(args: argparse.Namespace) -> int:
         raise CommandError(str(missing)) from None
     except ImportError:
         raise CommandError(str(MissingExtra("backalley table", "web"))) from None
-    from ..web.rooms import Tables  # noqa: PLC0415 -- with the rest of the table
-    from ..web.store import Store, StoreError  # noqa: PLC0415
-
     pace = DEFAULT_PACE if args.pace is None else args.pace
     if not 0 <= pace <= 60:
         raise CommandError(f"--pace is a number of seconds from 0 to 60, not {args.pace}")
@@ -357,22 +414,26 @@ def run(args: argparse.Namespace) -> int:
     if args.websocket == "wsproto" and importlib.util.find_spec("wsproto") is None:
         raise CommandError("--websocket wsproto needs the wsproto package: pip install wsproto")
     limits = _limits(args)
+    processes = _processes(args)
+    if args.print_caddyfile:
+        print(_caddyfile(args, processes), end="", flush=True)
+        return EXIT_OK
+    if processes > 1 and args.process_index is None:
+        return _supervise(args, processes, limits)
     connections = _fit_connections(limits.connections)
-    try:
-        tables = Tables(Store(args.db), resume_within=limits.abandoned_after)
-    except (StoreError, sqlite3.Error) as error:
-        raise CommandError(f"{args.db}: {error}") from None
-    try:
-        listening = socket.create_server((args.host, args.port), backlog=BACKLOG)
-    except OSError as error:
-        raise CommandError(
-            f"cannot listen on {args.host} port {args.port}: {error.strerror or error}"
-        ) from None
+    index = args.process_index
+    tables = _tables(args, limits)
+    if args.listen_fd is not None:
+        # A process of several: its supervisor listens, and hands the socket down.
+        listening = socket.socket(fileno=args.listen_fd)
+    else:
+        listening = _listen(args.host, args.port)
     host, port = listening.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     scheme = "https" if tls else "http"
     local = f"{scheme}://{shown}:{port}/"
-    _announce(public, local, f"rooms in {args.db}, {len(tables.rooms)} kept")
+    if index is None:
+        _announce(public, local, f"rooms in {args.db}, {len(tables.rooms)} kept")
     if connections < limits.connections:
         print(
             f"--connections lowered to {connections} to fit the open-files limit "
@@ -393,6 +454,7 @@ def run(args: argparse.Namespace) -> int:
             public=public,
             proxies=proxies,
             turn=turn,
+            counts=None if args.counts_socket is None else _shared_counts(args.counts_socket),
         ),
         log_level="warning",
         # The forwarded headers are read by the table itself, from --trusted-proxy only
@@ -410,6 +472,127 @@ def run(args: argparse.Namespace) -> int:
     # Ctrl-C is how a server is stopped: not a failure. uvicorn has shut down cleanly.
     with contextlib.suppress(KeyboardInterrupt):
         uvicorn.Server(config).run(sockets=[listening])
-    print(f"Stopped; every room is kept in {args.db}.", flush=True)
+    if index is None:
+        print(f"Stopped; every room is kept in {args.db}.", flush=True)
     sys.stdout.flush()
+    return EXIT_OK
+
+
+def _tables(args: argparse.Namespace, limits: Limits) -> Tables:
+    """The rooms of ``--db``, those in play resumed; this process's mark on new links."""
+    from ..web.rooms import Tables  # noqa: PLC0415 -- with the rest of the table
+    from ..web.store import Store, StoreError  # noqa: PLC0415
+
+    index = args.process_index
+    try:
+        return Tables(
+            Store(args.db),
+            resume_within=limits.abandoned_after,
+            mark="" if index is None else mark(index),
+        )
+    except (StoreError, sqlite3.Error) as error:
+        raise CommandError(f"{args.db}: {error}") from None
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket listening on ``host`` and ``port``, or a sentence saying why not."""
+    try:
+        return socket.create_server((host, port), backlog=BACKLOG)
+    except OSError as error:
+        raise CommandError(
+            f"cannot listen on {host} port {port}: {error.strerror or error}"
+        ) from None
+
+
+def _processes(args: argparse.Namespace) -> int:
+    """The number of processes ``--processes`` asks for (``auto``: one a core)."""
+    text = str(args.processes).strip().lower()
+    if text == "auto":
+        return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+    if not text.isdigit() or not 1 <= int(text) <= MAX_PROCESSES:
+        raise CommandError(
+            f"--processes is a number from 1 to {MAX_PROCESSES}, or auto, not {args.processes!r}"
+        )
+    return int(text)
+
+
+def _upstreams(args: argparse.Namespace, processes: int) -> list[str]:
+    shown = f"[{args.host}]" if ":" in args.host else args.host
+    return [f"{shown}:{args.port + index}" for index in range(processes)]
+
+
+def _caddyfile(args: argparse.Namespace, processes: int) -> str:
+    """The Caddyfile of ``--print-caddyfile``: each room routed to its process."""
+    if args.port == 0 or args.port + processes - 1 > 65535:
+        raise CommandError(
+            f"--print-caddyfile needs the ports the {processes} processes listen on: "
+            "--port PORT (they use PORT, PORT + 1, ...)"
+        )
+    command = f"backalley table --processes {processes} --host {args.host} --port {args.port}"
+    return caddyfile(_upstreams(args, processes), command=command + " --print-caddyfile")
+
+
+def _shared_counts(path: str) -> Counts:
+    """The per-address counts kept by the supervisor; losing them stops this process."""
+    return SharedCounts(path, on_lost=lambda: os.kill(os.getpid(), signal.SIGINT))
+
+
+def _supervise(args: argparse.Namespace, processes: int, limits: Limits) -> int:
+    """Serve with ``processes`` processes on consecutive ports, until interrupted."""
+    from ..web.store import Store, StoreError  # noqa: PLC0415 -- with the rest of the table
+
+    databases = [database_of(args.db, index) for index in range(processes)]
+    kept = 0
+    for database in databases:
+        # Each database opened once here: a wrong one is one sentence, not N restarts.
+        try:
+            store = Store(database)
+        except (StoreError, sqlite3.Error) as error:
+            raise CommandError(f"{database}: {error}") from None
+        kept += sum(1 for _ in store.rooms(active_since=time.time() - limits.abandoned_after))
+        store.close()
+    if args.port != 0 and args.port + processes - 1 > 65535:
+        raise CommandError(f"--port {args.port} leaves no room for {processes} ports")
+    listening: list[socket.socket] = []
+    try:
+        for index in range(processes):
+            listening.append(_listen(args.host, 0 if args.port == 0 else args.port + index))
+    except CommandError:
+        for each in listening:
+            each.close()
+        raise
+    passed = _passed_on(args)
+
+    def command(index: int, fd: int, counts: str) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "backalley",
+            "table",
+            *passed,
+            "--db",
+            databases[index],
+            "--process-index",
+            str(index),
+            "--listen-fd",
+            str(fd),
+            "--counts-socket",
+            counts,
+        ]
+
+    scheme = "https" if args.certfile else "http"
+    addresses = []
+    for each in listening:
+        host, port = each.getsockname()[:2]
+        addresses.append(f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}/")
+    print(
+        f"Back Alley table of {processes} processes at {' '.join(addresses)} (rooms in "
+        f"{', '.join(databases)}, {kept} kept); put the reverse proxy of "
+        f"'backalley table --processes {processes} --port PORT --print-caddyfile' in "
+        "front of them. Ctrl-C stops it.",
+        flush=True,
+    )
+    logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
+    Supervisor(listening, LocalCounts.of(limits), command).run()
+    print(f"Stopped; every room is kept in {', '.join(databases)}.", flush=True)
     return EXIT_OK

@@ -57,15 +57,16 @@ from starlette.staticfiles import StaticFiles  # noqa: E402
 from .analysis import Analyses  # noqa: E402
 from .analysis_pages import AnalysisPages  # noqa: E402
 from .connections import Hub  # noqa: E402
+from .counts import Counts, LocalCounts  # noqa: E402
 from .forwarding import Forwarding  # noqa: E402
-from .limits import CLOSE_UNKNOWN_TOKEN, Limits, Rates  # noqa: E402
+from .limits import CLOSE_UNKNOWN_TOKEN, Limits  # noqa: E402
 from .origins import PublicUrl  # noqa: E402
 from .pages import DEFAULT_TIE, MAX_FORM_BYTES, STATIC, Pages  # noqa: E402
 from .proxies import TrustedProxies  # noqa: E402
 from .rooms import Tables  # noqa: E402
 from .sessions import SeatSessions  # noqa: E402
 from .talk import Talk  # noqa: E402
-from .transport import STATIC_RATE_FACTOR, RequestLimits, SecurityHeaders, http_protocol  # noqa: E402
+from .transport import RequestLimits, SecurityHeaders, http_protocol  # noqa: E402
 from .turn import Turn  # noqa: E402
 
 __all__ = [
@@ -88,7 +89,7 @@ SWEEP_SECONDS: Final = 5.0
 class TableServer:
     """The table's parts, composed: the rooms live, the sessions, talk, pages and analyses."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0913 - the server's settings, keyword-only after the rooms
         self,
         tables: Tables,
         *,
@@ -96,29 +97,28 @@ class TableServer:
         limits: Limits | None = None,
         stun: tuple[str, ...] = (),
         turn: Turn | None = None,
+        counts: Counts | None = None,
     ) -> None:
         self.tables = tables
         self.limits = Limits() if limits is None else limits
+        self.counts = LocalCounts.of(self.limits) if counts is None else counts
+        """Each address's requests, open sockets and rooms made: this process's own, or
+        those every process of the table shares (:mod:`~backalley.web.counts`)."""
         self.hub = Hub(tables, self.limits, pace)
         """The rooms live: open sockets, locks, frames, automatic actions."""
         self.talk = Talk(self.hub, tables, self.limits, stun, turn)
         """Chat and voice signalling."""
-        self.sessions = SeatSessions(self.hub, self.talk, tables, self.limits)
+        self.sessions = SeatSessions(self.hub, self.talk, tables, self.limits, self.counts)
         """The seats' sockets."""
-        self.pages = Pages(tables, self.limits)
+        self.pages = Pages(tables, self.limits, self.counts)
         """The lobby, the how-to, the seats' pages and records."""
         self.analyses = Analyses(self.limits, tables.store)
         """Finished matches' analyses, made in worker processes."""
         self.analysis_pages = AnalysisPages(tables, self.analyses)
-        self.requests: Rates[str] = Rates(self.limits.requests_per_second)
-        """Each address's requests, every route but static files (``transport.RequestLimits``)."""
-        self.static_requests: Rates[str] = Rates(
-            STATIC_RATE_FACTOR * self.limits.requests_per_second
-        )
-        """Each address's requests of static files (``/static/...``), counted apart."""
 
     async def start(self) -> None:
         """Resume the rooms in play and start the sweeper."""
+        await self.counts.open()
         for room in list(self.tables.rooms.values()):
             self.hub.drive(room)
         self.hub.spawn(self._sweep())
@@ -127,6 +127,7 @@ class TableServer:
         """Stop the analyses, cancel the drivers and the sweeper (the actions so far are stored)."""
         await self.analyses.stop()
         await self.hub.stop()
+        await self.counts.close()
 
     async def _sweep(self) -> None:
         # Runs as long as the server: one pass every few seconds, each pass bounded.
@@ -139,9 +140,7 @@ class TableServer:
         now = time.monotonic()
         gone = self.hub.sweep(now)
         self.talk.sweep(now, gone)
-        self.pages.sweep(now)
-        self.requests.sweep(now)
-        self.static_requests.sweep(now)
+        self.counts.sweep(now)
 
     def routes(self) -> list[Route | WebSocketRoute | Mount]:
         """The table's addresses and what answers each."""
@@ -170,6 +169,7 @@ def make_app(  # noqa: PLR0913 - the server's settings, keyword-only after the r
     public: PublicUrl | None = None,
     proxies: TrustedProxies | None = None,
     turn: Turn | None = None,
+    counts: Counts | None = None,
 ) -> Starlette:
     """The table's ASGI application over ``tables``.
 
@@ -177,10 +177,12 @@ def make_app(  # noqa: PLR0913 - the server's settings, keyword-only after the r
     the addresses of the browsers' own machines), ``turn`` a TURN relay and its
     shared secret. ``public`` is the table's public URL (the links, the origin its
     sockets must come from), ``proxies`` the reverse proxies whose forwarded client
-    addresses are believed (none by default). ``app.state.server`` is its
-    :class:`TableServer`.
+    addresses are believed (none by default). ``counts`` keeps each address's requests,
+    sockets and rooms made (this process's own by default; those of every process in a
+    table of several, :class:`~backalley.web.counts.SharedCounts`).
+    ``app.state.server`` is its :class:`TableServer`.
     """
-    server = TableServer(tables, pace=pace, limits=limits, stun=stun, turn=turn)
+    server = TableServer(tables, pace=pace, limits=limits, stun=stun, turn=turn, counts=counts)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -193,7 +195,7 @@ def make_app(  # noqa: PLR0913 - the server's settings, keyword-only after the r
     app.state.server = server
     # The last added runs first: an address over its rate is refused before any route
     # looks anything up, and the refusal carries the security headers too.
-    app.add_middleware(RequestLimits, rates=server.requests, static=server.static_requests)
+    app.add_middleware(RequestLimits, counts=server.counts, rate=server.limits.requests_per_second)
     app.add_middleware(SecurityHeaders)
     # Outermost: every scope has its client and public origin before anything reads them.
     app.add_middleware(Forwarding, public=public, proxies=proxies)

@@ -26,8 +26,6 @@ import functools
 import html
 import io
 import json
-import time
-from collections import deque
 from importlib import resources
 from typing import Final
 from urllib.parse import parse_qs
@@ -49,6 +47,7 @@ from ..core.rules import SCHEDULES, Rules, TiePolicy  # noqa: E402
 from ..formats.records import dumps, record_from_state  # noqa: E402
 from .addresses import client_address  # noqa: E402
 from .connections import log  # noqa: E402
+from .counts import Counts  # noqa: E402
 from .fixed import Fixed, FixedCache  # noqa: E402
 from .forwarding import public_link  # noqa: E402
 from .howto import howto_steps  # noqa: E402
@@ -171,23 +170,14 @@ def seat_file(tables: Tables, request: Request, name: str) -> Response:
 class Pages:
     """The lobby, the rooms it makes, the how-to, a seat's page and its record."""
 
-    def __init__(self, tables: Tables, limits: Limits) -> None:
+    def __init__(self, tables: Tables, limits: Limits, counts: Counts) -> None:
         self.tables = tables
         self.limits = limits
-        self._made: dict[str, deque[float]] = {}
+        self.counts = counts
+        """The rooms each address made in the last minute (all processes of the table)."""
         self._making = 0
         """Rooms being made now (their forms read, their rows stored)."""
         self._records: FixedCache[tuple[str, Seat]] = FixedCache(KEPT_RECORDS)
-
-    def sweep(self, now: float) -> None:
-        """Forget the rooms made over a minute ago."""
-        cutoff = now - 60
-        for address in list(self._made):
-            made = self._made[address]
-            while made and made[0] < cutoff:
-                made.popleft()
-            if not made:
-                del self._made[address]
 
     async def lobby(self, request: Request) -> Response:
         """The lobby page, its computer levels named from :data:`~backalley.web.names.LEVELS`."""
@@ -204,29 +194,31 @@ class Pages:
                 "The table is full: too many rooms are open. Try again later.",
                 503,
             )
-        made = self._made.setdefault(address, deque())
-        now = time.monotonic()
-        while made and made[0] < now - 60:
-            made.popleft()
-        if len(made) >= self.limits.rooms_per_minute:
-            log.warning("address %s: room refused: over %d a minute", address, len(made))
-            return page(
-                "Not a room",
-                f"At most {self.limits.rooms_per_minute} rooms a minute from one address: "
-                "wait a little.",
-                429,
-            )
-        # Counted before anything is awaited (by address, and among the rooms), so that
-        # forms sent at once cannot all pass the checks; given back if no room is made.
-        made.append(now)
+        # Counted before anything is awaited (among the rooms; by address, at once in the
+        # counts), so that forms sent at once cannot all pass the checks; given back if
+        # no room is made.
         self._making += 1
         answer: Response | None = None
+        allowed = False
         try:
+            allowed = await self.counts.ask("room", address)
+            if not allowed:
+                log.warning(
+                    "address %s: room refused: over %d a minute",
+                    address,
+                    self.limits.rooms_per_minute,
+                )
+                return page(
+                    "Not a room",
+                    f"At most {self.limits.rooms_per_minute} rooms a minute from one address: "
+                    "wait a little.",
+                    429,
+                )
             answer = await self._make_room(request, address)
         finally:
             self._making -= 1
-            if not isinstance(answer, RedirectResponse):
-                made.remove(now)
+            if allowed and not isinstance(answer, RedirectResponse):
+                self.counts.give_back("room", address)
         return answer
 
     async def _make_room(self, request: Request, address: str) -> Response:

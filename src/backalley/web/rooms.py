@@ -328,13 +328,21 @@ class Tables:
         *,
         clock: Callable[[], float] = time.time,
         resume_within: float = ABANDONED_AFTER,
+        mark: str = "",
     ) -> None:
         self.store = store
         self.clock = clock
+        self.mark = mark
+        """The start of every invitation made here: the process's mark
+        (:func:`backalley.web.placement.mark`) in a table of several processes, else empty."""
         self.rooms: dict[str, Room] = {}
         self._tokens: dict[str, tuple[Room, Seat]] = {}
         for stored in store.rooms(active_since=clock() - resume_within):
             self._restore(stored)
+
+    def _token(self) -> str:
+        """A new invitation: the process's mark, then 192 random bits."""
+        return self.mark + secrets.token_urlsafe(TOKEN_BYTES)
 
     def _restore(self, stored: StoredRoom) -> Room:
         room = Room(
@@ -406,11 +414,11 @@ class Tables:
         seats: dict[Seat, SeatRow] = {}
         for seat in Seat:
             if seat is HOST:
-                seats[seat] = SeatRow(seat, secrets.token_urlsafe(TOKEN_BYTES), "person", None)
+                seats[seat] = SeatRow(seat, self._token(), "person", None)
             elif mode == "computer":
                 seats[seat] = SeatRow(seat, None, "computer", computer)
             else:
-                seats[seat] = SeatRow(seat, secrets.token_urlsafe(TOKEN_BYTES), "empty", None)
+                seats[seat] = SeatRow(seat, self._token(), "empty", None)
         room = Room(
             room_id=secrets.token_hex(8),
             mode=mode,
@@ -513,7 +521,7 @@ class Tables:
             raise Refused(
                 "not_a_guest_seat", f"{seat.name.title()} is not a guest's seat: no link to renew."
             )
-        token = secrets.token_urlsafe(TOKEN_BYTES)
+        token = self._token()
         occupant = "person" if room.started else "empty"
         fresh = SeatRow(seat, token, occupant, None, None)
         when = self.clock()
@@ -554,7 +562,7 @@ class Tables:
         archived = {
             seat: SeatRow(
                 seat,
-                None if row.token is None else secrets.token_urlsafe(TOKEN_BYTES),
+                None if row.token is None else self._token(),
                 row.occupant,
                 row.player,
                 row.secret,

@@ -31,6 +31,7 @@ from .connections import (  # noqa: E402
     refusal_of,
     refuse_and_close,
 )
+from .counts import Counts  # noqa: E402
 from .forwarding import public_link  # noqa: E402
 from .limits import (  # noqa: E402
     CLOSE_AGAIN,
@@ -69,13 +70,15 @@ def _check_link(room: Room, seat: Seat, token: str) -> None:
 class SeatSessions:
     """The seats' sockets: each page's hello, its messages, and what it may open."""
 
-    def __init__(self, hub: Hub, talk: Talk, tables: Tables, limits: Limits) -> None:
+    def __init__(
+        self, hub: Hub, talk: Talk, tables: Tables, limits: Limits, counts: Counts
+    ) -> None:
         self.hub = hub
         self.talk = talk
         self.tables = tables
         self.limits = limits
-        self.per_address: dict[str, int] = {}
-        """Open sockets by address (all rooms)."""
+        self.counts = counts
+        """Open sockets by address (all rooms; all processes of the table)."""
 
     async def seat_socket(self, socket: WebSocket) -> None:
         """One page at one seat: its hello, then its frames out and its bids and cards in."""
@@ -87,7 +90,7 @@ class SeatSessions:
             await refuse_and_close(socket, refused, CLOSE_UNKNOWN_TOKEN)
             log.info("address %s: socket refused: unknown link", address)
             return
-        if self.per_address.get(address, 0) >= self.limits.sockets_per_address:
+        if not await self.counts.ask("socket", address):
             log.warning(
                 "room %s seat %s: socket refused: address %s has %d sockets open",
                 room.id,
@@ -105,15 +108,10 @@ class SeatSessions:
                 CLOSE_LIMIT,
             )
             return
-        self.per_address[address] = self.per_address.get(address, 0) + 1
         try:
             await self._seat_session(socket, room, seat, socket.path_params["token"])
         finally:
-            left = self.per_address[address] - 1
-            if left:
-                self.per_address[address] = left
-            else:
-                del self.per_address[address]
+            self.counts.give_back("socket", address)
 
     async def _seat_session(self, socket: WebSocket, room: Room, seat: Seat, token: str) -> None:
         where = f"room {room.id} seat {seat.letter}"

@@ -15,7 +15,6 @@ Starlette and uvicorn are the ``web`` extra: only :mod:`backalley.web.app` impor
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import Final
 
 from .._extras import require_extra
@@ -26,9 +25,16 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send  # noqa: E402
 
 from .addresses import client_address  # noqa: E402
 from .connections import ABORT_KEY, log  # noqa: E402
-from .limits import CLOSE_LIMIT, Rates  # noqa: E402
+from .counts import STATIC_RATE_FACTOR, Counts  # noqa: E402
+from .limits import CLOSE_LIMIT  # noqa: E402
 
-__all__ = ["ABORT_KEY", "RequestLimits", "SecurityHeaders", "http_protocol"]
+__all__ = [
+    "ABORT_KEY",
+    "STATIC_RATE_FACTOR",
+    "RequestLimits",
+    "SecurityHeaders",
+    "http_protocol",
+]
 
 SECURITY_HEADERS: Final = [
     # Nothing is fetched from other hosts: scripts, styles and sockets are this server's.
@@ -87,13 +93,16 @@ class RequestLimits:
 
     Over its budget an address is answered ``429`` (a socket: closed with
     :data:`~backalley.web.limits.CLOSE_LIMIT` before it is accepted), with one log line,
-    before any route looks anything up.
+    before any route looks anything up. The budgets are kept by ``counts``: this
+    process's, or those every process of the table shares
+    (:class:`~backalley.web.counts.SharedCounts`).
     """
 
-    def __init__(self, app: ASGIApp, rates: Rates[str], static: Rates[str] | None = None) -> None:
+    def __init__(self, app: ASGIApp, counts: Counts, rate: float) -> None:
         self.app = app
-        self.rates = rates
-        self.static = rates if static is None else static
+        self.counts = counts
+        self.rate = rate
+        """The rate, for the log line of a refusal."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Answer ``scope`` through the application, or refuse it if over the rate."""
@@ -106,14 +115,14 @@ class RequestLimits:
         # apart, at STATIC_RATE_FACTOR times the rate, so that a table drawing its cards
         # never spends the budget of its page's requests.
         static = scope["type"] == "http" and str(scope.get("path", "")).startswith("/static/")
-        rates = self.static if static else self.rates
-        if rates.take(address, time.monotonic()):
+        if await self.counts.ask("static" if static else "request", address):
             if static:
                 await self.app(scope, receive, _cached(send))
             else:
                 await self.app(scope, receive, send)
             return
-        log.warning("address %s: request refused: over %g a second", address, rates.rate)
+        rate = STATIC_RATE_FACTOR * self.rate if static else self.rate
+        log.warning("address %s: request refused: over %g a second", address, rate)
         if scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": CLOSE_LIMIT})
             return
@@ -129,9 +138,6 @@ class RequestLimits:
         )
         await send({"type": "http.response.body", "body": _TOO_MANY})
 
-
-STATIC_RATE_FACTOR: Final = 10
-"""How many times ``--requests-per-second`` an address may ask for static files."""
 
 STATIC_MAX_AGE: Final = 300
 """Seconds a browser keeps a static file before it asks again (``Cache-Control``)."""
