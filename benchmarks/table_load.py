@@ -13,6 +13,12 @@ the load average of the machine before and after, and the server's CPU time.
 
 The clients run in ``--clients`` processes (one by default), so that the server is not
 measured against one process's worth of client work only.
+
+With ``--processes N`` the table is ``backalley table --processes N`` behind Caddy (the
+Caddyfile ``--print-caddyfile`` writes, over plain HTTP on loopback), and the bots play
+through Caddy: the server's CPU is the N processes' together, Caddy's is reported apart.
+
+    python benchmarks/table_load.py --rooms 100 --processes 2 --repeats 3
 """
 
 from __future__ import annotations
@@ -27,11 +33,12 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "web"))
 
-from table_helpers import Server
+from table_helpers import ProxiedTable, Server
 
 from backalley.formats.checking import check
 from backalley.formats.records import loads
@@ -64,42 +71,60 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def run_once(rooms: int, schedule: str, clients: int, flags: list[str]) -> dict[str, object]:
-    """One run: a fresh server and database; the figures."""
+def _started(folder: Path, processes: int | None, flags: list[str]) -> tuple[str, list[int], int]:
+    """The table started: its address, its processes' ids, Caddy's id (0 without it)."""
+    if processes is None:
+        server = Server(folder / "rooms.db", flags=flags)
+        _running.append(server.stop)
+        return server.base, [server.process.pid], 0
+    table = ProxiedTable(folder, processes, flags=flags)
+    _running.append(table.stop)
+    return table.base, list(table.children().values()), table.caddy.pid
+
+
+_running: list[Callable[[], None]] = []
+"""How to stop what :func:`_started` started."""
+
+
+def run_once(
+    rooms: int, schedule: str, clients: int, flags: list[str], processes: int | None = None
+) -> dict[str, object]:
+    """One run: a fresh table (``processes`` behind Caddy, or one alone) and database."""
     with tempfile.TemporaryDirectory() as folder:
-        server = Server(Path(folder) / "rooms.db", flags=[*SERVER_FLAGS, *flags])
+        base, pids, caddy = _started(Path(folder), processes, [*SERVER_FLAGS, *flags])
         try:
             load_before = os.getloadavg()[0]
-            cpu_before = _cpu_seconds(server.process.pid)
+            cpu_before = sum(_cpu_seconds(pid) for pid in pids)
+            caddy_before = _cpu_seconds(caddy) if caddy else 0.0
             client_before = time.process_time()
             started = time.perf_counter()
             shares = [range(i, rooms, clients) for i in range(clients)]
             if clients == 1:
-                results = [_client(server.base, shares[0], schedule)]
+                results = [_client(base, shares[0], schedule)]
             else:
                 with multiprocessing.get_context("spawn").Pool(clients) as pool:
-                    results = pool.starmap(
-                        _client, [(server.base, share, schedule) for share in shares]
-                    )
+                    results = pool.starmap(_client, [(base, share, schedule) for share in shares])
             elapsed = time.perf_counter() - started
-            cpu = _cpu_seconds(server.process.pid) - cpu_before
+            cpu = sum(_cpu_seconds(pid) for pid in pids) - cpu_before
+            caddy_cpu = _cpu_seconds(caddy) - caddy_before if caddy else 0.0
             # The clients' CPU (this process's, when they run here; else not measured).
             client_cpu = time.process_time() - client_before if clients == 1 else 0.0
             load_after = os.getloadavg()[0]
             runs = [run for result in results for run in result]
             valid = 0
             for host, _ in runs:
-                with urllib.request.urlopen(f"{server.base}/record/{host}") as answer:
+                with urllib.request.urlopen(f"{base}/record/{host}") as answer:
                     report = check(loads(answer.read().decode()))
                 valid += report.complete and report.consistent
         finally:
-            server.stop()
+            _running.pop()()
     latencies = sorted(latency for _, run in runs for latency in run)
     p95 = latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))]
     return {
         "rooms": rooms,
         "schedule": schedule,
         "server_flags": " ".join(flags),
+        "processes": processes or "1, no proxy",
         "clients": clients,
         "actions_acknowledged": len(latencies),
         "records_valid": valid,
@@ -112,6 +137,7 @@ def run_once(rooms: int, schedule: str, clients: int, flags: list[str]) -> dict[
         # Less noisy than the rate on a shared machine: the server's CPU an action, and
         # so the rate one core to itself would allow.
         "server_cpu_ms_per_action": round(1000 * cpu / len(latencies), 2),
+        "proxy_cpu_ms_per_action": round(1000 * caddy_cpu / len(latencies), 2),
         "client_cpu_share": round(client_cpu / elapsed, 2),
         "load_before": round(load_before, 1),
         "load_after": round(load_after, 1),
@@ -126,13 +152,19 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--no-compression", action="store_true", help="serve with --no-compression")
     parser.add_argument("--websocket", default=None, help="serve with this --websocket")
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=None,
+        help="serve with --processes N behind Caddy (default: one process, no proxy)",
+    )
     args = parser.parse_args()
     flags = ["--no-compression"] if args.no_compression else []
     if args.websocket:
         flags += ["--websocket", args.websocket]
     results = []
     for _ in range(args.repeats):
-        result = run_once(args.rooms, args.schedule, args.clients, flags)
+        result = run_once(args.rooms, args.schedule, args.clients, flags, args.processes)
         print(json.dumps(result), flush=True)
         results.append(result)
     if args.repeats > 1:
@@ -143,6 +175,7 @@ def main() -> int:
                 "ack_ms_median",
                 "ack_ms_p95",
                 "server_cpu_ms_per_action",
+                "proxy_cpu_ms_per_action",
                 "load_before",
             )
         }

@@ -80,3 +80,47 @@ def wait_listening(port: int, *, udp: bool = False, process: subprocess.Popen[by
                     return
         time.sleep(0.1)
     raise AssertionError(f"nothing listened on port {port} within {START_SECONDS} s")
+
+
+def caddy_in_front(folder: Path, site: Path, port: int) -> subprocess.Popen[bytes]:
+    """``caddy run`` on the site file ``site``, plain HTTP on 127.0.0.1 ``port``; started.
+
+    The global options go first (admin API off, no certificates, loopback only), then
+    the site file, its site address ``http://127.0.0.1:PORT`` (``BACKALLEY_SITE``).
+    """
+    config = folder / "Caddyfile.front"
+    config.write_text(
+        "{\n"
+        "\tadmin off\n"
+        "\tauto_https off\n"
+        f"\thttp_port {port}\n"
+        "\tdefault_bind 127.0.0.1\n"
+        "}\n"
+        f"import {site}\n"
+    )
+    log = (folder / "caddy-front.log").open("wb")
+    process = subprocess.Popen(
+        [CADDY or "caddy", "run", "--config", str(config), "--adapter", "caddyfile"],
+        env=caddy_env(folder, BACKALLEY_SITE=f"http://127.0.0.1:{port}"),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    log.close()
+    try:
+        wait_listening(port, process=process)
+    except AssertionError:
+        process.kill()
+        process.wait(timeout=10)
+        raise
+    return process
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop a process as SIGTERM asks, killing it if it does not go within ten seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)

@@ -117,6 +117,8 @@ class Server:
         if found is None:
             self.kill()
             raise AssertionError(f"the server did not start: {line!r}")
+        self.line = line
+        """The first line the server printed (its addresses)."""
         self.port = int(found.group(2))
         self.base = f"{found.group(1)}://127.0.0.1:{self.port}"
 
@@ -160,3 +162,67 @@ class SlowPlayer:
     def __call__(self, seen: object, legal: tuple[Any, ...]) -> Any:
         time.sleep(SLOW_SECONDS)
         return legal[0]
+
+
+# --- a table of several processes behind Caddy ------------------------------------------
+
+
+class ProxiedTable:
+    """``backalley table --processes N`` behind ``caddy run`` on the Caddyfile it writes.
+
+    ``base`` is Caddy's address (plain HTTP on 127.0.0.1), ``ports`` the processes'
+    own, ``server`` the supervising process. N of 1 is one ``backalley table``
+    process (no supervisor) behind the same Caddyfile.
+    """
+
+    def __init__(self, folder, processes: int, flags=()) -> None:
+        from deploy_helpers import caddy_in_front  # noqa: PLC0415 -- with the deploy tests
+
+        from backalley.web.placement import caddyfile  # noqa: PLC0415
+
+        self.folder = folder
+        self.server = Server(
+            folder / "rooms.db",
+            flags=["--processes", str(processes), "--trusted-proxy", "127.0.0.1", *flags],
+        )
+        self.ports = [int(port) for port in re.findall(r"127\.0\.0\.1:(\d+)/", self.server.line)]
+        assert len(self.ports) == processes, self.server.line
+        site = folder / "Caddyfile"
+        site.write_text(caddyfile([f"127.0.0.1:{port}" for port in self.ports]))
+        self.port = free_port()
+        try:
+            self.caddy = caddy_in_front(folder, site, self.port)
+        except BaseException:
+            self.server.kill()
+            raise
+        self.base = f"http://127.0.0.1:{self.port}"
+        deadline = time.monotonic() + SERVER_START_SECONDS
+        while processes > 1 and len(self.children()) < processes:
+            if time.monotonic() > deadline or self.server.process.poll() is not None:
+                self.stop()
+                raise AssertionError(f"the {processes} processes did not start")
+            time.sleep(0.1)
+
+    def children(self) -> dict[int, int]:
+        """The table processes' ids by index (the supervisor's children); the server's if one."""
+        pid = self.server.process.pid
+        with open(f"/proc/{pid}/task/{pid}/children") as file:
+            children = [int(word) for word in file.read().split()]
+        found = {}
+        for child in children:
+            try:
+                with open(f"/proc/{child}/cmdline", "rb") as file:
+                    words = file.read().decode().split("\0")
+            except FileNotFoundError:
+                continue
+            if "--process-index" in words:
+                found[int(words[words.index("--process-index") + 1])] = child
+        return found or {0: pid}
+
+    def stop(self) -> None:
+        from deploy_helpers import stop  # noqa: PLC0415
+
+        try:
+            stop(self.caddy)
+        finally:
+            self.server.stop()

@@ -197,6 +197,7 @@ class CountServer:
         self.path = str(path)
         self._server: asyncio.AbstractServer | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
 
     async def start(self) -> None:
         """Listen at the path (readable and writable by this user only)."""
@@ -208,11 +209,13 @@ class CountServer:
         self._sweeper = asyncio.get_running_loop().create_task(self._sweep())
 
     async def stop(self) -> None:
-        """Stop answering."""
+        """Stop answering; close every process's connection."""
         if self._sweeper is not None:
             self._sweeper.cancel()
         if self._server is not None:
             self._server.close()
+        for writer in list(self._writers):
+            writer.close()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(2):
                     await self._server.wait_closed()
@@ -224,6 +227,7 @@ class CountServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         held: Counter[str] = Counter()
+        self._writers.add(writer)
         try:
             while line := await reader.readline():
                 answer = self._answer(line[:MAX_LINE], held)
@@ -236,6 +240,7 @@ class CountServer:
             for address, number in held.items():
                 for _ in range(number):
                     self.counts.give_back("socket", address)
+            self._writers.discard(writer)
             writer.close()
 
     def _answer(self, line: bytes, held: Counter[str]) -> bytes | None:
