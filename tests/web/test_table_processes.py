@@ -359,7 +359,11 @@ def two(tmp_path):
     pytest.importorskip("uvicorn")
     from table_helpers import ProxiedTable  # noqa: PLC0415
 
-    table = ProxiedTable(tmp_path, 2, flags=["--requests-per-second", "1000"])
+    # Every bot comes from 127.0.0.1, and a bot answers a refusal at once: the rates the
+    # server allows one address and one seat are raised (the limits have a test below).
+    table = ProxiedTable(
+        tmp_path, 2, flags=["--requests-per-second", "1000", "--messages-per-second", "1000"]
+    )
     try:
         yield table
     finally:

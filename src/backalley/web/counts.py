@@ -212,10 +212,10 @@ class CountServer:
         """Stop answering; close every process's connection."""
         if self._sweeper is not None:
             self._sweeper.cancel()
-        if self._server is not None:
-            self._server.close()
         for writer in list(self._writers):
             writer.close()
+        if self._server is not None:
+            self._server.close()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(2):
                     await self._server.wait_closed()
