@@ -98,8 +98,12 @@ def test_the_systemd_unit_runs_the_table_with_flags_it_accepts():
     assert args.turn_secret_file == "/run/credentials/x/turn-secret"
     # The secret the unit hands over is the one its LoadCredential names.
     assert "LoadCredential=turn-secret:/etc/backalley/turn-secret" in unit
-    # Stopped as Ctrl-C stops it, the analysis workers with it.
-    assert "KillSignal=SIGINT" in unit and "KillMode=control-group" in unit
+    # One process a core, Caddy's routes written for them by the table itself.
+    assert args.processes == "auto" and args.port == 8000
+    assert "--processes auto --port 8000 \\\n#         --print-caddyfile" in unit
+    # Stopped as Ctrl-C stops it: the supervisor stops each process, and each its
+    # analysis workers; the rest of the group is killed only when the time is up.
+    assert "KillSignal=SIGINT" in unit and "KillMode=mixed" in unit
 
 
 def _conf(text: str) -> dict[str, list[str]]:

@@ -42,7 +42,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from .limits import Limits, Rates
 
@@ -198,6 +198,7 @@ class CountServer:
         self._server: asyncio.AbstractServer | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._writers: set[asyncio.StreamWriter] = set()
+        self._handlers: set[asyncio.Task[Any]] = set()
 
     async def start(self) -> None:
         """Listen at the path (readable and writable by this user only)."""
@@ -214,6 +215,9 @@ class CountServer:
             self._sweeper.cancel()
         for writer in list(self._writers):
             writer.close()
+        if self._handlers:
+            # Each handler ends at its connection's end: let them, rather than be cancelled.
+            await asyncio.wait(self._handlers, timeout=2)
         if self._server is not None:
             self._server.close()
             with contextlib.suppress(TimeoutError):
@@ -228,6 +232,9 @@ class CountServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         held: Counter[str] = Counter()
         self._writers.add(writer)
+        handler = asyncio.current_task()
+        if handler is not None:
+            self._handlers.add(handler)
         try:
             while line := await reader.readline():
                 answer = self._answer(line[:MAX_LINE], held)
@@ -241,6 +248,8 @@ class CountServer:
                 for _ in range(number):
                     self.counts.give_back("socket", address)
             self._writers.discard(writer)
+            if handler is not None:
+                self._handlers.discard(handler)
             writer.close()
 
     def _answer(self, line: bytes, held: Counter[str]) -> bytes | None:
