@@ -73,18 +73,7 @@ def test_every_invitation_a_marked_process_makes_carries_its_mark():
 
 def test_the_finished_match_keeps_marked_links_when_the_room_plays_again():
     tables = Tables(Store(":memory:"), mark=mark(1))
-    room, _ = tables.create("computer", Rules(schedule=[1]), "random")
-    tables.claim(room, Seat.SOUTH)
-    for _ in range(200):
-        if room.is_over:
-            break
-        if tables.step(room) is None:
-            choice = room.legal_choices()[0]
-            if isinstance(choice, Bid):
-                tables.act(room, Seat.SOUTH, room.version, "bid", str(choice.call))
-            else:
-                tables.act(room, Seat.SOUTH, room.version, "play", choice.card.code)
-    assert room.is_over
+    room = _finished_room(tables)
     again = tables.again(room, Seat.SOUTH)
     archived = [row.token for row in room.seats.values() if row.token is not None]
     assert archived and all(token.startswith("1.") for token in archived)
@@ -304,6 +293,65 @@ def test_a_process_whose_counts_are_gone_is_told_and_refuses(tmp_path):
     asyncio.run(main())
 
 
+def _finished_room(tables: Tables):
+    room, _ = tables.create("computer", Rules(schedule=[1]), "random")
+    tables.claim(room, Seat.SOUTH)
+    for _ in range(200):
+        if room.is_over:
+            return room
+        if tables.step(room) is None:
+            choice = room.legal_choices()[0]
+            if isinstance(choice, Bid):
+                tables.act(room, Seat.SOUTH, room.version, "bid", str(choice.call))
+            else:
+                tables.act(room, Seat.SOUTH, room.version, "play", choice.card.code)
+    raise AssertionError("the match did not end")
+
+
+def test_an_addresss_analyses_are_counted_across_the_processes(tmp_path):
+    from backalley.web.analysis import Analyses  # noqa: PLC0415
+    from backalley.web.limits import Limits  # noqa: PLC0415
+    from backalley.web.rooms import Refused  # noqa: PLC0415
+
+    release = asyncio.Event()
+
+    class Held(Analyses):
+        async def _analyse(self, room, state, job):  # the worker, held until released
+            await release.wait()
+            job.finish()
+
+    async def test(server: CountServer) -> None:
+        limits = Limits(analysis_per_address=1)
+        processes = []
+        for index in range(2):
+            counts = SharedCounts(server.path)
+            await counts.open()
+            tables = Tables(Store(":memory:"), mark=mark(index))
+            processes.append((Held(limits, tables.store, shared=counts), tables, counts))
+        (first, first_tables, _), (second, second_tables, _) = processes
+        one, two = _finished_room(first_tables), _finished_room(second_tables)
+        job = await first.ask(one, "192.0.2.7")
+        assert job.status in ("queued", "running")
+        with pytest.raises(Refused) as refused:
+            await second.ask(two, "192.0.2.7")  # its one analysis runs on the other process
+        assert refused.value.reason == "analysis_share"
+        assert (await second.ask(two, "192.0.2.8")).counted  # another address: its own
+        release.set()
+        for _ in range(100):
+            await asyncio.sleep(0.02)
+            if job.status == "done" and server.counts.held["analysis"].get("192.0.2.7") is None:
+                break
+        third = _finished_room(second_tables)
+        assert (await second.ask(third, "192.0.2.7")).status in ("queued", "running", "done")
+        # Asked again, a room's analysis is the same job, counted once.
+        assert await first.ask(one, "192.0.2.7") is job
+        for analyses, _, counts in processes:
+            await analyses.stop()
+            await counts.close()
+
+    _counting(tmp_path, test, analysis_per_address=1)
+
+
 # --- two processes behind Caddy -------------------------------------------------------
 
 
@@ -396,6 +444,8 @@ def test_rooms_land_on_both_processes_and_each_address_reaches_only_its_own(two)
             assert (through, direct, elsewhere) == (200, 200, 404), path
         status, _, body = _get(two.port, f"/record/{host}")
         assert b"[Event" in body or body.startswith(b"{")
+    # Two analyses at once from one address (its share, counted across the processes).
+    for host in hosts[:2]:
         status, _, body = _get(two.port, f"/analysis/{host}/status")
         assert status == 200 and json.loads(body)["status"] in ("queued", "running", "done")
     # A seat's socket through Caddy is its own process's: its seat, with the secret kept.

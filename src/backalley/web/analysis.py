@@ -39,6 +39,7 @@ from ..engine.state import DealResult, MatchState
 from ..pictures.prose import deal_label, score_rows
 from ..pictures.svg import deal_svg
 from ..solver.analysis import DealAnalysis, analysis_document, analyze_result
+from .counts import Counts
 from .limits import Limits
 from .rooms import Refused, Room
 from .store import Store, analysis_write
@@ -125,6 +126,8 @@ class Job:
     """The answer as the database kept it, for a match analysed before a restart."""
     address: str = "unknown"
     """Who asked for it (its share of the queue is counted by address)."""
+    counted: bool = False
+    """Counted also by the counts every process of the table shares (given back when done)."""
 
     @property
     def total(self) -> int:
@@ -197,8 +200,11 @@ def _for_players(entry: dict[str, Any], analysis: DealAnalysis, result: DealResu
 class Analyses:
     """The table's analyses: a bounded queue, bounded workers, a budget, a cache per room."""
 
-    def __init__(self, limits: Limits, store: Store) -> None:
+    def __init__(self, limits: Limits, store: Store, shared: Counts | None = None) -> None:
         self.store = store
+        self.shared = shared
+        """In a table of several processes, the counts they share: an address's analyses
+        are counted there too, across the processes (:meth:`ask`)."""
         self.workers = limits.analysis_workers
         self.queue = limits.analysis_queue
         self.per_address = limits.analysis_per_address
@@ -208,7 +214,38 @@ class Analyses:
         self._tasks: set[asyncio.Task[None]] = set()
         self._processes: set[BaseProcess] = set()
 
-    def request(self, room: Room, address: str = "unknown") -> Job:
+    async def ask(self, room: Room, address: str = "unknown") -> Job:
+        """As :meth:`request`; a new analysis counted against the address in every process.
+
+        In a table of several processes, one visitor's analyses are held to
+        ``analysis_per_address`` across all of them, not in each; in a table of one,
+        this is :meth:`request`.
+        """
+        fresh = (
+            self.shared is not None
+            and room.is_over
+            and room.id not in self.jobs
+            and self.store.analysis(room.id) is None
+        )
+        if not fresh or self.shared is None:
+            return self.request(room, address)
+        if not await self.shared.ask("analysis", address):
+            raise Refused(
+                "analysis_share",
+                f"{self.per_address} analyses asked for from this address are being made or "
+                "waiting: ask again when one is done.",
+            )
+        if room.id in self.jobs:
+            # Asked for meanwhile by someone else: theirs is the one counted.
+            self.shared.give_back("analysis", address)
+            return self.request(room, address)
+        try:
+            return self.request(room, address, counted=True)
+        except Refused:
+            self.shared.give_back("analysis", address)
+            raise
+
+    def request(self, room: Room, address: str = "unknown", *, counted: bool = False) -> Job:
         """The room's analysis: the one made or being made, else a new one queued.
 
         Raises :class:`Refused` while the match is on, when the workers and the queue
@@ -251,7 +288,9 @@ class Analyses:
             deal_label(row.scheduled, deals, redeal=row.redeal, tiebreak=row.kind == "tiebreak")
             for row in score_rows(room.state)
         )
-        job = self.jobs[room.id] = Job(labels, tuple(room.state.history), address=address)
+        job = self.jobs[room.id] = Job(
+            labels, tuple(room.state.history), address=address, counted=counted
+        )
         self._forget_old()
         task = asyncio.get_running_loop().create_task(self._run(room.id, room.state, job))
         self._tasks.add(task)
@@ -264,6 +303,14 @@ class Analyses:
             del self.jobs[key]
 
     async def _run(self, room: str, state: MatchState, job: Job) -> None:
+        try:
+            await self._analyse(room, state, job)
+        finally:
+            # Done, failed, or cancelled while waiting: no longer the address's.
+            if job.counted and self.shared is not None:
+                self.shared.give_back("analysis", job.address)
+
+    async def _analyse(self, room: str, state: MatchState, job: Job) -> None:
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.workers)
         async with self._slots:

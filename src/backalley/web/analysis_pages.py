@@ -48,7 +48,7 @@ class AnalysisPages:
         except Refused as refused:
             return JSONResponse(refusal_of(refused.reason, refused.message), 404)
         try:
-            job = self.analyses.request(room, client_address(request.scope))
+            job = await self.analyses.ask(room, client_address(request.scope))
         except Refused as refused:
             status = _STATUS.get(refused.reason, 503)
             return JSONResponse(refusal_of(refused.reason, refused.message), status)

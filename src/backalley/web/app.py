@@ -112,7 +112,7 @@ class TableServer:
         """The seats' sockets."""
         self.pages = Pages(tables, self.limits, self.counts)
         """The lobby, the how-to, the seats' pages and records."""
-        self.analyses = Analyses(self.limits, tables.store)
+        self.analyses = Analyses(self.limits, tables.store, shared=counts)
         """Finished matches' analyses, made in worker processes."""
         self.analysis_pages = AnalysisPages(tables, self.analyses)
 

@@ -1,9 +1,11 @@
 """What each client address has taken: counted in the process, or once for all processes.
 
-Four per-address limits of :class:`~backalley.web.limits.Limits` are asked here:
+The per-address limits of :class:`~backalley.web.limits.Limits` are asked here:
 ``requests_per_second`` (every route but static files, and the static files apart
-at :data:`STATIC_RATE_FACTOR` times the rate), ``sockets_per_address`` and
-``rooms_per_minute``. A table of one process counts them in memory
+at :data:`STATIC_RATE_FACTOR` times the rate), ``sockets_per_address``,
+``rooms_per_minute`` and, in a table of several processes, ``analysis_per_address``
+(a table of one process counts its analyses in its queue,
+:class:`~backalley.web.analysis.Analyses`). A table of one process counts them in memory
 (:class:`LocalCounts`). A table of several processes (``backalley table
 --processes N``) counts them once, in the supervising process, which every table
 process asks over a Unix socket (:class:`SharedCounts`, :class:`CountServer`): a
@@ -13,8 +15,9 @@ open connections, its rooms in memory, its analysis and thinking workers) stays
 counted by that process.
 
 The counting process keeps, for each table process's connection, the sockets it
-said were open: a process that dies gives them back with its connection, so a
-restarted process starts from what is really open.
+said were open and the analyses it said were running: a process that dies gives
+them back with its connection, so a restarted process starts from what is really
+open.
 
 The wire between them is one line a question, ``ID OP ADDRESS``, and one line an
 answer, ``ID 0|1``; ``OP`` is one letter (:data:`OPS`). A question unanswered
@@ -62,11 +65,15 @@ STATIC_RATE_FACTOR: Final = 10
 ANSWER_SECONDS: Final = 5.0
 """How long a table process waits for the counting process's answer before refusing."""
 
-OPS: Final = {"request": "R", "static": "S", "socket": "O", "room": "M"}
+OPS: Final = {"request": "R", "static": "S", "socket": "O", "room": "M", "analysis": "A"}
 """What may be taken, and its letter on the wire."""
 
-_GIVE_BACK: Final = {"socket": "C", "room": "U"}
-"""What may be given back (a socket closed, a room not made after all), and its letter."""
+_GIVE_BACK: Final = {"socket": "C", "room": "U", "analysis": "D"}
+"""What may be given back (a socket closed, a room not made after all, an analysis
+done), and its letter."""
+
+_HELD: Final = ("socket", "analysis")
+"""What a process holds until it gives it back: given back for it if the process dies."""
 
 MAX_LINE: Final = 200
 """The longest question line (an address is at most 45 characters)."""
@@ -82,7 +89,7 @@ class Counts:
         raise NotImplementedError
 
     def give_back(self, what: str, address: str) -> None:
-        """Give back one ``socket`` (closed) or ``room`` (not made after all)."""
+        """Give back one ``socket`` (closed), ``room`` (not made after all) or ``analysis``."""
         raise NotImplementedError
 
     def sweep(self, now: float) -> None:
@@ -104,16 +111,17 @@ class LocalCounts(Counts):
         requests_per_second: float = Limits().requests_per_second,
         sockets_per_address: int = Limits().sockets_per_address,
         rooms_per_minute: int = Limits().rooms_per_minute,
+        analysis_per_address: int = Limits().analysis_per_address,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.requests: Rates[str] = Rates(requests_per_second)
         """Each address's requests, every route but static files."""
         self.static: Rates[str] = Rates(STATIC_RATE_FACTOR * requests_per_second)
         """Each address's requests of static files (``/static/...``), counted apart."""
-        self.sockets_per_address = sockets_per_address
         self.rooms_per_minute = rooms_per_minute
-        self.sockets: dict[str, int] = {}
-        """Open sockets by address (all rooms)."""
+        self.held: dict[str, dict[str, int]] = {"socket": {}, "analysis": {}}
+        """Open sockets, and analyses waiting or running, by address."""
+        self.most = {"socket": sockets_per_address, "analysis": analysis_per_address}
         self.made: dict[str, deque[float]] = {}
         """The times of the rooms each address made in the last minute."""
         self.clock = clock
@@ -125,6 +133,7 @@ class LocalCounts(Counts):
             requests_per_second=limits.requests_per_second,
             sockets_per_address=limits.sockets_per_address,
             rooms_per_minute=limits.rooms_per_minute,
+            analysis_per_address=limits.analysis_per_address,
         )
 
     def take(self, what: str, address: str, now: float) -> bool:
@@ -133,11 +142,12 @@ class LocalCounts(Counts):
             return self.requests.take(address, now)
         if what == "static":
             return self.static.take(address, now)
-        if what == "socket":
-            open_now = self.sockets.get(address, 0)
-            if open_now >= self.sockets_per_address:
+        if what in _HELD:
+            held = self.held[what]
+            now_held = held.get(address, 0)
+            if now_held >= self.most[what]:
                 return False
-            self.sockets[address] = open_now + 1
+            held[address] = now_held + 1
             return True
         if what == "room":
             made = self.made.setdefault(address, deque())
@@ -154,13 +164,14 @@ class LocalCounts(Counts):
         return self.take(what, address, self.clock())
 
     def give_back(self, what: str, address: str) -> None:
-        """Give back one ``socket`` (closed) or ``room`` (not made after all)."""
-        if what == "socket":
-            left = self.sockets.get(address, 0) - 1
+        """Give back one ``socket`` (closed), ``room`` (not made after all) or ``analysis``."""
+        if what in _HELD:
+            held = self.held[what]
+            left = held.get(address, 0) - 1
             if left > 0:
-                self.sockets[address] = left
+                held[address] = left
             else:
-                self.sockets.pop(address, None)
+                held.pop(address, None)
         elif what == "room":
             made = self.made.get(address)
             if made:
@@ -230,7 +241,7 @@ class CountServer:
             self.counts.sweep(self.counts.clock())
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        held: Counter[str] = Counter()
+        held: Counter[tuple[str, str]] = Counter()
         self._writers.add(writer)
         handler = asyncio.current_task()
         if handler is not None:
@@ -243,33 +254,34 @@ class CountServer:
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass
         finally:
-            # A process gone: the sockets it had open are closed with it.
-            for address, number in held.items():
+            # A process gone: its sockets are closed, its analyses ended, with it.
+            for (what, address), number in held.items():
                 for _ in range(number):
-                    self.counts.give_back("socket", address)
+                    self.counts.give_back(what, address)
             self._writers.discard(writer)
             if handler is not None:
                 self._handlers.discard(handler)
             writer.close()
 
-    def _answer(self, line: bytes, held: Counter[str]) -> bytes | None:
+    def _answer(self, line: bytes, held: Counter[tuple[str, str]]) -> bytes | None:
         parts = line.decode("ascii", "replace").split()
         if len(parts) != 3 or parts[1] not in _NAMES:  # ID OP ADDRESS
             raise ValueError("not a question of the counts")
         number, letter, address = parts
         what = _NAMES[letter]
         if letter in _GIVE_BACK.values():
-            if what == "socket":
-                if held[address] <= 0:
+            if what in _HELD:
+                # Only what this process holds: it cannot give back another's.
+                if held[what, address] <= 0:
                     return None
-                held[address] -= 1
-                if not held[address]:
-                    del held[address]
+                held[what, address] -= 1
+                if not held[what, address]:
+                    del held[what, address]
             self.counts.give_back(what, address)
             return None
         allowed = self.counts.take(what, address, self.counts.clock())
-        if allowed and what == "socket":
-            held[address] += 1
+        if allowed and what in _HELD:
+            held[what, address] += 1
         return f"{number} {int(allowed)}\n".encode("ascii")
 
 
@@ -339,7 +351,7 @@ class SharedCounts(Counts):
             self._waiting.pop(number, None)
 
     def give_back(self, what: str, address: str) -> None:
-        """Give back one ``socket`` or ``room`` (no answer is waited for)."""
+        """Give back one ``socket``, ``room`` or ``analysis`` (no answer is waited for)."""
         self._send(_GIVE_BACK[what], address)
 
     async def close(self) -> None:
