@@ -230,7 +230,8 @@ def add_parser(commands: Commands) -> None:
             metavar=metavar,
             help=f"{words} (default {getattr(defaults, name):g})",
         )
-    _PASSED_ON.extend(action for action in parser._actions if action.dest not in _NOT_PASSED_ON)
+    # The latest parser's (a parser may be built more than once in a process: the tests).
+    _PASSED_ON[:] = [action for action in parser._actions if action.dest not in _NOT_PASSED_ON]
 
 
 _NOT_PASSED_ON: Final = frozenset(
@@ -593,6 +594,8 @@ def _supervise(args: argparse.Namespace, processes: int, limits: Limits) -> int:
         flush=True,
     )
     logging.basicConfig(format="%(asctime)s %(name)s: %(message)s", level=logging.WARNING)
-    Supervisor(listening, LocalCounts.of(limits), command).run()
+    # Ctrl-C is how the table is stopped: the supervisor has stopped every process.
+    with contextlib.suppress(KeyboardInterrupt):
+        Supervisor(listening, LocalCounts.of(limits), command).run()
     print(f"Stopped; every room is kept in {', '.join(databases)}.", flush=True)
     return EXIT_OK
