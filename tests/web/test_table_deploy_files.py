@@ -9,6 +9,7 @@ shared-secret lines the table's ``--turn`` needs. ``test_table_online.py`` runs 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -167,3 +168,32 @@ def test_systemd_reads_the_unit_without_a_complaint(tmp_path):
         check=False,
     )
     assert done.returncode == 0 and done.stderr.strip() == "", done.stderr
+
+
+@pytest.mark.skipif(CADDY is None, reason="needs Debian's caddy: apt-get install caddy")
+def test_the_caddyfile_the_service_asks_for_validates(tmp_path):
+    """The unit's own step (``--processes auto --port 8000 --print-caddyfile``) gives a
+    Caddyfile that Caddy loads, one route a core's process."""
+    pytest.importorskip("uvicorn")
+    step = ["--processes", "auto", "--port", "8000", "--print-caddyfile"]
+    made = subprocess.run(
+        [sys.executable, "-m", "backalley", "table", *step],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    site = tmp_path / "Caddyfile"
+    site.write_text(made.stdout)
+    cores = len(os.sched_getaffinity(0))
+    assert made.stdout.count("reverse_proxy @process") == cores
+    assert f"127.0.0.1:{8000 + cores - 1}" in made.stdout
+    done = subprocess.run(
+        [CADDY, "validate", "--config", str(site), "--adapter", "caddyfile"],
+        capture_output=True,
+        text=True,
+        env=caddy_env(tmp_path),
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
