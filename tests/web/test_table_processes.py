@@ -476,6 +476,11 @@ def test_a_process_killed_is_started_again_with_its_rooms(two):
     assert seat["type"] == "seat" and seat["seat"] == "S"
     # The other process never stopped, and its room is there too.
     assert _get(two.port, f"/seat/{tokens[0]}")[0] == 200
+    # Ctrl-C stops the supervisor and every process with it, cleanly.
+    two.stop()
+    assert two.server.process.returncode == 0
+    assert not any(Path(f"/proc/{pid}").exists() for pid in after.values())
+    assert "Stopped; every room is kept in" in two.server.process.stdout.read()
 
 
 @pytest.fixture
