@@ -246,6 +246,17 @@ def test_two_processes_share_one_budget_per_address(tmp_path):
     _counting(tmp_path, test, requests_per_second=2.0, sockets_per_address=2, rooms_per_minute=3)
 
 
+def test_a_question_not_understood_is_refused_and_the_connection_kept(tmp_path):
+    async def test(server: CountServer) -> None:
+        reader, writer = await asyncio.open_unix_connection(server.path)
+        writer.write(b"7 X 192.0.2.7\nnonsense\n8 R 192.0.2.7\n")
+        assert await reader.readline() == b"7 0\n"  # an unknown letter: refused
+        assert await reader.readline() == b"8 1\n"  # the line without a number: no answer
+        writer.close()
+
+    _counting(tmp_path, test)
+
+
 def test_the_sockets_of_a_process_that_dies_are_given_back(tmp_path):
     async def test(server: CountServer) -> None:
         lost: list[bool] = []

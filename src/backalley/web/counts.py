@@ -266,7 +266,9 @@ class CountServer:
     def _answer(self, line: bytes, held: Counter[tuple[str, str]]) -> bytes | None:
         parts = line.decode("ascii", "replace").split()
         if len(parts) != 3 or parts[1] not in _NAMES:  # ID OP ADDRESS
-            raise ValueError("not a question of the counts")
+            # Refused, not a reason to drop the process's connection (which stops it).
+            log.warning("the counts: a question not understood: %r", line[:60])
+            return f"{parts[0]} 0\n".encode("ascii") if parts and parts[0].isdigit() else None
         number, letter, address = parts
         what = _NAMES[letter]
         if letter in _GIVE_BACK.values():
