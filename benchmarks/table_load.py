@@ -7,7 +7,9 @@ room, each choosing at random among the bids and cards its frame offers), downlo
 finished match's record and checks it with the library's checker, and reports the
 acknowledged actions per second (each acknowledged once its commit has returned) and the
 time from an action sent to its acknowledgement: median, 95th percentile, slowest; with
-the load average of the machine before and after, and the server's CPU time.
+the load average of the machine before and after, the server's and the clients' CPU time
+an action, and the bytes the server sent an action (read off the wire by the clients:
+compressed frames with their headers).
 
     python benchmarks/table_load.py --rooms 100 --repeats 3
 
@@ -54,9 +56,15 @@ async def _rooms(base: str, seeds: range, schedule: str) -> list[RoomRun]:
     )
 
 
-def _client(base: str, seeds: range, schedule: str) -> list[tuple[str, list[float]]]:
+def _client(
+    base: str, seeds: range, schedule: str
+) -> tuple[list[tuple[str, list[float]]], int, float]:
+    """One client process's rooms: each host token and latencies; bytes received; its CPU."""
+    before = time.process_time()
     runs = asyncio.run(_rooms(base, seeds, schedule))
-    return [(run.host_token, run.latencies) for run in runs]
+    cpu = time.process_time() - before
+    received = sum(run.received_bytes for run in runs)
+    return [(run.host_token, run.latencies) for run in runs], received, cpu
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -71,7 +79,6 @@ def run_once(rooms: int, schedule: str, clients: int, flags: list[str]) -> dict[
         try:
             load_before = os.getloadavg()[0]
             cpu_before = _cpu_seconds(server.process.pid)
-            client_before = time.process_time()
             started = time.perf_counter()
             shares = [range(i, rooms, clients) for i in range(clients)]
             if clients == 1:
@@ -83,10 +90,12 @@ def run_once(rooms: int, schedule: str, clients: int, flags: list[str]) -> dict[
                     )
             elapsed = time.perf_counter() - started
             cpu = _cpu_seconds(server.process.pid) - cpu_before
-            # The clients' CPU (this process's, when they run here; else not measured).
-            client_cpu = time.process_time() - client_before if clients == 1 else 0.0
+            # The clients' CPU: each client process's own, while it played its rooms.
+            client_cpu = sum(cpu for _, _, cpu in results)
+            # What the server sent the bots' sockets: the bytes they read off the wire.
+            received = sum(count for _, count, _ in results)
             load_after = os.getloadavg()[0]
-            runs = [run for result in results for run in result]
+            runs = [run for result, _, _ in results for run in result]
             valid = 0
             for host, _ in runs:
                 with urllib.request.urlopen(f"{server.base}/record/{host}") as answer:
@@ -111,8 +120,10 @@ def run_once(rooms: int, schedule: str, clients: int, flags: list[str]) -> dict[
         "server_cpu_share": round(cpu / elapsed, 2),
         # Less noisy than the rate on a shared machine: the server's CPU an action, and
         # so the rate one core to itself would allow.
-        "server_cpu_ms_per_action": round(1000 * cpu / len(latencies), 2),
+        "server_cpu_ms_per_action": round(1000 * cpu / len(latencies), 3),
         "client_cpu_share": round(client_cpu / elapsed, 2),
+        "client_cpu_ms_per_action": round(1000 * client_cpu / len(latencies), 3),
+        "bytes_per_action": round(received / len(latencies)),
         "load_before": round(load_before, 1),
         "load_after": round(load_after, 1),
     }
@@ -143,6 +154,8 @@ def main() -> int:
                 "ack_ms_median",
                 "ack_ms_p95",
                 "server_cpu_ms_per_action",
+                "client_cpu_ms_per_action",
+                "bytes_per_action",
                 "load_before",
             )
         }
