@@ -137,8 +137,13 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=1, help="client processes")
     parser.add_argument("--no-compression", action="store_true", help="serve with --no-compression")
     parser.add_argument("--websocket", default=None, help="serve with this --websocket")
+    parser.add_argument(
+        "--compression-level", type=int, default=None, help="serve with this --compression-level"
+    )
     args = parser.parse_args()
     flags = ["--no-compression"] if args.no_compression else []
+    if args.compression_level is not None:
+        flags += ["--compression-level", str(args.compression_level)]
     if args.websocket:
         flags += ["--websocket", args.websocket]
     results = []

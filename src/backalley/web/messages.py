@@ -26,10 +26,18 @@ Every message is one JSON object in a text frame. A browser sends:
 - ``{"type": "voice", "on": true | false}``: the seat turns its voice on or off;
 - ``{"type": "signal", "to": "E", "kind": "offer" | "answer", "sdp": "..."}``: a
   WebRTC session description for the seat ``to``, carried to it as it is (only
-  between two seats with voice on; at most :data:`MAX_SIGNAL_BYTES`).
+  between two seats with voice on; at most :data:`MAX_SIGNAL_BYTES`);
+- ``{"type": "resync", "frame": N}``: the page missed a change, or could not apply
+  one: it asks for its seat's whole frame again (``N`` the number of the last frame
+  it holds, or ``null``); refused as ``unknown_frame`` for a number it was never sent.
 
-The server sends ``{"type": "state", ...}`` (:func:`seat_frame`: the seat's view
-and what the page shows, built from the view alone) after every change;
+The server sends a socket its seat's whole frame first, ``{"type": "state",
+"frame": N, ...}`` (:func:`seat_frame`: the seat's view and what the page shows,
+built from the view alone; ``frame`` numbers the seat's frames), then, after every
+change, only what changed in it: ``{"type": "change", "base": N - 1, "frame": N,
+"ops": [...]}`` (:mod:`backalley.web.changes`), which turns frame ``N - 1`` into
+frame ``N``; a socket that is not known to hold frame ``N - 1`` (new, or behind) is
+sent the whole frame instead, as is a page that asks with ``resync``;
 ``{"type": "ack", "version": V}`` to the sender of an action once it is stored;
 ``{"type": "refused", "reason": code, "message": sentence}`` for a message
 it will not carry out, which changes nothing; and ``{"type": "notice",
@@ -78,6 +86,7 @@ from ..pictures.prose import (
     throw_in_sentence,
 )
 from ..pictures.svg import trick_svg
+from .changes import diff
 from .names import LEVELS, MAX_NAME, clean_name, level_name
 from .rooms import HOST, ROLES, Refused, Room
 
@@ -109,6 +118,7 @@ _FIELDS: Final = {
     "chat": ("text",),
     "voice": ("on",),
     "signal": ("to", "kind", "sdp"),
+    "resync": ("frame",),
 }
 _SECRET_CHARACTERS: Final = 64
 _ACT_CHOICES: Final = ("bid", "play")
@@ -153,8 +163,8 @@ def parse_message(text: str | bytes) -> Message:
     if not isinstance(kind, str) or kind not in _FIELDS:
         raise Refused(
             "unknown_type",
-            "A message's type is 'hello' (first), 'act' (a bid or a card), 'name', 'again', "
-            "'chat', 'voice' or 'signal', or 'fill' or 'reinvite' (the host).",
+            "A message's type is 'hello' (first), 'act' (a bid or a card), 'resync', 'name', "
+            "'again', 'chat', 'voice' or 'signal', or 'fill' or 'reinvite' (the host).",
         )
     allowed = {"type", *_FIELDS[kind], *(_ACT_CHOICES if kind == "act" else ())}
     for key in data:
@@ -173,6 +183,8 @@ def parse_message(text: str | bytes) -> Message:
         return Message("name", field=_name_in(data))
     if kind == "again":
         return Message("again")
+    if kind == "resync":
+        return _resync(data)
     if kind in ("chat", "voice", "signal"):
         return _talk(kind, data)
     if kind == "reinvite":
@@ -197,6 +209,23 @@ def parse_message(text: str | bytes) -> Message:
     if not isinstance(value, str) or len(value) > 8:
         raise Refused("malformed", f"A {chosen[0]} is written as short text, such as 'AS' or '3'.")
     return Message("act", version, chosen[0], value)
+
+
+MAX_FRAME_NUMBER: Final = 2**31
+"""The largest frame number a ``resync`` may name (a match's frames are far fewer)."""
+
+
+def _resync(data: dict[str, Any]) -> Message:
+    """A page's request for its seat's whole frame: the number of the one it holds, or null."""
+    number = data.get("frame")
+    if number is None:
+        return Message("resync")
+    if type(number) is not int or not 0 <= number < MAX_FRAME_NUMBER:
+        raise Refused(
+            "malformed",
+            "A 'resync' message carries the number of the last frame the page holds, or null.",
+        )
+    return Message("resync", version=number)
 
 
 def _name_in(data: dict[str, Any]) -> str:
@@ -534,30 +563,41 @@ class Finished:
 
 
 class FrameCache:
-    """One room's frames as text, made for many versions: each seat's finished deals kept.
+    """One room's frames for many versions: each seat's last frame kept, and what changed.
 
-    A seat's finished deals (its view's ``history``) are most of its frame and change
-    only when a deal ends: their JSON is made once per deal and seat, and spliced into
-    each frame's text. :meth:`text` gives the same JSON as :func:`encode` of
-    :func:`seat_frame` (a differential test reads both at every step of matches).
+    A seat's frames are numbered from 0 (its ``"frame"``); :meth:`update` makes the
+    seat's frame of the room as it is now and, when it differs from the one before,
+    numbers it and gives the ``change`` message that turns the one before into it
+    (:func:`backalley.web.changes.diff`); :meth:`full_text` gives the whole frame, for
+    a page that has none yet or asked for it again. A seat's finished deals (its view's
+    ``history``) are most of a whole frame and change only when a deal ends: their
+    JSON is made once per deal and seat, spliced into the whole frame's text, and sent
+    in a change as the deals appended. The parts every seat is sent alike are made
+    once a version for all four seats. The whole frame is :func:`seat_frame`'s with the
+    seat's frame number (a differential test reads both at every step of matches).
     """
 
     def __init__(self) -> None:
-        self._history: dict[Seat, tuple[int, str]] = {}
+        self._history: dict[Seat, tuple[int, list[dict[str, Any]], str]] = {}
         self._finished: tuple[int, Finished | None] = (-1, None)
         # The state whose public parts are kept (states are never changed, only replaced).
         self._public_of: object = None
-        self._public: dict[str, str] = {}
+        self._public: dict[str, Any] = {}
+        self._seats: dict[Seat, _SeatFrame] = {}
 
-    def text(
+    def update(
         self,
         room: Room,
         seat: Seat,
         *,
         connected: frozenset[Seat] = frozenset(),
         token: str | None = None,
-    ) -> str:
-        """The frame for ``seat`` as the text of one message."""
+    ) -> tuple[int, str | None]:
+        """Make ``seat``'s frame now: its number, and the change from the one before.
+
+        The change is ``None`` when the frame is the seat's first, or the same as the
+        one before (then the number stays).
+        """
         seen = view(room.state, seat)
         # The finished deals' summary is the same for every seat: made once a deal. A
         # room's history only grows, so its length names it.
@@ -566,26 +606,57 @@ class FrameCache:
             finished = Finished.of(seen)
             self._finished = (len(seen.history), finished)
         data = view_to_json(seen, history=False, totals=finished.totals)
-        data["history"] = _HISTORY_MARK
         state = room.state
         if self._public_of is not state:
             label = None if seen.deal is None else _deal_label(seen, finished)
-            made = _public(seen, finished, label)
-            self._public = {_PUBLIC_TEXTS[key]: encode(value) for key, value in made.items()}
+            self._public = _public(seen, finished, label)
             self._public_of = state
-        text = encode(_frame(room, seat, seen, data, connected, token, finished, _PUBLIC_MARKS))
-        for mark, part in self._public.items():
-            text = text.replace(mark, part, 1)
-        return text.replace(_HISTORY_TEXT, self._history_text(seen), 1)
+        frame = _frame(room, seat, seen, data, connected, token, finished, self._public)
+        deals = self._history_of(seen)
+        kept = self._seats.get(seat)
+        if kept is None:
+            self._seats[seat] = _SeatFrame(0, frame, deals)
+            return 0, None
+        ops = diff(kept.frame, frame)
+        before, now = len(kept.history[1]), len(deals[1])
+        if now > before and kept.history[1] == deals[1][:before]:
+            ops.append(["a", ["view", "history"], deals[1][before:]])
+        elif kept.history[1] != deals[1]:
+            ops.append(["s", ["view", "history"], deals[1]])
+        if not ops:
+            return kept.number, None
+        number = kept.number + 1
+        self._seats[seat] = _SeatFrame(number, frame, deals)
+        return number, encode({"type": "change", "base": number - 1, "frame": number, "ops": ops})
 
-    def _history_text(self, seen: SeatView) -> str:
+    def full_text(self, seat: Seat) -> str:
+        """The seat's frame made last by :meth:`update`, whole, as the text of one message."""
+        kept = self._seats[seat]
+        if kept.text is None:
+            whole = {**kept.frame, "frame": kept.number}
+            whole["view"] = {**kept.frame["view"], "history": _HISTORY_MARK}
+            kept.text = encode(whole).replace(_HISTORY_TEXT, kept.history[2], 1)
+        return kept.text
+
+    def _history_of(self, seen: SeatView) -> tuple[int, list[dict[str, Any]], str]:
         # A room's history only grows: its length names it.
         count = len(seen.history)
         kept = self._history.get(seen.seat)
         if kept is None or kept[0] != count:
-            kept = (count, encode([deal_to_json(deal) for deal in seen.history]))
+            deals = [deal_to_json(deal) for deal in seen.history]
+            kept = (count, deals, encode(deals))
             self._history[seen.seat] = kept
-        return kept[1]
+        return kept
+
+
+@attrs.define
+class _SeatFrame:
+    """A seat's last frame: its number, its data (the history apart), its whole text once made."""
+
+    number: int
+    frame: dict[str, Any]
+    history: tuple[int, list[dict[str, Any]], str]
+    text: str | None = None
 
 
 _HISTORY_MARK: Final = "\x00history\x00"
@@ -613,13 +684,6 @@ def _public(seen: SeatView, finished: Finished, label: str | None) -> dict[str, 
         "last_trick": _last_trick(seen, finished.rows, label),
         "sheet": finished.sheet,
     }
-
-
-_PUBLIC_MARKS: Final = {
-    key: f"\x00{key}\x00" for key in ("held", "said", "trick", "last_trick", "sheet")
-}
-"""Stand for the public parts in a frame until their text, made once a version, is spliced in."""
-_PUBLIC_TEXTS: Final = {key: json.dumps(mark) for key, mark in _PUBLIC_MARKS.items()}
 
 
 def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two writers

@@ -29,6 +29,8 @@ require_extra("backalley.web.scripted", "web", ["websockets"])
 import websockets  # noqa: E402 -- after the extra's check
 from websockets.asyncio.client import ClientConnection  # noqa: E402
 
+from .changes import HeldFrame  # noqa: E402
+
 __all__ = [
     "MAX_FRAMES",
     "RoomRun",
@@ -41,34 +43,6 @@ __all__ = [
 
 MAX_FRAMES: Final = 200_000
 """A seat's client stops after this many frames: a bound on a match that would not end."""
-
-
-_WAITING_HEAD: Final = ('{"type":"state",', '"over":false,', '"your_turn":false,')
-"""What begins a frame that asks nothing of its seat (the server writes these keys first)."""
-_HEAD_CHARS: Final = 1000
-_WAITING: Final[dict[str, Any]] = {"type": "state", "over": False, "your_turn": False}
-"""Stands for a frame left unparsed: the match goes on, and it is not this seat's turn."""
-
-
-def waiting(text: str) -> bool:
-    """Whether a message is a frame that asks nothing of its seat, read from its head alone.
-
-    Most frames a seat is sent are another seat's move; a client that only plays
-    need not parse them (three in four of them, the clients' biggest cost under load).
-    Anything else, or a head not as expected, is parsed in full.
-
-    >>> waiting('{"type":"state","version":3,"over":false,"your_turn":false,"view":{}}')
-    True
-    >>> waiting('{"type":"state","version":3,"over":false,"your_turn":true}')
-    False
-    >>> waiting('{"type":"ack","version":3}')
-    False
-    """
-    start, over, turn = _WAITING_HEAD
-    if not text.startswith(start):
-        return False
-    # Keys are quoted and a string's quotes escaped, so a key's text cannot sit in a value.
-    return text.find(over, 0, _HEAD_CHARS) > 0 and text.find(turn, 0, _HEAD_CHARS) > 0
 
 
 class RoomRun:
@@ -88,6 +62,7 @@ class RoomRun:
         self.frames: dict[str, list[dict[str, Any]]] = {}
         self.refusals: list[dict[str, Any]] = []
         self.received_bytes = 0
+        self.resyncs = 0
 
 
 class CountingConnection(ClientConnection):
@@ -162,41 +137,44 @@ async def _play(  # noqa: PLR0913 -- one seat's socket and what it keeps
     *,
     keep: bool,
 ) -> dict[str, Any]:
-    last: dict[str, Any] = {}
     await hello(socket, token, run)
+    table = HeldFrame()
     sent_for = -1
     sent_at = 0.0
     for _ in range(MAX_FRAMES):
-        text = await socket.recv()
-        if not keep and isinstance(text, str) and waiting(text):
-            last = _WAITING
-            continue
-        message = json.loads(text)
-        if keep:
-            frames.append(message)
+        message = json.loads(await socket.recv())
         kind = message["type"]
         if kind == "ack":
             run.latencies.append(time.perf_counter() - sent_at)
             run.acked[token] = max(run.acked.get(token, 0), message["version"])
             continue
-        if kind not in ("state", "refused"):
-            continue  # the chat, voice and seat messages of a room of friends
-        if kind == "refused":
-            # Choose again, from the newest frame seen.
+        if kind in ("state", "change"):
+            ask = table.receive(message)
+            if ask is not None:
+                run.resyncs += 1
+                await socket.send(json.dumps(ask))
+                continue
+            if keep:
+                frames.append(json.loads(json.dumps(table.frame)))
+        elif kind == "refused":
+            # Choose again, from the newest frame held.
             run.refusals.append(message)
             sent_for = -1
-            message = last
-        last = message
-        if message["over"]:
-            return last
-        if not message["your_turn"] or message["version"] == sent_for:
+        else:
+            continue  # the chat, voice and seat messages of a room of friends
+        frame = table.frame
+        if frame is None:
             continue
-        bids = [bid["call"] for bid in message["bids"]]
-        cards = [card["code"] for card in message["hand"] if card["legal"]]
+        if frame["over"]:
+            return frame
+        if not frame["your_turn"] or frame["version"] == sent_for:
+            continue
+        bids = [bid["call"] for bid in frame["bids"]]
+        cards = [card["code"] for card in frame["hand"] if card["legal"]]
         field, options = ("bid", bids) if bids else ("play", cards)
         if not options:
             continue
-        sent_for = message["version"]
+        sent_for = frame["version"]
         sent_at = time.perf_counter()
         await socket.send(
             json.dumps({"type": "act", "version": sent_for, field: rng.choice(options)})

@@ -1,0 +1,205 @@
+"""What changed between two of a seat's frames: a list of operations, made and applied.
+
+After a page's first whole frame (``{"type": "state", ...}``), the server sends each
+later one as what changed since the one before (``{"type": "change", "base": n - 1,
+"frame": n, "ops": [...]}``, :mod:`backalley.web.messages`): the action's effects on
+the frame (the card moved from a hand to the trick, the new totals, the next mover's
+choices) and nothing else. A page applies the operations to the frame it holds, in
+order, and holds the frame the server would have sent whole; a page whose frame is
+not ``base`` has missed one and asks for the whole frame again (``resync``).
+
+An operation is a JSON array: ``["s", path, value]`` sets the key or item at
+``path`` (a list of keys and indexes from the frame) to ``value``; ``["a", path,
+items]`` appends ``items`` to the list at ``path``; ``["t", path, length]`` cuts
+the list at ``path`` to ``length`` items; ``["d", path]`` deletes the key or the
+item at ``path`` (an item: those after it move up). The browser page applies them
+with ``static/changes.js``, the scripted clients with :func:`apply_ops`; both are
+tested equal, text for text, to the whole frame at every version of whole matches.
+
+>>> old = {"trick": [], "hand": ["AS", "KS"], "status": "Your turn to play."}
+>>> new = {"trick": ["AS"], "hand": ["KS"], "status": "West to play."}
+>>> ops = diff(old, new)
+>>> ops
+[['a', ['trick'], ['AS']], ['d', ['hand', 0]], ['s', ['status'], 'West to play.']]
+>>> apply_ops(old, ops) == new
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+__all__ = ["MAX_DEPTH", "ChangeError", "HeldFrame", "apply_ops", "diff"]
+
+MAX_DEPTH: Final = 8
+"""The deepest path an operation may have: a frame's data is never deeper."""
+
+Op = list[Any]
+
+
+class ChangeError(ValueError):
+    """Operations that do not apply to the frame held: the page asks for the whole one."""
+
+
+def _same(old: object, new: object) -> bool:
+    # ``1 == True`` and ``0 == 0.0`` in Python, not in JSON's text: a scalar is the same
+    # only with the same type too (containers compare their items, which never mix).
+    return old is new or (type(old) is type(new) and old == new)
+
+
+def diff(old: Any, new: Any) -> list[Op]:
+    """The operations that turn ``old`` into ``new`` (both JSON-ready data, dicts at the top)."""
+    ops: list[Op] = []
+    if not _same(old, new):
+        _diff(old, new, [], ops)
+    return ops
+
+
+def _diff(old: Any, new: Any, path: list[Any], ops: list[Op]) -> None:
+    # Called only for values that differ; the items that are the same are skipped here,
+    # without a call each (a frame has hundreds of them, and most are the same).
+    if type(old) is dict and type(new) is dict and len(path) < MAX_DEPTH:
+        for key, value in new.items():
+            if key not in old:
+                ops.append(["s", [*path, key], value])
+                continue
+            before = old[key]
+            if before is value or (type(before) is type(value) and before == value):
+                continue
+            _diff(before, value, [*path, key], ops)
+        ops.extend(["d", [*path, key]] for key in old if key not in new)
+        return
+    if type(old) is list and type(new) is list and len(path) < MAX_DEPTH:
+        _diff_list(old, new, path, ops)
+        return
+    ops.append(["s", path, new])
+
+
+def _diff_list(old: list[Any], new: list[Any], path: list[Any], ops: list[Op]) -> None:
+    count, now = len(old), len(new)
+    if now > count and new[:count] == old:
+        ops.append(["a", path, new[count:]])
+        return
+    if now < count and old[:now] == new:
+        ops.append(["t", path, now])
+        return
+    if now == count - 1:
+        # One item gone (a card played from a hand): say which, then what else changed.
+        gone = next((i for i in range(now) if not _same(old[i], new[i])), now)
+        ops.append(["d", [*path, gone]])
+        old = [*old[:gone], *old[gone + 1 :]]
+        count = now
+    if now == count and now:
+        for index, (before, value) in enumerate(zip(old, new, strict=True)):
+            if not _same(before, value):
+                _diff(before, value, [*path, index], ops)
+        return
+    ops.append(["s", path, new])
+
+
+def apply_ops(frame: dict[str, Any], ops: object) -> dict[str, Any]:
+    """``frame`` with ``ops`` applied, in place; :class:`ChangeError` if they do not apply.
+
+    The scripted clients' applier, and the reference the browser's is tested against.
+    A list of operations that does not fit the frame (a path that is not there, an
+    operation of an unknown kind) raises before or while changing it: the frame is then
+    not to be used (the client asks for the whole one).
+    """
+    if not isinstance(ops, list):
+        raise ChangeError("a change's operations are a list")
+    for op in ops:
+        if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
+            raise ChangeError(f"not an operation: {op!r:.60}")
+        kind, path = op[0], op[1]
+        if kind == "s" and not path:
+            raise ChangeError("a frame is never replaced whole by a change")
+        if not path or len(path) > MAX_DEPTH:
+            raise ChangeError(f"a path of {len(path)} steps")
+        parent = _walk(frame, path[:-1])
+        last = path[-1]
+        if not (type(last) is int and last >= 0 if isinstance(parent, list) else type(last) is str):
+            raise ChangeError(f"the path {path!r:.60} is not in the frame")
+        try:
+            if kind == "s" and len(op) == 3:
+                parent[last] = op[2]
+            elif kind == "d" and len(op) == 2:
+                del parent[last]
+            elif kind in ("a", "t") and len(op) == 3:
+                target = parent[last]
+                if not isinstance(target, list):
+                    raise ChangeError("appending or cutting what is not a list")
+                if kind == "a" and isinstance(op[2], list):
+                    target.extend(op[2])
+                elif kind == "t" and isinstance(op[2], int) and 0 <= op[2] <= len(target):
+                    del target[op[2] :]
+                else:
+                    raise ChangeError(f"not an operation: {op!r:.60}")
+            else:
+                raise ChangeError(f"not an operation: {op!r:.60}")
+        except (KeyError, IndexError, TypeError) as error:
+            raise ChangeError(f"the path {path!r:.60} is not in the frame") from error
+    return frame
+
+
+def _walk(frame: Any, path: list[Any]) -> Any:
+    node = frame
+    for step in path:
+        in_dict = isinstance(node, dict) and isinstance(step, str) and step in node
+        if not in_dict and not (
+            isinstance(node, list) and type(step) is int and 0 <= step < len(node)
+        ):
+            raise ChangeError(f"the path {path!r:.60} is not in the frame")
+        node = node[step]
+    if not isinstance(node, (dict, list)):
+        raise ChangeError(f"the path {path!r:.60} leads to a value, not a place")
+    return node
+
+
+class HeldFrame:
+    """A client's copy of its seat's frame: the whole frame, then each change applied.
+
+    The scripted clients' (:mod:`backalley.web.scripted`) and the tests'.
+    :meth:`receive` takes a ``state`` or ``change`` message; it answers ``None``, or the
+    ``resync`` message to send when a change does not follow the frame held (one was
+    missed) or does not apply (:class:`ChangeError`): the changes that come until the
+    whole frame are then ignored.
+
+    >>> table = HeldFrame()
+    >>> table.receive({"type": "state", "frame": 4, "status": "Dealing."})
+    >>> table.receive({"type": "change", "base": 4, "frame": 5,
+    ...                "ops": [["s", ["status"], "Your turn to bid."]]})
+    >>> table.frame
+    {'type': 'state', 'frame': 5, 'status': 'Your turn to bid.'}
+    >>> table.receive({"type": "change", "base": 6, "frame": 7, "ops": []})
+    {'type': 'resync', 'frame': 5}
+    >>> table.frame is None
+    True
+    """
+
+    def __init__(self) -> None:
+        self.frame: dict[str, Any] | None = None
+        """The frame held (``None``: none, or one missed and the whole one asked for)."""
+        self.held = -1
+        """The number of the last frame held whole or applied (-1: none yet)."""
+        self.asked = False
+
+    def receive(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Take a ``state`` or ``change``; the ``resync`` message to send, if one is due."""
+        if message["type"] == "state":
+            self.frame, self.held, self.asked = message, message["frame"], False
+            return None
+        frame = self.frame
+        if frame is not None and message.get("base") == frame["frame"]:
+            try:
+                apply_ops(frame, message.get("ops"))
+                frame["frame"] = message["frame"]
+                self.held = frame["frame"]
+                return None
+            except ChangeError:
+                pass
+        # A change missed, or one that does not apply: ask for the whole frame, once.
+        self.frame = None
+        if self.asked:
+            return None
+        self.asked = True
+        return {"type": "resync", "frame": None if self.held < 0 else self.held}
