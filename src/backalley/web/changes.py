@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-__all__ = ["MAX_DEPTH", "ChangeError", "HeldFrame", "apply_ops", "diff"]
+__all__ = ["MAX_DEPTH", "ChangeError", "HeldFrame", "apply_ops", "diff", "diff_into"]
 
 MAX_DEPTH: Final = 8
 """The deepest path an operation may have: a frame's data is never deeper."""
@@ -48,11 +48,25 @@ def _same(old: object, new: object) -> bool:
 
 
 def diff(old: Any, new: Any) -> list[Op]:
-    """The operations that turn ``old`` into ``new`` (both JSON-ready data, dicts at the top)."""
+    """The operations that turn ``old`` into ``new`` (both JSON-ready data, dicts at the top).
+
+    Lists and dicts that Python holds equal are taken as the same: one that holds ``1``
+    where the other holds ``true`` (or ``0`` and ``false``) is not told apart, so a place
+    of the data keeps one kind of value, numbers or truth values (a frame's do).
+    """
     ops: list[Op] = []
     if not _same(old, new):
         _diff(old, new, [], ops)
     return ops
+
+
+def diff_into(old: Any, new: Any, path: list[Any], ops: list[Op]) -> None:
+    """Append to ``ops`` the operations that turn ``old``, found at ``path``, into ``new``.
+
+    For a writer that diffs a frame by parts (:class:`backalley.web.messages.FrameCache`).
+    """
+    if not _same(old, new):
+        _diff(old, new, path, ops)
 
 
 def _diff(old: Any, new: Any, path: list[Any], ops: list[Op]) -> None:
