@@ -47,8 +47,12 @@ def _same(old: object, new: object) -> bool:
     return old is new or (type(old) is type(new) and old == new)
 
 
-def diff(old: Any, new: Any) -> list[Op]:
+def diff(old: Any, new: Any, keyed: frozenset[tuple[Any, ...]] = frozenset()) -> list[Op]:
     """The operations that turn ``old`` into ``new`` (both JSON-ready data, dicts at the top).
+
+    A dict or list most of whose items changed (the last trick when another is won) is
+    set whole, in one operation; ``old`` itself, and the dicts at the paths ``keyed``
+    (a writer's dicts that hold only some of the frame's keys), are changed key by key.
 
     Lists and dicts that Python holds equal are taken as the same: one that holds ``1``
     where the other holds ``true`` (or ``0`` and ``false``) is not told apart, so a place
@@ -56,40 +60,49 @@ def diff(old: Any, new: Any) -> list[Op]:
     """
     ops: list[Op] = []
     if not _same(old, new):
-        _diff(old, new, [], ops)
+        _diff(old, new, [], ops, keyed)
     return ops
 
 
 def diff_into(old: Any, new: Any, path: list[Any], ops: list[Op]) -> None:
     """Append to ``ops`` the operations that turn ``old``, found at ``path``, into ``new``.
 
-    For a writer that diffs a frame by parts (:class:`backalley.web.messages.FrameCache`).
+    For a writer that diffs a frame by parts (:class:`backalley.web.messages.FrameCache`):
+    ``old`` itself, if a dict, is changed key by key.
     """
     if not _same(old, new):
-        _diff(old, new, path, ops)
+        _diff(old, new, path, ops, frozenset({tuple(path)}))
 
 
-def _diff(old: Any, new: Any, path: list[Any], ops: list[Op]) -> None:
+Keyed = frozenset[tuple[Any, ...]]
+
+
+def _diff(old: Any, new: Any, path: list[Any], ops: list[Op], keyed: Keyed) -> None:
     # Called only for values that differ; the items that are the same are skipped here,
     # without a call each (a frame has hundreds of them, and most are the same).
     if type(old) is dict and type(new) is dict and len(path) < MAX_DEPTH:
-        for key, value in new.items():
-            if key not in old:
-                ops.append(["s", [*path, key], value])
-                continue
-            before = old[key]
-            if before is value or (type(before) is type(value) and before == value):
-                continue
-            _diff(before, value, [*path, key], ops)
-        ops.extend(["d", [*path, key]] for key in old if key not in new)
+        changed = [k for k, value in new.items() if k not in old or not _same(old[k], value)]
+        gone = [key for key in old if key not in new]
+        whole = 2 * (len(changed) + len(gone)) > len(new)
+        if whole and path and tuple(path) not in keyed:
+            ops.append(["s", path, new])
+            return
+        for key in changed:
+            if key in old:
+                _diff(old[key], new[key], [*path, key], ops, keyed)
+            else:
+                ops.append(["s", [*path, key], new[key]])
+        ops.extend(["d", [*path, key]] for key in gone)
         return
     if type(old) is list and type(new) is list and len(path) < MAX_DEPTH:
-        _diff_list(old, new, path, ops)
+        _diff_list(old, new, path, ops, keyed)
         return
     ops.append(["s", path, new])
 
 
-def _diff_list(old: list[Any], new: list[Any], path: list[Any], ops: list[Op]) -> None:
+def _diff_list(
+    old: list[Any], new: list[Any], path: list[Any], ops: list[Op], keyed: Keyed
+) -> None:
     count, now = len(old), len(new)
     if now > count and new[:count] == old:
         ops.append(["a", path, new[count:]])
@@ -100,14 +113,17 @@ def _diff_list(old: list[Any], new: list[Any], path: list[Any], ops: list[Op]) -
     if now == count - 1:
         # One item gone (a card played from a hand): say which, then what else changed.
         gone = next((i for i in range(now) if not _same(old[i], new[i])), now)
-        ops.append(["d", [*path, gone]])
-        old = [*old[:gone], *old[gone + 1 :]]
-        count = now
+        rest = [*old[:gone], *old[gone + 1 :]]
+        if 2 * sum(not _same(a, b) for a, b in zip(rest, new, strict=True)) <= now:
+            ops.append(["d", [*path, gone]])
+            old, count = rest, now
     if now == count and now:
-        for index, (before, value) in enumerate(zip(old, new, strict=True)):
-            if not _same(before, value):
-                _diff(before, value, [*path, index], ops)
-        return
+        changed = [i for i in range(now) if not _same(old[i], new[i])]
+        # Most items changed (a new trick's cards): the list whole, in one operation.
+        if 2 * len(changed) <= now:
+            for index in changed:
+                _diff(old[index], new[index], [*path, index], ops, keyed)
+            return
     ops.append(["s", path, new])
 
 
@@ -119,54 +135,52 @@ def apply_ops(frame: dict[str, Any], ops: object) -> dict[str, Any]:
     operation of an unknown kind) raises before or while changing it: the frame is then
     not to be used (the client asks for the whole one).
     """
-    if not isinstance(ops, list):
+    if type(ops) is not list:
         raise ChangeError("a change's operations are a list")
     for op in ops:
-        if not isinstance(op, list) or len(op) < 2 or not isinstance(op[1], list):
-            raise ChangeError(f"not an operation: {op!r:.60}")
-        kind, path = op[0], op[1]
-        if kind == "s" and not path:
-            raise ChangeError("a frame is never replaced whole by a change")
-        if not path or len(path) > MAX_DEPTH:
-            raise ChangeError(f"a path of {len(path)} steps")
-        parent = _walk(frame, path[:-1])
-        last = path[-1]
-        if not (type(last) is int and last >= 0 if isinstance(parent, list) else type(last) is str):
-            raise ChangeError(f"the path {path!r:.60} is not in the frame")
         try:
-            if kind == "s" and len(op) == 3:
-                parent[last] = op[2]
-            elif kind == "d" and len(op) == 2:
-                del parent[last]
-            elif kind in ("a", "t") and len(op) == 3:
-                target = parent[last]
-                if not isinstance(target, list):
-                    raise ChangeError("appending or cutting what is not a list")
-                if kind == "a" and isinstance(op[2], list):
-                    target.extend(op[2])
-                elif kind == "t" and isinstance(op[2], int) and 0 <= op[2] <= len(target):
-                    del target[op[2] :]
-                else:
-                    raise ChangeError(f"not an operation: {op!r:.60}")
-            else:
-                raise ChangeError(f"not an operation: {op!r:.60}")
-        except (KeyError, IndexError, TypeError) as error:
-            raise ChangeError(f"the path {path!r:.60} is not in the frame") from error
+            _apply(frame, op)
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise ChangeError(f"not an operation on this frame: {op!r:.80}") from error
     return frame
 
 
-def _walk(frame: Any, path: list[Any]) -> Any:
-    node = frame
-    for step in path:
-        in_dict = isinstance(node, dict) and isinstance(step, str) and step in node
-        if not in_dict and not (
-            isinstance(node, list) and type(step) is int and 0 <= step < len(node)
-        ):
-            raise ChangeError(f"the path {path!r:.60} is not in the frame")
-        node = node[step]
-    if not isinstance(node, (dict, list)):
-        raise ChangeError(f"the path {path!r:.60} leads to a value, not a place")
-    return node
+def _apply(frame: dict[str, Any], op: Any) -> None:
+    # Every step checked by its container's own lookup (a missing key, an index past the
+    # end: KeyError, IndexError), and what Python would read otherwise refused here: a
+    # list's index that is not a whole number from 0, a step into a value.
+    kind, path = op[0], op[1]
+    if type(path) is not list or not 0 < len(path) <= MAX_DEPTH:
+        raise ValueError("a path is a list of 1 to MAX_DEPTH steps")
+    node: Any = frame
+    for step in path[:-1]:
+        node = node[_step(node, step)]
+    last = _step(node, path[-1])
+    if kind == "s" and len(op) == 3:
+        if type(node) is list and last >= len(node):
+            raise IndexError(last)
+        node[last] = op[2]
+    elif kind == "d" and len(op) == 2:
+        del node[last]
+    elif kind == "a" and len(op) == 3 and type(op[2]) is list and type(node[last]) is list:
+        node[last].extend(op[2])
+    elif kind == "t" and len(op) == 3 and type(op[2]) is int and type(node[last]) is list:
+        if not 0 <= op[2] <= len(node[last]):
+            raise IndexError(op[2])
+        del node[last][op[2] :]
+    else:
+        raise ValueError("an operation is s, d, a or t, with its arguments")
+
+
+def _step(node: Any, step: Any) -> Any:
+    """``step``, if it can name a place in ``node`` (a dict's key, a list's index)."""
+    if type(node) is dict:
+        if type(step) is not str:
+            raise KeyError(step)
+        return step
+    if type(node) is list and type(step) is int and step >= 0:
+        return step
+    raise TypeError("a step into a value, or a list's index that is not one")
 
 
 class HeldFrame:

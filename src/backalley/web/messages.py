@@ -649,7 +649,7 @@ class FrameCache:
         if kept.shared is not shared:
             before, after, known = self._room_ops
             if before is not kept.shared or after is not shared:
-                known = encode(diff(kept.shared, shared))[1:-1]
+                known = encode(diff(kept.shared, shared, _PARTIAL))[1:-1]
                 self._room_ops = (kept.shared, shared, known)
         ops: list[list[Any]] = []
         if kept.mine["hand"] != mine["hand"]:
@@ -745,6 +745,8 @@ class FrameCache:
 
 
 _OWN_VIEW: Final = frozenset({"seat", "hand", "deal", "history"})
+_PARTIAL: Final = frozenset({("view",), ("view", "deal")})
+"""The room part's dicts that hold only some of the frame's keys: changed key by key."""
 """The keys of a seat's view that are its own (its deal's swap among them), or kept apart."""
 
 
