@@ -318,8 +318,8 @@ def _target(deal: DealView, pair: Pair) -> str | None:
     return f"target {contract.target}"
 
 
-def _status(room: Room, seen: SeatView, seat: Seat) -> str:
-    if not room.started:
+def _status(room: Room, seen: SeatView, seat: Seat, *, started: bool) -> str:
+    if not started:
         waiting = sum(row.occupant == "empty" for row in room.seats.values())
         more = "1 more player" if waiting == 1 else f"{waiting} more players"
         if seat is HOST:
@@ -341,9 +341,9 @@ def _overbid_words(overbid: Overbid, seat: Seat) -> str:
     return f"{side} bid {overbid.target} tricks, but only {overbid.hand_size} will be played."
 
 
-def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
+def _bids(room: Room, seen: SeatView, seat: Seat, *, started: bool) -> list[dict[str, Any]]:
     """The legal bids as buttons, each with the overbid warning it would bring (if any)."""
-    if not room.started or seen.to_move is not seat or seen.phase is not Phase.BID:
+    if not started or seen.to_move is not seat or seen.phase is not Phase.BID:
         return []
     assert seen.deal is not None
     before = set(seen.deal.warnings)
@@ -617,10 +617,17 @@ class FrameCache:
         if finished is None or count != len(seen.history):
             finished = Finished.of(seen)
             self._finished = (len(seen.history), finished)
-        made_of = (room.state, room.version, room.started)
-        if self._room_of != made_of:
+        started = room.started
+        made_of = self._room_of
+        # The state by identity: two states are equal only field by field (costly).
+        if (
+            made_of is None
+            or made_of[0] is not room.state
+            or made_of[1] != room.version
+            or made_of[2] != started
+        ):
             self._room = self._room_part(room, seen, finished)
-            self._room_of = made_of
+            self._room_of = (room.state, room.version, started)
         shared = self._room
         deal = seen.deal
         mine = {
@@ -861,17 +868,18 @@ def _seat_part(  # noqa: PLR0913, PLR0917 -- what one seat's part is made of
     """
     deal = seen.deal
     trump = None if deal is None else deal.trump
-    my_turn = room.started and seen.to_move is seat and not room.is_over
+    started = room.started
+    my_turn = started and seen.to_move is seat and not room.is_over
     legal_cards = set()
     if my_turn and seen.phase is Phase.PLAY:
         legal_cards = {a.card for a in legal_actions(room.state) if isinstance(a, Play)}
     part: dict[str, Any] = {
         "seat": seat.letter,
         "host": seat is HOST,
-        "status": _status(room, seen, seat),
+        "status": _status(room, seen, seat, started=started),
         "your_turn": my_turn,
         "hand": _hand_json(tuple(seen.hand), trump, frozenset(legal_cards)),
-        "bids": _bids(room, seen, seat),
+        "bids": _bids(room, seen, seat, started=started),
         "sides": _sides(seen, seat, finished.totals) if sides is None else sides,
         "warnings": [] if deal is None else [_overbid_words(w, seat) for w in deal.warnings],
         "seats": _seats(room, seat, connected) if seats is None else seats,
@@ -891,7 +899,7 @@ def _seat_part(  # noqa: PLR0913, PLR0917 -- what one seat's part is made of
             and row.occupant != "computer"
             and row.secret is None
         }
-        if links or not room.started:
+        if links or not started:
             part["links"] = links
         part["levels"] = _LEVELS_JSON
     return part
