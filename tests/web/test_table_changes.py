@@ -31,6 +31,10 @@ from backalley.web.store import Store
 
 STATIC = Path(__file__).resolve().parents[2] / "src" / "backalley" / "web" / "static"
 NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(
+    NODE is None and os.environ.get("BACKALLEY_REQUIRE_NODE") != "1",
+    reason="needs Node.js (the system's nodejs package)",
+)
 
 
 def _node(script: Path, timeout: float) -> subprocess.CompletedProcess[str]:
@@ -150,10 +154,7 @@ def test_a_change_is_much_smaller_than_the_whole_frame(matches):
     assert sorted(parts)[len(parts) // 2] * 10 < average_whole
 
 
-@pytest.mark.skipif(
-    NODE is None and os.environ.get("BACKALLEY_REQUIRE_NODE") != "1",
-    reason="needs Node.js (the system's nodejs package)",
-)
+@needs_node
 def test_the_browser_applier_keeps_every_seat_equal_to_the_whole_frame(matches, tmp_path):
     """``static/changes.js``, the page's own applier, run with Node.js over the same
     messages: equal to the whole frame at every number, and never changing the frame it
@@ -220,11 +221,11 @@ def test_a_change_that_does_not_fit_is_refused_by_the_python_applier(ops):
         apply_ops(frame, ops)
 
 
-@pytest.mark.skipif(NODE is None, reason="needs Node.js (the system's nodejs package)")
+@needs_node
 def test_a_change_that_does_not_fit_is_refused_by_the_browser_applier(tmp_path):
     """The page's applier throws on the same nonsense (then the page asks for the whole
     frame), and on a key that would reach an object's prototype."""
-    assert NODE is not None
+    assert NODE is not None, "BACKALLEY_REQUIRE_NODE=1 but there is no node"
     cases = [*BAD_OPS, [["s", ["__proto__"], {"polluted": True}]]]
     script = tmp_path / "bad.js"
     script.write_text(
