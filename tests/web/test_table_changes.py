@@ -428,7 +428,7 @@ def test_a_flood_of_resyncs_is_bounded_by_the_seats_message_rate(tables):
 
 def test_the_sockets_deflate_at_the_level_chosen():
     """uvicorn deflates at zlib's default level; the table's protocol at the level chosen
-    (``--compression-level``, 1 by default), with uvicorn's window and memory settings."""
+    (``--compression-level``, 4 by default), with uvicorn's window and memory settings."""
     uvicorn = pytest.importorskip("uvicorn")
     import asyncio  # noqa: PLC0415
 
@@ -441,7 +441,7 @@ def test_the_sockets_deflate_at_the_level_chosen():
 
     loop = asyncio.new_event_loop()
     try:
-        for level, deflate in ((DEFLATE_LEVEL, True), (9, True), (4, False)):
+        for level, deflate in ((DEFLATE_LEVEL, True), (9, True), (1, True), (4, False)):
             config = uvicorn.Config(app, ws_per_message_deflate=deflate, lifespan="off")
             config.load()
             made = deflate_protocol(level)(config, ServerState(), {}, _loop=loop)
@@ -454,7 +454,7 @@ def test_the_sockets_deflate_at_the_level_chosen():
             assert factory.server_max_window_bits == factory.client_max_window_bits == 12
     finally:
         loop.close()
-    assert DEFLATE_LEVEL == 1
+    assert DEFLATE_LEVEL == 4
     with pytest.raises(ValueError, match="from 1 to 9"):
         deflate_protocol(0)
 

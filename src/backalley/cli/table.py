@@ -186,7 +186,7 @@ def add_parser(commands: Commands) -> None:
         default=None,
         metavar="LEVEL",
         help="zlib's level for permessage-deflate, 1 (fastest) to 9 (smallest), with "
-        "--websocket websockets-sansio (default 1, chosen by measurement: docs/table.md)",
+        "--websocket websockets-sansio (default 4, chosen by measurement: docs/table.md)",
     )
     parser.add_argument(
         "--websocket",

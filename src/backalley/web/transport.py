@@ -227,12 +227,13 @@ def http_protocol(request_deadline: float, connections: int = 1000) -> type[asyn
     return DeadlinedH11Protocol
 
 
-DEFLATE_LEVEL: Final = 1
+DEFLATE_LEVEL: Final = 4
 """zlib's level for the frames' permessage-deflate (``--compression-level``).
 
-Chosen by measurement (``docs/table.md``, "Frames that carry what changed"): on the
-changes of whole matches, level 1 costs about 30 % less CPU a message than zlib's
-default 6, for about a fifth more bytes; no compression would send four times the bytes.
+Chosen by measurement (``benchmarks/table_frames.py``; ``docs/table.md``, "Frames that
+carry what changed"): on the changes of whole matches, level 4 sends a fifth fewer bytes
+than level 1 for a tenth more CPU a message; level 6 (zlib's default) saves only 6 %
+more bytes for a fifth more CPU. No compression would send four times the bytes.
 """
 
 
