@@ -7,7 +7,9 @@ room, each choosing at random among the bids and cards its frame offers), downlo
 finished match's record and checks it with the library's checker, and reports the
 acknowledged actions per second (each acknowledged once its commit has returned) and the
 time from an action sent to its acknowledgement: median, 95th percentile, slowest; with
-the load average of the machine before and after, and the server's CPU time.
+the load average of the machine before and after, the server's and the clients' CPU time
+an action, and the bytes the server sent an action (read off the wire by the clients:
+compressed frames with their headers).
 
     python benchmarks/table_load.py --rooms 100 --repeats 3
 
@@ -61,9 +63,15 @@ async def _rooms(base: str, seeds: range, schedule: str) -> list[RoomRun]:
     )
 
 
-def _client(base: str, seeds: range, schedule: str) -> list[tuple[str, list[float]]]:
+def _client(
+    base: str, seeds: range, schedule: str
+) -> tuple[list[tuple[str, list[float]]], int, float]:
+    """One client process's rooms: each host token and latencies; bytes received; its CPU."""
+    before = time.process_time()
     runs = asyncio.run(_rooms(base, seeds, schedule))
-    return [(run.host_token, run.latencies) for run in runs]
+    cpu = time.process_time() - before
+    received = sum(run.received_bytes for run in runs)
+    return [(run.host_token, run.latencies) for run in runs], received, cpu
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -96,7 +104,6 @@ def run_once(
             load_before = os.getloadavg()[0]
             cpu_before = sum(_cpu_seconds(pid) for pid in pids)
             caddy_before = _cpu_seconds(caddy) if caddy else 0.0
-            client_before = time.process_time()
             started = time.perf_counter()
             shares = [range(i, rooms, clients) for i in range(clients)]
             if clients == 1:
@@ -107,10 +114,12 @@ def run_once(
             elapsed = time.perf_counter() - started
             cpu = sum(_cpu_seconds(pid) for pid in pids) - cpu_before
             caddy_cpu = _cpu_seconds(caddy) - caddy_before if caddy else 0.0
-            # The clients' CPU (this process's, when they run here; else not measured).
-            client_cpu = time.process_time() - client_before if clients == 1 else 0.0
+            # The clients' CPU: each client process's own, while it played its rooms.
+            client_cpu = sum(cpu for _, _, cpu in results)
+            # What the server sent the bots' sockets: the bytes they read off the wire.
+            received = sum(count for _, count, _ in results)
             load_after = os.getloadavg()[0]
-            runs = [run for result in results for run in result]
+            runs = [run for result, _, _ in results for run in result]
             valid = 0
             for host, _ in runs:
                 with urllib.request.urlopen(f"{base}/record/{host}") as answer:
@@ -136,9 +145,11 @@ def run_once(
         "server_cpu_share": round(cpu / elapsed, 2),
         # Less noisy than the rate on a shared machine: the server's CPU an action, and
         # so the rate one core to itself would allow.
-        "server_cpu_ms_per_action": round(1000 * cpu / len(latencies), 2),
-        "proxy_cpu_ms_per_action": round(1000 * caddy_cpu / len(latencies), 2),
+        "server_cpu_ms_per_action": round(1000 * cpu / len(latencies), 3),
+        "proxy_cpu_ms_per_action": round(1000 * caddy_cpu / len(latencies), 3),
         "client_cpu_share": round(client_cpu / elapsed, 2),
+        "client_cpu_ms_per_action": round(1000 * client_cpu / len(latencies), 3),
+        "bytes_per_action": round(received / len(latencies)),
         "load_before": round(load_before, 1),
         "load_after": round(load_after, 1),
     }
@@ -153,6 +164,9 @@ def main() -> int:
     parser.add_argument("--no-compression", action="store_true", help="serve with --no-compression")
     parser.add_argument("--websocket", default=None, help="serve with this --websocket")
     parser.add_argument(
+        "--compression-level", type=int, default=None, help="serve with this --compression-level"
+    )
+    parser.add_argument(
         "--processes",
         type=int,
         default=None,
@@ -160,6 +174,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     flags = ["--no-compression"] if args.no_compression else []
+    if args.compression_level is not None:
+        flags += ["--compression-level", str(args.compression_level)]
     if args.websocket:
         flags += ["--websocket", args.websocket]
     results = []
@@ -176,6 +192,8 @@ def main() -> int:
                 "ack_ms_p95",
                 "server_cpu_ms_per_action",
                 "proxy_cpu_ms_per_action",
+                "client_cpu_ms_per_action",
+                "bytes_per_action",
                 "load_before",
             )
         }

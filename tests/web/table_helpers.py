@@ -28,6 +28,28 @@ def hidden_from(state: MatchState, seat: Seat) -> set[Card]:
     return {card for other in Seat if other is not seat for card in state.hand(other)}
 
 
+def held(message: dict[str, Any], holder: Any) -> dict[str, Any]:
+    """``message``, or, if it is a frame (``state``) or a change, the whole frame held after it.
+
+    ``holder`` keeps the frame (the socket it came on, any object that takes an
+    attribute): a change is applied to it as a page would apply it, and must apply
+    (these tests drop no frame). The frame given back is a copy, the holder's own kept.
+    """
+    from backalley.web.changes import HeldFrame  # noqa: PLC0415
+
+    if message.get("type") not in ("state", "change"):
+        return message
+    frame = holder.__dict__.setdefault("backalley_held", HeldFrame())
+    asked = frame.receive(message)
+    assert asked is None, f"a change that does not apply to the frame held: {message}"
+    return json.loads(json.dumps(frame.frame))
+
+
+def receive(socket: Any) -> dict[str, Any]:
+    """The next message of a test client's socket, a change applied (see :func:`held`)."""
+    return held(socket.receive_json(), socket)
+
+
 def leaks(frame: dict[str, Any], state: MatchState, seat: Seat) -> list[str]:
     """What a frame sent to ``seat`` says that the seat may not know (empty: nothing)."""
     # Finished deals are public, and their cards are dealt again later: what the frame says

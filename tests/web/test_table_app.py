@@ -22,7 +22,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from table_helpers import leaks, states_by_version
+from table_helpers import leaks, receive, states_by_version
 
 from backalley import Seat
 from backalley.formats.checking import check
@@ -59,7 +59,7 @@ def _new_room(client, mode="friends", **form):
 def _hello(socket, secret=None):
     """Say hello (claim the seat, or show its secret); the seat's secret."""
     socket.send_json({"type": "hello", "secret": secret})
-    answer = socket.receive_json()
+    answer = receive(socket)
     assert answer["type"] == "seat", answer
     return answer["secret"] or secret
 
@@ -67,7 +67,7 @@ def _hello(socket, secret=None):
 def _state(socket):
     """The next state frame (acks skipped)."""
     for _ in range(50):
-        message = socket.receive_json()
+        message = receive(socket)
         if message["type"] == "state":
             return message
     raise AssertionError("no state frame")
@@ -155,10 +155,10 @@ class TestSockets:
     def test_a_forged_token_is_refused_and_closed(self, client):
         """The socket of an unknown link says why, then closes with 4404."""
         with client.websocket_connect("/ws/" + "B" * 32) as socket:
-            refused = socket.receive_json()
+            refused = receive(socket)
             assert refused["type"] == "refused" and refused["reason"] == "unknown_token"
             with pytest.raises(WebSocketDisconnect) as closed:
-                socket.receive_json()
+                receive(socket)
             assert closed.value.code == CLOSE_UNKNOWN_TOKEN
 
     def test_a_computer_room_plays_to_your_turn_and_a_dimmed_card_says_why(self, client, tables):
@@ -172,11 +172,11 @@ class TestSockets:
                 frame = _state(socket)
             assert frame["status"] == "Your turn to bid." and frame["bids"]
             socket.send_json({"type": "act", "version": frame["version"], "bid": "9"})
-            refused = socket.receive_json()
+            refused = receive(socket)
             assert refused["reason"] == "bid_out_of_range" and refused["message"]
             assert room.version == frame["version"]
             socket.send_json({"type": "act", "version": frame["version"], "bid": "pass"})
-            assert socket.receive_json() == {"type": "ack", "version": frame["version"] + 1}
+            assert receive(socket) == {"type": "ack", "version": frame["version"] + 1}
 
     def test_a_name_from_the_hello_is_shown_to_everyone_cleaned_and_in_chat(self, client, tables):
         """A guest's name, sent in the hello (one line, at most 24 characters), is every
@@ -190,7 +190,7 @@ class TestSockets:
             _state(host)
             with client.websocket_connect(f"/ws/{west}") as guest:
                 guest.send_json({"type": "hello", "secret": None, "name": typed})
-                assert guest.receive_json()["type"] == "seat"
+                assert receive(guest)["type"] == "seat"
                 frame = _state(guest)
                 mine = next(s for s in frame["seats"] if s["seat"] == "W")
                 assert mine["player_name"] == clean_name(typed)
@@ -211,13 +211,13 @@ class TestSockets:
                 else:
                     raise AssertionError("the new name never came")
                 guest.send_json({"type": "name", "name": "z" * 200})
-                assert guest.receive_json()["reason"] == "malformed"
+                assert receive(guest)["reason"] == "malformed"
                 assert room.names[Seat.WEST] == "Ann"
                 # A chat line says who spoke by name.
                 host.send_json({"type": "chat", "text": "hello"})
                 guest.send_json({"type": "chat", "text": "hi all"})
                 for _ in range(20):
-                    message = guest.receive_json()
+                    message = receive(guest)
                     if message["type"] == "chat" and any(
                         line["text"] == "hi all" for line in message["lines"]
                     ):
@@ -254,10 +254,10 @@ class TestSockets:
                 )
             for text, reason in bad:
                 socket.send_text(text)
-                answer = socket.receive_json()
+                answer = receive(socket)
                 assert (answer["type"], answer["reason"]) == ("refused", reason), text
             socket.send_bytes(b"\x00")
-            assert socket.receive_json()["reason"] == "not_text"
+            assert receive(socket)["reason"] == "not_text"
             assert (room.state, room.version, tables.store.action_count(room.id)) == before
 
     def test_a_room_of_four_sockets_never_leaks_a_hand(self, client, tables):
@@ -288,11 +288,11 @@ class TestSockets:
             # Wait until the deal is made and everyone has been sent it.
             latest = {}
             for seat, socket in sockets.items():
-                frame = socket.receive_json()
+                frame = receive(socket)
                 received[seat].append(frame)
                 # (A room of friends also greets each page with its chat and voice.)
                 while frame["type"] != "state" or frame["version"] < 1 or frame["phase"] == "deal":
-                    frame = socket.receive_json()
+                    frame = receive(socket)
                     received[seat].append(frame)
                 latest[seat] = frame
             for _ in range(2000):
@@ -309,22 +309,22 @@ class TestSockets:
                 seat = room.state.to_move
                 frame = latest[seat]
                 while frame["version"] != room.version:
-                    frame = sockets[seat].receive_json()
+                    frame = receive(sockets[seat])
                     received[seat].append(frame)
                 options = [("bid", b["call"]) for b in frame["bids"]] or [
                     ("play", c["code"]) for c in frame["hand"] if c["legal"]
                 ]
                 field, value = rng.choice(options)
                 sockets[seat].send_json({"type": "act", "version": frame["version"], field: value})
-                ack = sockets[seat].receive_json()
+                ack = receive(sockets[seat])
                 assert ack["type"] == "ack", ack
                 received[seat].append(ack)
                 # The deal after a deal is made by the server: frames until it is done.
                 for other, socket in sockets.items():
-                    frame = socket.receive_json()
+                    frame = receive(socket)
                     received[other].append(frame)
                     while frame["version"] < room.version:
-                        frame = socket.receive_json()
+                        frame = receive(socket)
                         received[other].append(frame)
                     latest[other] = frame
             assert room.is_over
@@ -366,7 +366,7 @@ class TestSockets:
             assert frame["started"] and "links" not in frame
             assert {s["occupant"] for s in frame["seats"] if s["seat"] != "S"} == {"computer"}
         with client.websocket_connect(f"/ws/{north}") as socket:
-            assert socket.receive_json()["reason"] == "unknown_token"
+            assert receive(socket)["reason"] == "unknown_token"
 
 
 @settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -397,7 +397,7 @@ def test_a_few_hundred_random_bad_messages_change_nothing(random_room, message):
     _client, tables, room, socket = random_room
     before = (room.state, room.version)
     socket.send_text(message)
-    answer = socket.receive_json()
+    answer = receive(socket)
     if answer["type"] == "refused":
         assert answer["reason"] and answer["message"]
         assert (room.state, room.version) == before

@@ -26,6 +26,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from table_helpers import receive
 from test_table_analysis import _finished
 
 from backalley import Bid, Rules, Seat, legal_actions
@@ -79,20 +80,20 @@ def _new_room(client, mode="friends"):
 
 def _hello(socket, secret=None):
     socket.send_json({"type": "hello", "secret": secret})
-    return socket.receive_json()
+    return receive(socket)
 
 
 def _read_until_closed(socket):
     read = []
     with pytest.raises(WebSocketDisconnect) as closed:
         for _ in range(200):
-            read.append(socket.receive_json())
+            read.append(receive(socket))
     return read, closed.value.code
 
 
 def _until(socket, kind):
     for _ in range(200):
-        message = socket.receive_json()
+        message = receive(socket)
         if message["type"] == kind:
             return message
     raise AssertionError(f"no {kind} message")
@@ -115,7 +116,7 @@ class TestReinvitation:
             new = _until(south, "notice") and room.seats[Seat.EAST].token
             assert new != old
             early.send_json({"type": "hello", "secret": None})
-            answer = early.receive_json()
+            answer = receive(early)
             assert answer["type"] == "refused" and answer["reason"] == "unknown_token"
             read, code = _read_until_closed(early)
             assert code == CLOSE_UNKNOWN_TOKEN and read == []
@@ -364,7 +365,7 @@ class TestRequestRate:
                 pytest.raises(WebSocketDisconnect) as closed,
                 client.websocket_connect("/ws/" + "C" * 32) as socket,
             ):
-                socket.receive_json()
+                receive(socket)
             assert closed.value.code == CLOSE_LIMIT
             time.sleep(1.1)  # the budget fills again
             assert client.get("/").status_code == 200

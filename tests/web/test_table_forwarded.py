@@ -25,6 +25,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from table_helpers import receive
 from test_table_service import tables
 
 from backalley import Seat
@@ -112,9 +113,9 @@ def test_sockets_per_address_count_the_forwarded_client(tables):
             client.websocket_connect(path, headers={"X-Forwarded-For": "198.51.100.1"}),
             client.websocket_connect(path, headers={"X-Forwarded-For": "198.51.100.2"}) as second,
         ):
-            assert second.receive_json()["reason"] == "too_many_sockets"
+            assert receive(second)["reason"] == "too_many_sockets"
             with pytest.raises(WebSocketDisconnect) as closed:
-                second.receive_json()
+                receive(second)
             assert closed.value.code == CLOSE_LIMIT
     with _client(tables, trusted=["127.0.0.0/8"], sockets_per_address=1) as client:
         token = _token(_room(client))
@@ -124,11 +125,11 @@ def test_sockets_per_address_count_the_forwarded_client(tables):
                 path, headers={"X-Forwarded-For": "198.51.100.2"}
             ) as second:
                 second.send_json({"type": "hello", "secret": None})
-                assert second.receive_json()["type"] == "seat"
+                assert receive(second)["type"] == "seat"
             with client.websocket_connect(
                 path, headers={"X-Forwarded-For": "198.51.100.1"}
             ) as third:
-                assert third.receive_json()["reason"] == "too_many_sockets"
+                assert receive(third)["reason"] == "too_many_sockets"
 
 
 # --- origins and the public URL -----------------------------------------------------------
@@ -144,13 +145,13 @@ def test_a_socket_from_another_origin_is_refused_before_anything_is_read(tables,
                 f"/ws/{token}", headers={"Origin": "https://evil.example"}
             ) as socket,
         ):
-            socket.receive_json()
+            receive(socket)
         assert refused.value.code == 1008
         # The table's own origin (the test client's: http://testserver) and no origin at all.
         for headers in ({"Origin": "http://testserver"}, {}):
             with client.websocket_connect(f"/ws/{token}", headers=headers) as socket:
                 socket.send_json({"type": "hello", "secret": None})
-                assert socket.receive_json()["type"] in ("seat", "refused")
+                assert receive(socket)["type"] in ("seat", "refused")
     assert "origin 'https://evil.example' is not this table's" in caplog.text
 
 
@@ -166,10 +167,10 @@ def test_with_a_public_url_the_links_carry_it_and_sockets_must_come_from_it(tabl
                 f"/ws/{token}", headers={"Origin": "http://testserver"}
             ) as socket,
         ):
-            socket.receive_json()
+            receive(socket)
         with client.websocket_connect(f"/ws/{token}", headers={"Origin": public}) as socket:
             socket.send_json({"type": "hello", "secret": None})
-            seated = socket.receive_json()
+            seated = receive(socket)
             assert seated["type"] == "seat" and seated["origin"] == public
     # The serving machine's own loopback address stays open to the host.
     with _client(tables, public=public) as client:
@@ -179,7 +180,7 @@ def test_with_a_public_url_the_links_carry_it_and_sockets_must_come_from_it(tabl
             f"ws://127.0.0.1:8000/ws/{token}", headers={"Origin": "http://127.0.0.1:8000"}
         ) as socket:
             socket.send_json({"type": "hello", "secret": None})
-            assert socket.receive_json()["type"] == "seat"
+            assert receive(socket)["type"] == "seat"
 
 
 def test_without_a_public_url_the_seat_message_is_as_before(tables):
@@ -188,7 +189,7 @@ def test_without_a_public_url_the_seat_message_is_as_before(tables):
         assert not token.startswith("http")
         with client.websocket_connect(f"/ws/{token}") as socket:
             socket.send_json({"type": "hello", "secret": None})
-            assert "origin" not in socket.receive_json()
+            assert "origin" not in receive(socket)
 
 
 # --- TURN credentials ------------------------------------------------------------------------
@@ -196,7 +197,7 @@ def test_without_a_public_url_the_seat_message_is_as_before(tables):
 
 def _voice(socket):
     for _ in range(50):
-        message = socket.receive_json()
+        message = receive(socket)
         if message["type"] == "voice":
             return message
     raise AssertionError("no voice message")
@@ -232,13 +233,13 @@ def test_no_turn_credentials_before_a_seat_is_held(tables):
         token = _token(_room(client))
         with client.websocket_connect(f"/ws/{token}") as holder:
             holder.send_json({"type": "hello", "secret": None})
-            holder.receive_json()
+            receive(holder)
             with client.websocket_connect(f"/ws/{token}") as stranger:
                 stranger.send_json({"type": "hello", "secret": "guessed"})
                 read = []
                 with pytest.raises(WebSocketDisconnect):
                     for _ in range(20):
-                        read.append(stranger.receive_json())
+                        read.append(receive(stranger))
                 assert [message["type"] for message in read] == ["refused"]
 
 
@@ -251,10 +252,10 @@ def test_an_ipv6_visitor_is_counted_by_its_64(tables, caplog):
             client.websocket_connect(path, headers={"X-Forwarded-For": "2001:db8:1:2::a"}),
             client.websocket_connect(path, headers={"X-Forwarded-For": "2001:db8:1:2::b"}) as same,
         ):
-            assert same.receive_json()["reason"] == "too_many_sockets"
+            assert receive(same)["reason"] == "too_many_sockets"
             with client.websocket_connect(
                 path, headers={"X-Forwarded-For": "2001:db8:1:3::a"}
             ) as other:
                 other.send_json({"type": "hello", "secret": None})
-                assert other.receive_json()["type"] == "seat"
+                assert receive(other)["type"] == "seat"
     assert "address 2001:db8:1:2::/64 has 1 sockets open" in caplog.text

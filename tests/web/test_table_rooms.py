@@ -18,8 +18,6 @@ from backalley.formats.checking import check
 from backalley.formats.records import dumps, loads, record_from_state
 from backalley.web.messages import (
     MAX_MESSAGE_BYTES,
-    FrameCache,
-    encode,
     parse_message,
     seat_frame,
 )
@@ -510,49 +508,3 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path, capsys):
     assert main(["table", "--db", str(bad), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"backalley table: {bad}: ") and err.count("\n") == 1
-
-
-def test_the_frame_cache_writes_the_same_json_as_seat_frame_at_every_step(tmp_path):
-    """The server's frames (finished deals kept as text) against seat_frame, every version
-    of a whole match, every seat; the cache used throughout, as the server uses it."""
-    tables = _tables(tmp_path)
-    room, tokens = _friends(tables, schedule=(3, 2, 1, 2))
-    cache = FrameCache()
-    connected = frozenset({Seat.NORTH, Seat.SOUTH})
-    steps = 0
-    for _ in range(400):
-        for seat in Seat:
-            text = cache.text(room, seat, connected=connected, token=tokens[seat])
-            assert json.loads(text) == seat_frame(
-                room, seat, connected=connected, token=tokens[seat]
-            )
-            assert text == encode(seat_frame(room, seat, connected=connected, token=tokens[seat]))
-        steps += 1
-        if room.is_over:
-            break
-        _act_first_legal(tables, room)
-    assert room.is_over and steps > 20
-
-
-def test_a_scripted_client_skips_exactly_the_frames_that_ask_nothing_of_its_seat(tmp_path):
-    """The load clients' shortcut (a frame read from its head only) against the parsed
-    frame, for every seat's frame at every version of a whole match."""
-    pytest.importorskip("websockets")  # the web extra, which the scripted clients need
-    from backalley.web import scripted  # noqa: PLC0415
-
-    tables = _tables(tmp_path)
-    room, tokens = _friends(tables, schedule=(3, 2, 1, 2))
-    cache = FrameCache()
-    seen = set()
-    for _ in range(400):
-        for seat in Seat:
-            text = cache.text(room, seat, connected=frozenset(Seat), token=tokens[seat])
-            frame = json.loads(text)
-            expected = not frame["over"] and not frame["your_turn"]
-            assert scripted.waiting(text) is expected
-            seen.add(expected)
-        if room.is_over:
-            break
-        _act_first_legal(tables, room)
-    assert room.is_over and seen == {True, False}
-    assert not scripted.waiting(encode({"type": "ack", "version": 3}))

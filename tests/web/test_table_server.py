@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("uvicorn")
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
-from table_helpers import Server, new_room  # noqa: E402
+from table_helpers import Server, held, new_room  # noqa: E402
 
 from backalley.web import scripted  # noqa: E402
 from backalley.web.rooms import Tables  # noqa: E402
@@ -43,7 +43,7 @@ class Seat:
         self.secret = answer["secret"] or secret
 
     def receive(self) -> dict:
-        message = json.loads(self.socket.recv(timeout=20))
+        message = held(json.loads(self.socket.recv(timeout=20)), self)
         if message["type"] == "state":
             self.last = message
         return message
@@ -168,12 +168,28 @@ def _raw_socket_that_never_reads(port: int, token: str, secret: str):
     while b"\r\n\r\n" not in answer:
         answer += raw.recv(1)  # byte by byte: not one byte of the frames after it
     assert answer.startswith(b"HTTP/1.1 101"), answer
-    payload = json.dumps({"type": "hello", "secret": secret}).encode()
+    _send_masked(raw, {"type": "hello", "secret": secret})
+    return raw
+
+
+def _send_masked(raw: socket.socket, message: dict) -> None:
+    """One short text frame, masked as a client's must be."""
+    payload = json.dumps(message).encode()
     mask = os.urandom(4)
     masked = bytes(byte ^ mask[index % 4] for index, byte in enumerate(payload))
     assert len(payload) < 126
     raw.sendall(bytes([0x81, 0x80 | len(payload)]) + mask + masked)
-    return raw
+
+
+def _ask_whole_frames(raw: socket.socket, stop: threading.Event) -> None:
+    """Ask for the whole frame again and again (never reading it), until cut or stopped.
+
+    The frames of a match carry only what changed, far too little to fill the buffers of
+    a socket that never reads; the whole frames it asks for fill them.
+    """
+    with contextlib.suppress(OSError):
+        while not stop.wait(0.02):
+            _send_masked(raw, {"type": "resync", "frame": None})
 
 
 def test_a_socket_that_never_reads_delays_no_other_seat_past_the_deadline(tmp_path):
@@ -185,6 +201,7 @@ def test_a_socket_that_never_reads_delays_no_other_seat_past_the_deadline(tmp_pa
         flags=["--send-deadline", str(deadline), "--messages-per-second", "1000"],
     )
     stuck = None
+    stop = threading.Event()
     try:
 
         async def play() -> scripted.RoomRun:
@@ -198,6 +215,7 @@ def test_a_socket_that_never_reads_delays_no_other_seat_past_the_deadline(tmp_pa
             stuck = _raw_socket_that_never_reads(
                 server.port, run.host_token, run.secrets[run.host_token]
             )
+            threading.Thread(target=_ask_whole_frames, args=(stuck, stop), daemon=True).start()
             tokens = [run.host_token, *(path.rsplit("/", 1)[-1] for path in links.values())]
             await asyncio.gather(
                 *(
@@ -211,6 +229,7 @@ def test_a_socket_that_never_reads_delays_no_other_seat_past_the_deadline(tmp_pa
         assert len(run.latencies) > 300  # a whole standard match was played
         assert max(run.latencies) < deadline, sorted(run.latencies)[-5:]
     finally:
+        stop.set()
         server.stop()
         if stuck is not None:
             stuck.close()

@@ -23,6 +23,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
+from table_helpers import receive
 
 from backalley import Rules, Seat
 from backalley.web.app import make_app
@@ -68,7 +69,7 @@ def _new_room(client, mode="friends"):
 
 def _hello(socket, secret=None):
     socket.send_json({"type": "hello", "secret": secret})
-    return socket.receive_json()
+    return receive(socket)
 
 
 def _closed_with(socket):
@@ -76,13 +77,13 @@ def _closed_with(socket):
     read = []
     with pytest.raises(WebSocketDisconnect) as closed:
         for _ in range(100):
-            read.append(socket.receive_json())
+            read.append(receive(socket))
     return read, closed.value.code
 
 
 def _state(socket):
     for _ in range(200):
-        message = socket.receive_json()
+        message = receive(socket)
         if message["type"] == "state":
             return message
     raise AssertionError("no state frame")
@@ -161,7 +162,7 @@ class TestSeats:
             assert any(m.get("reason") == "reinvited" for m in read)
             notices = []
             for _ in range(20):
-                message = south.receive_json()
+                message = receive(south)
                 if message["type"] == "notice":
                     notices.append(message)
                     break

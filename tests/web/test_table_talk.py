@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
+from table_helpers import receive
 from test_table_service import _client as _service_client
 from test_table_service import _new_room, tables
 
@@ -42,7 +43,7 @@ def _room(client, tables, mode="friends", guest=Seat.WEST):
 
 def _next(socket, kind):
     for _ in range(200):
-        message = socket.receive_json()
+        message = receive(socket)
         if message["type"] == kind:
             return message
     raise AssertionError(f"no {kind} message")
@@ -50,7 +51,7 @@ def _next(socket, kind):
 
 def _seated(socket, secret=None):
     socket.send_json({"type": "hello", "secret": secret})
-    seat = socket.receive_json()
+    seat = receive(socket)
     assert seat["type"] == "seat", seat
     return seat
 
@@ -123,7 +124,7 @@ def test_no_chat_or_voice_at_the_computer_table(tables):
             south.send_json({"type": "chat", "text": "anyone?"})
             kinds = []
             for _ in range(200):
-                message = south.receive_json()
+                message = receive(south)
                 kinds.append(message["type"])
                 if message["type"] == "refused":
                     break

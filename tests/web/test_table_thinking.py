@@ -15,7 +15,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from table_helpers import SLOW_SECONDS, SlowPlayer
+from table_helpers import SLOW_SECONDS, SlowPlayer, receive
 
 from backalley import Bid, Rules, Seat
 from backalley.engine.view import view
@@ -52,7 +52,7 @@ def test_the_rooms_seat_every_level_and_the_slow_ones_think_in_workers():
 
 def _your_turn(socket):
     for _ in range(200):
-        frame = socket.receive_json()
+        frame = receive(socket)
         if frame["type"] == "state" and frame["your_turn"]:
             return frame
     raise AssertionError("never South's turn")
@@ -78,7 +78,7 @@ def test_a_slow_computer_does_not_stall_another_rooms_acknowledgements(slow_kind
             assert slow_room.state.to_move is Seat.EAST
             sent = time.monotonic()
             fast.send_json({"type": "act", "version": frame["version"], "bid": "pass"})
-            answer = fast.receive_json()
+            answer = receive(fast)
             waited = time.monotonic() - sent
             assert answer == {"type": "ack", "version": frame["version"] + 1}
             assert waited < SLOW_SECONDS / 3, f"acknowledged after {waited:.2f} s"

@@ -186,8 +186,16 @@ def add_parser(commands: Commands) -> None:
     parser.add_argument(
         "--no-compression",
         action="store_true",
-        help="send frames uncompressed (less CPU a frame, about five times the bytes; "
+        help="send frames uncompressed (less CPU a frame, about four times the bytes; "
         "default: permessage-deflate when the browser offers it)",
+    )
+    parser.add_argument(
+        "--compression-level",
+        type=int,
+        default=None,
+        metavar="LEVEL",
+        help="zlib's level for permessage-deflate, 1 (fastest) to 9 (smallest), with "
+        "--websocket websockets-sansio (default 4, chosen by measurement: docs/table.md)",
     )
     parser.add_argument(
         "--websocket",
@@ -393,6 +401,22 @@ def _limits(args: argparse.Namespace) -> Limits:
         raise CommandError(f"{flag} is out of range: {error}") from None
 
 
+def _websocket(args: argparse.Namespace) -> Any:
+    """Uvicorn's ``ws`` setting: websockets-sansio deflating at the level chosen, or as named."""
+    from ..web.app import DEFLATE_LEVEL, deflate_protocol  # noqa: PLC0415 -- the extra
+
+    level = DEFLATE_LEVEL if args.compression_level is None else args.compression_level
+    if not 1 <= level <= 9:
+        raise CommandError(f"--compression-level is from 1 to 9, not {level}")
+    sansio = args.websocket == WEBSOCKET_IMPLEMENTATIONS[0]
+    if args.compression_level is not None and (args.no_compression or not sansio):
+        raise CommandError(
+            "--compression-level sets the level of --websocket websockets-sansio's "
+            "compression: not with --no-compression nor another --websocket"
+        )
+    return deflate_protocol(level) if sansio and not args.no_compression else args.websocket
+
+
 def run(args: argparse.Namespace) -> int:
     """Serve until interrupted."""
     try:
@@ -414,6 +438,7 @@ def run(args: argparse.Namespace) -> int:
     tls = _tls(args)
     if args.websocket == "wsproto" and importlib.util.find_spec("wsproto") is None:
         raise CommandError("--websocket wsproto needs the wsproto package: pip install wsproto")
+    websocket = _websocket(args)
     limits = _limits(args)
     processes = _processes(args)
     if args.print_caddyfile:
@@ -462,7 +487,7 @@ def run(args: argparse.Namespace) -> int:
         # (uvicorn's own reading believes any header sent from 127.0.0.1).
         proxy_headers=False,
         **tls,
-        ws=args.websocket,
+        ws=websocket,
         ws_max_size=MAX_WEBSOCKET_BYTES,
         timeout_keep_alive=max(1, round(limits.keep_alive)),
         ws_per_message_deflate=not args.no_compression,

@@ -66,15 +66,23 @@ from .proxies import TrustedProxies  # noqa: E402
 from .rooms import Tables  # noqa: E402
 from .sessions import SeatSessions  # noqa: E402
 from .talk import Talk  # noqa: E402
-from .transport import RequestLimits, SecurityHeaders, http_protocol  # noqa: E402
+from .transport import (  # noqa: E402
+    DEFLATE_LEVEL,
+    RequestLimits,
+    SecurityHeaders,
+    deflate_protocol,
+    http_protocol,
+)
 from .turn import Turn  # noqa: E402
 
 __all__ = [
     "CLOSE_UNKNOWN_TOKEN",
     "DEFAULT_PACE",
     "DEFAULT_TIE",
+    "DEFLATE_LEVEL",
     "MAX_FORM_BYTES",
     "TableServer",
+    "deflate_protocol",
     "http_protocol",
     "make_app",
 ]

@@ -18,6 +18,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Coroutine
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from ..core.cards import Seat
@@ -90,6 +91,8 @@ class Connection:
             on_cut=self._too_slow,
         )
         self.last_heard = time.monotonic()
+        self.frame = -1
+        """The number of the seat's frame this socket was last queued (-1: none yet)."""
         self.closing: tuple[int, str] | None = None
         self._reader: asyncio.Task[Any] | None = asyncio.current_task()
         self.sender = asyncio.get_running_loop().create_task(self.outbox.run())
@@ -261,9 +264,11 @@ class Hub:
             connection.send(message)
 
     def broadcast(self, room: Room) -> None:
-        """Queue each open page of the room its own seat's frame; never waits on a socket.
+        """Queue each open page of the room what changed in its seat's frame; never waits.
 
-        Each seat's frame is made and encoded once, for all that seat's sockets.
+        Each seat's frame is made once, for all that seat's sockets, and numbered when
+        it changed; a socket that holds the frame before it is sent the change
+        (``{"type": "change", ...}``), any other (new, or behind) the whole frame.
         """
         seats = self.sockets.get(room.id)
         if not seats:
@@ -275,9 +280,27 @@ class Hub:
         for seat, group in seats.items():
             if not group:
                 continue
-            text = frames.text(room, seat, connected=connected, token=room.seats[seat].token)
+            number, change = frames.update(
+                room, seat, connected=connected, token=room.seats[seat].token
+            )
             for connection in group:
-                connection.outbox.put_view(text)
+                if connection.frame == number:
+                    continue  # it holds this frame already
+                if change is not None and connection.frame == number - 1:
+                    # If the change before it is still waiting, the page gets the whole
+                    # frame instead of both (a slow page skips to the current table).
+                    connection.outbox.put_view(change, whole=partial(frames.full_text, seat))
+                else:
+                    connection.outbox.put_view(frames.full_text(seat))
+                connection.frame = number
+
+    def resync(self, connection: Connection) -> None:
+        """Queue ``connection`` its seat's whole frame, as it is now (the page asked for it)."""
+        room = connection.room
+        self.broadcast(room)
+        frames = self._frames.get(room.id)
+        if frames is not None and connection.frame >= 0:
+            connection.outbox.put_view(frames.full_text(connection.seat))
 
     def notice(self, room: Room, reason: str, sentence: str) -> None:
         """Queue a notice to every open page of the room."""

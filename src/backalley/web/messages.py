@@ -26,10 +26,18 @@ Every message is one JSON object in a text frame. A browser sends:
 - ``{"type": "voice", "on": true | false}``: the seat turns its voice on or off;
 - ``{"type": "signal", "to": "E", "kind": "offer" | "answer", "sdp": "..."}``: a
   WebRTC session description for the seat ``to``, carried to it as it is (only
-  between two seats with voice on; at most :data:`MAX_SIGNAL_BYTES`).
+  between two seats with voice on; at most :data:`MAX_SIGNAL_BYTES`);
+- ``{"type": "resync", "frame": N}``: the page missed a change, or could not apply
+  one: it asks for its seat's whole frame again (``N`` the number of the last frame
+  it holds, or ``null``); refused as ``unknown_frame`` for a number it was never sent.
 
-The server sends ``{"type": "state", ...}`` (:func:`seat_frame`: the seat's view
-and what the page shows, built from the view alone) after every change;
+The server sends a socket its seat's whole frame first, ``{"type": "state",
+"frame": N, ...}`` (:func:`seat_frame`: the seat's view and what the page shows,
+built from the view alone; ``frame`` numbers the seat's frames), then, after every
+change, only what changed in it: ``{"type": "change", "base": N - 1, "frame": N,
+"ops": [...]}`` (:mod:`backalley.web.changes`), which turns frame ``N - 1`` into
+frame ``N``; a socket that is not known to hold frame ``N - 1`` (new, or behind) is
+sent the whole frame instead, as is a page that asks with ``resync``;
 ``{"type": "ack", "version": V}`` to the sender of an action once it is stored;
 ``{"type": "refused", "reason": code, "message": sentence}`` for a message
 it will not carry out, which changes nothing; and ``{"type": "notice",
@@ -67,6 +75,7 @@ from ..core.tricks import Trick
 from ..engine.match import apply, legal_actions
 from ..engine.state import Phase
 from ..engine.view import DealView, SeatView, view
+from ..formats.codec.values import cards_to_json, swap_to_json
 from ..formats.codec.view import deal_to_json, view_to_json
 from ..pictures.prose import (
     PAIR_NAMES,
@@ -78,6 +87,7 @@ from ..pictures.prose import (
     throw_in_sentence,
 )
 from ..pictures.svg import trick_svg
+from .changes import diff, diff_into
 from .names import LEVELS, MAX_NAME, clean_name, level_name
 from .rooms import HOST, ROLES, Refused, Room
 
@@ -109,6 +119,7 @@ _FIELDS: Final = {
     "chat": ("text",),
     "voice": ("on",),
     "signal": ("to", "kind", "sdp"),
+    "resync": ("frame",),
 }
 _SECRET_CHARACTERS: Final = 64
 _ACT_CHOICES: Final = ("bid", "play")
@@ -153,8 +164,8 @@ def parse_message(text: str | bytes) -> Message:
     if not isinstance(kind, str) or kind not in _FIELDS:
         raise Refused(
             "unknown_type",
-            "A message's type is 'hello' (first), 'act' (a bid or a card), 'name', 'again', "
-            "'chat', 'voice' or 'signal', or 'fill' or 'reinvite' (the host).",
+            "A message's type is 'hello' (first), 'act' (a bid or a card), 'resync', 'name', "
+            "'again', 'chat', 'voice' or 'signal', or 'fill' or 'reinvite' (the host).",
         )
     allowed = {"type", *_FIELDS[kind], *(_ACT_CHOICES if kind == "act" else ())}
     for key in data:
@@ -173,6 +184,8 @@ def parse_message(text: str | bytes) -> Message:
         return Message("name", field=_name_in(data))
     if kind == "again":
         return Message("again")
+    if kind == "resync":
+        return _resync(data)
     if kind in ("chat", "voice", "signal"):
         return _talk(kind, data)
     if kind == "reinvite":
@@ -197,6 +210,23 @@ def parse_message(text: str | bytes) -> Message:
     if not isinstance(value, str) or len(value) > 8:
         raise Refused("malformed", f"A {chosen[0]} is written as short text, such as 'AS' or '3'.")
     return Message("act", version, chosen[0], value)
+
+
+MAX_FRAME_NUMBER: Final = 2**31
+"""The largest frame number a ``resync`` may name (a match's frames are far fewer)."""
+
+
+def _resync(data: dict[str, Any]) -> Message:
+    """A page's request for its seat's whole frame: the number of the one it holds, or null."""
+    number = data.get("frame")
+    if number is None:
+        return Message("resync")
+    if type(number) is not int or not 0 <= number < MAX_FRAME_NUMBER:
+        raise Refused(
+            "malformed",
+            "A 'resync' message carries the number of the last frame the page holds, or null.",
+        )
+    return Message("resync", version=number)
 
 
 def _name_in(data: dict[str, Any]) -> str:
@@ -288,8 +318,8 @@ def _target(deal: DealView, pair: Pair) -> str | None:
     return f"target {contract.target}"
 
 
-def _status(room: Room, seen: SeatView, seat: Seat) -> str:
-    if not room.started:
+def _status(room: Room, seen: SeatView, seat: Seat, *, started: bool) -> str:
+    if not started:
         waiting = sum(row.occupant == "empty" for row in room.seats.values())
         more = "1 more player" if waiting == 1 else f"{waiting} more players"
         if seat is HOST:
@@ -311,9 +341,9 @@ def _overbid_words(overbid: Overbid, seat: Seat) -> str:
     return f"{side} bid {overbid.target} tricks, but only {overbid.hand_size} will be played."
 
 
-def _bids(room: Room, seen: SeatView, seat: Seat) -> list[dict[str, Any]]:
+def _bids(room: Room, seen: SeatView, seat: Seat, *, started: bool) -> list[dict[str, Any]]:
     """The legal bids as buttons, each with the overbid warning it would bring (if any)."""
-    if not room.started or seen.to_move is not seat or seen.phase is not Phase.BID:
+    if not started or seen.to_move is not seat or seen.phase is not Phase.BID:
         return []
     assert seen.deal is not None
     before = set(seen.deal.warnings)
@@ -534,30 +564,52 @@ class Finished:
 
 
 class FrameCache:
-    """One room's frames as text, made for many versions: each seat's finished deals kept.
+    """One room's frames for many versions: each seat's last frame kept, and what changed.
 
-    A seat's finished deals (its view's ``history``) are most of its frame and change
-    only when a deal ends: their JSON is made once per deal and seat, and spliced into
-    each frame's text. :meth:`text` gives the same JSON as :func:`encode` of
-    :func:`seat_frame` (a differential test reads both at every step of matches).
+    A seat's frames are numbered from 0 (its ``"frame"``); :meth:`update` makes the
+    seat's frame of the room as it is now and, when it differs from the one before,
+    numbers it and gives the ``change`` message that turns the one before into it
+    (:func:`backalley.web.changes.diff`); :meth:`full_text` gives the whole frame, for
+    a page that has none yet or asked for it again.
+
+    A frame is made in two parts: the room's (:func:`_room_part` and the view's public
+    keys), the same for every seat, made once a version, and what changed in it worked
+    out once for all the seats that held the same one before; and the seat's own
+    (:func:`_seat_part`, its hand in the view and its swap). A seat's finished deals (its
+    view's ``history``) change only when a deal ends: their JSON is made once per deal and
+    seat, spliced into the whole frame's text, and sent in a change as the deals
+    appended. The whole frame is :func:`seat_frame`'s with the seat's frame number (a
+    differential test reads both, and applies every change, at every step of matches).
     """
 
     def __init__(self) -> None:
-        self._history: dict[Seat, tuple[int, str]] = {}
+        self._history: dict[Seat, tuple[int, list[dict[str, Any]]]] = {}
         self._finished: tuple[int, Finished | None] = (-1, None)
-        # The state whose public parts are kept (states are never changed, only replaced).
-        self._public_of: object = None
-        self._public: dict[str, str] = {}
+        # The room's part of the frames, and what it was made of (states are never
+        # changed, only replaced): made again when any of these is another.
+        self._room_of: tuple[object, int, bool] | None = None
+        self._room: dict[str, Any] = {}
+        # What changed from one room part to another: worked out once for all seats.
+        self._room_ops: tuple[object, object, str] = (None, None, "")
+        self._seats: dict[Seat, _SeatFrame] = {}
+        # Each pair's sides (the same but for "yours") for the room part they were made
+        # for; each seat's seats, and what they were made of.
+        self._sides: dict[Pair, tuple[object, list[dict[str, Any]]]] = {}
+        self._seat_rows: dict[Seat, tuple[object, list[dict[str, Any]]]] = {}
 
-    def text(
+    def update(
         self,
         room: Room,
         seat: Seat,
         *,
         connected: frozenset[Seat] = frozenset(),
         token: str | None = None,
-    ) -> str:
-        """The frame for ``seat`` as the text of one message."""
+    ) -> tuple[int, str | None]:
+        """Make ``seat``'s frame now: its number, and the change from the one before.
+
+        The change is ``None`` when the frame is the seat's first, or the same as the
+        one before (then the number stays).
+        """
         seen = view(room.state, seat)
         # The finished deals' summary is the same for every seat: made once a deal. A
         # room's history only grows, so its length names it.
@@ -565,32 +617,160 @@ class FrameCache:
         if finished is None or count != len(seen.history):
             finished = Finished.of(seen)
             self._finished = (len(seen.history), finished)
-        data = view_to_json(seen, history=False, totals=finished.totals)
-        data["history"] = _HISTORY_MARK
-        state = room.state
-        if self._public_of is not state:
-            label = None if seen.deal is None else _deal_label(seen, finished)
-            made = _public(seen, finished, label)
-            self._public = {_PUBLIC_TEXTS[key]: encode(value) for key, value in made.items()}
-            self._public_of = state
-        text = encode(_frame(room, seat, seen, data, connected, token, finished, _PUBLIC_MARKS))
-        for mark, part in self._public.items():
-            text = text.replace(mark, part, 1)
-        return text.replace(_HISTORY_TEXT, self._history_text(seen), 1)
+        started = room.started
+        made_of = self._room_of
+        # The state by identity: two states are equal only field by field (costly).
+        if (
+            made_of is None
+            or made_of[0] is not room.state
+            or made_of[1] != room.version
+            or made_of[2] != started
+        ):
+            self._room = self._room_part(room, seen, finished)
+            self._room_of = (room.state, room.version, started)
+        shared = self._room
+        deal = seen.deal
+        mine = {
+            "seat": seat.letter,
+            "hand": cards_to_json(seen.hand),
+            "swap": None if deal is None else swap_to_json(deal.swap),
+        }
+        own = _seat_part(
+            room,
+            seat,
+            seen,
+            connected,
+            token,
+            finished,
+            sides=self._sides_of(seen, seat, finished),
+            seats=self._seats_of(room, seat, connected),
+        )
+        deals = self._history_of(seen)
+        kept = self._seats.get(seat)
+        if kept is None:
+            self._seats[seat] = _SeatFrame(0, shared, mine, own, deals)
+            return 0, None
+        # What changed in the room's part, as the text of its operations: made once for
+        # all the seats that held the same part before.
+        known = ""
+        if kept.shared is not shared:
+            before, after, known = self._room_ops
+            if before is not kept.shared or after is not shared:
+                known = encode(diff(kept.shared, shared, _PARTIAL))[1:-1]
+                self._room_ops = (kept.shared, shared, known)
+        ops: list[list[Any]] = []
+        if kept.mine["hand"] != mine["hand"]:
+            diff_into(kept.mine["hand"], mine["hand"], ["view", "hand"], ops)
+        # The view's deal, when there is one, holds the seat's swap: set with a new deal
+        # (the room's part sets the deal without it), else when it changed.
+        if deal is not None and (
+            kept.shared["view"]["deal"] is None or kept.mine["swap"] != mine["swap"]
+        ):
+            ops.append(["s", ["view", "deal", "swap"], mine["swap"]])
+        diff_into(kept.own, own, [], ops)
+        if kept.history is not deals:
+            # A deal finished (the kept history is made again only then): the new deals.
+            before_count, now = kept.history[0], deals[0]
+            if now > before_count and kept.history[1] == deals[1][:before_count]:
+                ops.append(["a", ["view", "history"], deals[1][before_count:]])
+            elif kept.history[1] != deals[1]:
+                ops.append(["s", ["view", "history"], deals[1]])
+        if not ops and not known:
+            return kept.number, None
+        number = kept.number + 1
+        self._seats[seat] = _SeatFrame(number, shared, mine, own, deals)
+        # Its own operations after the room's (those of the view's deal after the deal).
+        text = encode(ops)[1:-1] if ops else ""
+        both = f"{known},{text}" if known and text else known or text
+        return number, f'{{"type":"change","base":{number - 1},"frame":{number},"ops":[{both}]}}'
 
-    def _history_text(self, seen: SeatView) -> str:
+    def _sides_of(self, seen: SeatView, seat: Seat, finished: Finished) -> list[dict[str, Any]]:
+        # Made from what is public, and which side is the seat's: once a room part and pair.
+        made_for, sides = self._sides.get(seat.pair, (None, []))
+        if made_for is not self._room:
+            sides = _sides(seen, seat, finished.totals)
+            self._sides[seat.pair] = (self._room, sides)
+        return sides
+
+    def _seats_of(self, room: Room, seat: Seat, connected: frozenset[Seat]) -> list[dict[str, Any]]:
+        # The seating changes far less often than the frames: made again when it does.
+        made_of = (
+            connected,
+            room.mode,
+            tuple(room.names.get(other) for other in Seat),
+            tuple(
+                (row.occupant, row.player, row.secret is not None) for row in room.seats.values()
+            ),
+        )
+        kept = self._seat_rows.get(seat)
+        if kept is None or kept[0] != made_of:
+            kept = (made_of, _seats(room, seat, connected))
+            self._seat_rows[seat] = kept
+        return kept[1]
+
+    def _room_part(self, room: Room, seen: SeatView, finished: Finished) -> dict[str, Any]:
+        """The room's part of every seat's frame now, the view's public keys with it."""
+        label = None if seen.deal is None else _deal_label(seen, finished)
+        public = _public(seen, finished, label)
+        data = view_to_json(seen, history=False, totals=finished.totals)
+        shared_view = {key: value for key, value in data.items() if key not in _OWN_VIEW}
+        deal = data["deal"]
+        shared_view["deal"] = (
+            None if deal is None else {k: v for k, v in deal.items() if k != "swap"}
+        )
+        return {**_room_part(room, seen, finished, label, public), "view": shared_view}
+
+    def full_text(self, seat: Seat) -> str:
+        """The seat's frame made last by :meth:`update`, whole, as the text of one message."""
+        kept = self._seats[seat]
+        if kept.text is None:
+            shared_view = kept.shared["view"]
+            deal = shared_view["deal"]
+            whole = {
+                **kept.shared,
+                **kept.own,
+                "view": {
+                    **shared_view,
+                    "seat": kept.mine["seat"],
+                    "hand": kept.mine["hand"],
+                    "deal": None if deal is None else {**deal, "swap": kept.mine["swap"]},
+                    "history": kept.history[1],
+                },
+                "frame": kept.number,
+            }
+            kept.text = encode(whole)
+        return kept.text
+
+    def _history_of(self, seen: SeatView) -> tuple[int, list[dict[str, Any]]]:
         # A room's history only grows: its length names it.
         count = len(seen.history)
         kept = self._history.get(seen.seat)
         if kept is None or kept[0] != count:
-            kept = (count, encode([deal_to_json(deal) for deal in seen.history]))
+            kept = (count, [deal_to_json(deal) for deal in seen.history])
             self._history[seen.seat] = kept
-        return kept[1]
+        return kept
 
 
-_HISTORY_MARK: Final = "\x00history\x00"
-"""Stands for the history in a frame until its kept text is spliced in (no frame has NUL)."""
-_HISTORY_TEXT: Final = json.dumps(_HISTORY_MARK)
+_OWN_VIEW: Final = frozenset({"seat", "hand", "deal", "history"})
+_PARTIAL: Final = frozenset({("view",), ("view", "deal")})
+"""The room part's dicts that hold only some of the frame's keys: changed key by key."""
+"""The keys of a seat's view that are its own (its deal's swap among them), or kept apart."""
+
+
+@attrs.define
+class _SeatFrame:
+    """A seat's last frame: its number, its parts (the history apart), its whole text once made.
+
+    ``shared`` is the room's part (shared by the seats), ``mine`` the seat's own keys of
+    its view (``seat``, ``hand``, its deal's ``swap``), ``own`` the seat's own keys.
+    """
+
+    number: int
+    shared: dict[str, Any]
+    mine: dict[str, Any]
+    own: dict[str, Any]
+    history: tuple[int, list[dict[str, Any]]]
+    text: str | None = None
 
 
 def _public(seen: SeatView, finished: Finished, label: str | None) -> dict[str, Any]:
@@ -615,13 +795,6 @@ def _public(seen: SeatView, finished: Finished, label: str | None) -> dict[str, 
     }
 
 
-_PUBLIC_MARKS: Final = {
-    key: f"\x00{key}\x00" for key in ("held", "said", "trick", "last_trick", "sheet")
-}
-"""Stand for the public parts in a frame until their text, made once a version, is spliced in."""
-_PUBLIC_TEXTS: Final = {key: json.dumps(mark) for key, mark in _PUBLIC_MARKS.items()}
-
-
 def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two writers
     room: Room,
     seat: Seat,
@@ -633,34 +806,35 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
     public: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     deal = seen.deal
-    trump = None if deal is None else deal.trump
-    my_turn = room.started and seen.to_move is seat and not room.is_over
-    legal_cards = set()
-    if my_turn and seen.phase is Phase.PLAY:
-        legal_cards = {a.card for a in legal_actions(room.state) if isinstance(a, Play)}
-    hand = sorted(seen.hand, key=lambda card: _hand_order(card, trump))
     if finished is None:
         finished = Finished.of(seen)
-    rows = finished.rows
     label = None if deal is None else _deal_label(seen, finished)
     if public is None:
         public = _public(seen, finished, label)
-    frame: dict[str, Any] = {
+    return {
+        **_room_part(room, seen, finished, label, public),
+        "view": view_data,
+        **_seat_part(room, seat, seen, connected, token, finished),
+    }
+
+
+def _room_part(
+    room: Room, seen: SeatView, finished: Finished, label: str | None, public: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The keys of a frame that every seat is sent alike (its view apart): public only."""
+    deal = seen.deal
+    trump = None if deal is None else deal.trump
+    return {
         "type": "state",
         "version": room.version,
-        "seat": seat.letter,
         "mode": room.mode,
-        "host": seat is HOST,
         "started": room.started,
         "over": room.is_over,
-        "status": _status(room, seen, seat),
-        "your_turn": my_turn,
         "phase": seen.phase.value,
-        "view": view_data,
         "deal_number": None if deal is None else deal.number + 1,
         "deal_label": label,
         "cards_each": None if deal is None else f"{counted(deal.hand_size, 'card')} each",
-        "throw_in": _throw_in(seen, rows),
+        "throw_in": _throw_in(seen, finished.rows),
         "held": public["held"],
         "counted_deals": finished.counted_deals,
         "deals": room.rules.deals,
@@ -669,15 +843,46 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
         "dealer": None if deal is None else _name(deal.dealer),
         "turned": None if deal is None else _card_json(deal.turned, trump),
         "trump_words": None if deal is None else deal.trump_words.capitalize(),
-        "hand": [{**_card_json(card, trump), "legal": card in legal_cards} for card in hand],
-        "bids": _bids(room, seen, seat),
         "said": public["said"],
         "trick": public["trick"],
         "last_trick": public["last_trick"],
-        "sides": _sides(seen, seat, finished.totals),
-        "warnings": [] if deal is None else [_overbid_words(w, seat) for w in deal.warnings],
         "sheet": public["sheet"],
-        "seats": _seats(room, seat, connected),
+    }
+
+
+def _seat_part(  # noqa: PLR0913, PLR0917 -- what one seat's part is made of
+    room: Room,
+    seat: Seat,
+    seen: SeatView,
+    connected: frozenset[Seat],
+    token: str | None,
+    finished: Finished,
+    *,
+    sides: list[dict[str, Any]] | None = None,
+    seats: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The keys of a frame that are the seat's own (its view apart): its hand, its choices.
+
+    ``sides`` and ``seats``, when given, are this seat's, made before (and kept while
+    what they are made of stays the same).
+    """
+    deal = seen.deal
+    trump = None if deal is None else deal.trump
+    started = room.started
+    my_turn = started and seen.to_move is seat and not room.is_over
+    legal_cards = set()
+    if my_turn and seen.phase is Phase.PLAY:
+        legal_cards = {a.card for a in legal_actions(room.state) if isinstance(a, Play)}
+    part: dict[str, Any] = {
+        "seat": seat.letter,
+        "host": seat is HOST,
+        "status": _status(room, seen, seat, started=started),
+        "your_turn": my_turn,
+        "hand": _hand_json(tuple(seen.hand), trump, frozenset(legal_cards)),
+        "bids": _bids(room, seen, seat, started=started),
+        "sides": _sides(seen, seat, finished.totals) if sides is None else sides,
+        "warnings": [] if deal is None else [_overbid_words(w, seat) for w in deal.warnings],
+        "seats": _seats(room, seat, connected) if seats is None else seats,
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None
         if deal is None or deal.swap is None
@@ -694,10 +899,27 @@ def _frame(  # noqa: PLR0913, PLR0917 -- the parts of a frame, made by its two w
             and row.occupant != "computer"
             and row.secret is None
         }
-        if links or not room.started:
-            frame["links"] = links
-        frame["levels"] = [{"player": key, "name": level.name} for key, level in LEVELS.items()]
-    return frame
+        if links or not started:
+            part["links"] = links
+        part["levels"] = _LEVELS_JSON
+    return part
+
+
+_LEVELS_JSON: Final = [{"player": key, "name": level.name} for key, level in LEVELS.items()]
+"""The computer levels the host may seat, as every host's frame lists them (never changed)."""
+
+
+@lru_cache(maxsize=4096)
+def _hand_json(
+    hand: tuple[Card, ...], trump: Suit | None, legal: frozenset[Card]
+) -> list[dict[str, Any]]:
+    """A hand as the page draws it, in its order, each card marked legal or not.
+
+    Made once for each hand, trump and legal cards, and shared by the frames that show it
+    (a hand changes only when its seat plays or a deal is dealt): never changed.
+    """
+    ordered = sorted(hand, key=lambda card: _hand_order(card, trump))
+    return [{**_card_json(card, trump), "legal": card in legal} for card in ordered]
 
 
 def encode(message: object) -> str:

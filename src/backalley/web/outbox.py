@@ -18,11 +18,12 @@ sent the current view. Nothing but the socket's own task ever awaits its sends.
 ...     box = Outbox(send, limit=4, deadline=1.0, on_cut=print)
 ...     task = asyncio.get_running_loop().create_task(box.run())
 ...     box.put_view("view 1"); box.put("ack"); box.put_view("view 2")
+...     box.put_view("change 2-3", whole=lambda: "view 3")
 ...     await box.finish()
 ...     await task
 ...     return sent
 >>> asyncio.run(demo())
-['ack', 'view 2']
+['ack', 'view 3']
 """
 
 from __future__ import annotations
@@ -66,13 +67,20 @@ class Outbox:
         """Queue a message (an acknowledgement, a refusal, a notice); never waits."""
         self._append(_OTHER, text)
 
-    def put_view(self, text: str) -> None:
-        """Queue the seat's newest view, replacing one still waiting; never waits."""
+    def put_view(self, text: str, whole: Callable[[], str] | None = None) -> None:
+        """Queue the seat's newest view, replacing one still waiting; never waits.
+
+        ``text`` may be what changed since the view before (a ``change``): ``whole``
+        then gives the whole view, queued instead when a view still waits (the change
+        would not apply to the view the page holds before that one is sent).
+        """
         if self._closing:
             return
         for index, (kind, _) in enumerate(self._queue):
             if kind == _VIEW:
                 del self._queue[index]
+                if whole is not None:
+                    text = whole()
                 break
         self._append(_VIEW, text)
 

@@ -20,13 +20,16 @@ import secrets
 import time
 import urllib.parse
 import urllib.request
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from .._extras import require_extra
 
 require_extra("backalley.web.scripted", "web", ["websockets"])
 
 import websockets  # noqa: E402 -- after the extra's check
+from websockets.asyncio.client import ClientConnection  # noqa: E402
+
+from .changes import HeldFrame  # noqa: E402
 
 __all__ = [
     "MAX_FRAMES",
@@ -42,39 +45,13 @@ MAX_FRAMES: Final = 200_000
 """A seat's client stops after this many frames: a bound on a match that would not end."""
 
 
-_WAITING_HEAD: Final = ('{"type":"state",', '"over":false,', '"your_turn":false,')
-"""What begins a frame that asks nothing of its seat (the server writes these keys first)."""
-_HEAD_CHARS: Final = 1000
-_WAITING: Final[dict[str, Any]] = {"type": "state", "over": False, "your_turn": False}
-"""Stands for a frame left unparsed: the match goes on, and it is not this seat's turn."""
-
-
-def waiting(text: str) -> bool:
-    """Whether a message is a frame that asks nothing of its seat, read from its head alone.
-
-    Most frames a seat is sent are another seat's move; a client that only plays
-    need not parse them (three in four of them, the clients' biggest cost under load).
-    Anything else, or a head not as expected, is parsed in full.
-
-    >>> waiting('{"type":"state","version":3,"over":false,"your_turn":false,"view":{}}')
-    True
-    >>> waiting('{"type":"state","version":3,"over":false,"your_turn":true}')
-    False
-    >>> waiting('{"type":"ack","version":3}')
-    False
-    """
-    start, over, turn = _WAITING_HEAD
-    if not text.startswith(start):
-        return False
-    # Keys are quoted and a string's quotes escaped, so a key's text cannot sit in a value.
-    return text.find(over, 0, _HEAD_CHARS) > 0 and text.find(turn, 0, _HEAD_CHARS) > 0
-
-
 class RoomRun:
     """What one scripted room saw: its host token, the latencies, the frames per seat.
 
     ``secrets`` holds each seat's secret by its token, once claimed; ``acked`` the
-    newest version each seat's actions were acknowledged at (stored, so on disk).
+    newest version each seat's actions were acknowledged at (stored, so on disk);
+    ``received_bytes`` the bytes its seats' sockets read off the wire (compressed
+    frames and their headers: what the server sent them).
     """
 
     def __init__(self) -> None:
@@ -84,6 +61,19 @@ class RoomRun:
         self.latencies: list[float] = []
         self.frames: dict[str, list[dict[str, Any]]] = {}
         self.refusals: list[dict[str, Any]] = []
+        self.received_bytes = 0
+        self.resyncs = 0
+
+
+class CountingConnection(ClientConnection):
+    """A client socket that counts the bytes it reads off the wire (``received``)."""
+
+    received = 0
+
+    def data_received(self, data: bytes) -> None:
+        """Count ``data``, then read it as any client socket would."""
+        self.received += len(data)
+        super().data_received(data)
 
 
 def create_room(base: str, mode: str = "friends", schedule: str = "short") -> str:
@@ -128,46 +118,67 @@ async def play_seat(
     """
     url = base.replace("http://", "ws://", 1) + f"/ws/{token}"
     frames = run.frames.setdefault(token, [])
-    last: dict[str, Any] = {}
-    async with websockets.connect(url, max_size=2**22) as socket:
-        await hello(socket, token, run)
-        sent_for = -1
-        sent_at = 0.0
-        for _ in range(MAX_FRAMES):
-            text = await socket.recv()
-            if not keep and isinstance(text, str) and waiting(text):
-                last = _WAITING
+    async with websockets.connect(
+        url, max_size=2**22, create_connection=CountingConnection
+    ) as opened:
+        socket = cast("CountingConnection", opened)
+        try:
+            return await _play(socket, token, rng, run, frames, keep=keep)
+        finally:
+            run.received_bytes += socket.received
+
+
+async def _play(  # noqa: PLR0913 -- one seat's socket and what it keeps
+    socket: CountingConnection,
+    token: str,
+    rng: random.Random,
+    run: RoomRun,
+    frames: list[dict[str, Any]],
+    *,
+    keep: bool,
+) -> dict[str, Any]:
+    await hello(socket, token, run)
+    table = HeldFrame()
+    sent_for = -1
+    sent_at = 0.0
+    for _ in range(MAX_FRAMES):
+        message = json.loads(await socket.recv())
+        kind = message["type"]
+        if kind == "ack":
+            run.latencies.append(time.perf_counter() - sent_at)
+            run.acked[token] = max(run.acked.get(token, 0), message["version"])
+            continue
+        if kind in ("state", "change"):
+            ask = table.receive(message)
+            if ask is not None:
+                run.resyncs += 1
+                await socket.send(json.dumps(ask))
                 continue
-            message = json.loads(text)
             if keep:
-                frames.append(message)
-            kind = message["type"]
-            if kind == "ack":
-                run.latencies.append(time.perf_counter() - sent_at)
-                run.acked[token] = max(run.acked.get(token, 0), message["version"])
-                continue
-            if kind not in ("state", "refused"):
-                continue  # the chat, voice and seat messages of a room of friends
-            if kind == "refused":
-                # Choose again, from the newest frame seen.
-                run.refusals.append(message)
-                sent_for = -1
-                message = last
-            last = message
-            if message["over"]:
-                return last
-            if not message["your_turn"] or message["version"] == sent_for:
-                continue
-            bids = [bid["call"] for bid in message["bids"]]
-            cards = [card["code"] for card in message["hand"] if card["legal"]]
-            field, options = ("bid", bids) if bids else ("play", cards)
-            if not options:
-                continue
-            sent_for = message["version"]
-            sent_at = time.perf_counter()
-            await socket.send(
-                json.dumps({"type": "act", "version": sent_for, field: rng.choice(options)})
-            )
+                frames.append(json.loads(json.dumps(table.frame)))
+        elif kind == "refused":
+            # Choose again, from the newest frame held.
+            run.refusals.append(message)
+            sent_for = -1
+        else:
+            continue  # the chat, voice and seat messages of a room of friends
+        frame = table.frame
+        if frame is None:
+            continue
+        if frame["over"]:
+            return frame
+        if not frame["your_turn"] or frame["version"] == sent_for:
+            continue
+        bids = [bid["call"] for bid in frame["bids"]]
+        cards = [card["code"] for card in frame["hand"] if card["legal"]]
+        field, options = ("bid", bids) if bids else ("play", cards)
+        if not options:
+            continue
+        sent_for = frame["version"]
+        sent_at = time.perf_counter()
+        await socket.send(
+            json.dumps({"type": "act", "version": sent_for, field: rng.choice(options)})
+        )
     raise RuntimeError(f"seat {token[:6]}…: no end after {MAX_FRAMES} frames")
 
 

@@ -250,6 +250,16 @@ class SeatSessions:
                 async with self.hub.lock(room):
                     connection.check_current()
                     await self.tables.fill_later(room, seat, message.value).done()
+            elif message.kind == "resync":
+                # The page missed a change, or could not apply one: the whole frame.
+                if message.version > connection.frame:
+                    raise Refused(
+                        "unknown_frame",
+                        f"This page was never sent frame {message.version}: a 'resync' names "
+                        "the last frame the page holds, or null.",
+                    )
+                self.hub.resync(connection)
+                return
             elif message.kind == "reinvite":
                 await self._reinvite(connection, Seat.parse(message.value))
             elif message.kind == "again":

@@ -15,7 +15,8 @@ Starlette and uvicorn are the ``web`` extra: only :mod:`backalley.web.app` impor
 from __future__ import annotations
 
 import asyncio
-from typing import Final
+import logging
+from typing import Any, Final
 
 from .._extras import require_extra
 
@@ -30,9 +31,11 @@ from .limits import CLOSE_LIMIT  # noqa: E402
 
 __all__ = [
     "ABORT_KEY",
+    "DEFLATE_LEVEL",
     "STATIC_RATE_FACTOR",
     "RequestLimits",
     "SecurityHeaders",
+    "deflate_protocol",
     "http_protocol",
 ]
 
@@ -223,3 +226,49 @@ def http_protocol(request_deadline: float, connections: int = 1000) -> type[asyn
                 self.transport.close()
 
     return DeadlinedH11Protocol
+
+
+DEFLATE_LEVEL: Final = 4
+"""zlib's level for the frames' permessage-deflate (``--compression-level``).
+
+Chosen by measurement (``benchmarks/table_frames.py``; ``docs/table.md``, "Frames that
+carry what changed"): on the changes of whole matches, level 4 sends a fifth fewer bytes
+than level 1 for a tenth more CPU a message; level 6 (zlib's default) saves only 6 %
+more bytes for a fifth more CPU. No compression would send four times the bytes.
+"""
+
+
+def deflate_protocol(level: int = DEFLATE_LEVEL) -> type[asyncio.Protocol]:
+    """The ``websockets-sansio`` protocol of uvicorn, deflating at zlib's ``level`` (1 to 9).
+
+    uvicorn deflates at zlib's default level 6 and offers no setting: this protocol makes
+    its sockets' extension itself, as uvicorn does (a 4 KiB window each way, ``memLevel``
+    5), with the level chosen.
+    """
+    if not 1 <= level <= 9:
+        raise ValueError(f"a deflate level is from 1 to 9, not {level}")
+    from uvicorn.protocols.websockets.websockets_sansio_impl import (  # noqa: PLC0415
+        WebSocketsSansIOProtocol,
+    )
+    from websockets.extensions.permessage_deflate import (  # noqa: PLC0415
+        ServerPerMessageDeflateFactory,
+    )
+    from websockets.server import ServerProtocol  # noqa: PLC0415
+
+    class DeflatingProtocol(WebSocketsSansIOProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            if self.config.ws_per_message_deflate:
+                self.conn = ServerProtocol(
+                    extensions=[
+                        ServerPerMessageDeflateFactory(
+                            server_max_window_bits=12,
+                            client_max_window_bits=12,
+                            compress_settings={"level": level, "memLevel": 5},
+                        )
+                    ],
+                    max_size=self.config.ws_max_size,
+                    logger=logging.getLogger("uvicorn.error"),
+                )
+
+    return DeflatingProtocol

@@ -181,12 +181,44 @@
     if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
   }
 
+  // The seat's frame comes whole once ("state"), then as what changed ("change", applied
+  // by changes.js); a change that does not follow the frame held (one missed) or does not
+  // apply makes the page ask for the whole frame again, once, and wait for it.
+  let awaitingWhole = false;
+
+  function show(next) {
+    retry = 0;
+    if (sent !== null && next.version > sent) unlock();
+    frame = next;
+    draw();
+  }
+
+  function change(message) {
+    if (awaitingWhole) return;
+    let next = null;
+    if (frame && !frame.howto && message.base === frame.frame) {
+      try {
+        next = window.BackAlleyChanges.applyChange(frame, message.ops);
+        next.frame = message.frame;
+      } catch (e) {
+        next = null;
+      }
+    }
+    if (next === null) {
+      awaitingWhole = true;
+      document.body.dataset.resyncs = String(Number(document.body.dataset.resyncs || 0) + 1);
+      send({ type: "resync", frame: frame && !frame.howto ? frame.frame : null });
+      return;
+    }
+    show(next);
+  }
+
   function receive(message) {
     if (message.type === "state") {
-      retry = 0;
-      if (sent !== null && message.version > sent) unlock();
-      frame = message;
-      draw();
+      awaitingWhole = false;
+      show(message);
+    } else if (message.type === "change") {
+      change(message);
     } else if (message.type === "seat") {
       if (message.secret) keep(message.secret);
       if (message.origin) publicOrigin = message.origin;
