@@ -21,12 +21,14 @@ from backalley import (
     new_match,
     seeded_deal,
 )
+from backalley.core import position
 from backalley.core.actions import deal_of_permutation
 from backalley.core.bidding import opening_leader
 from backalley.core.cards import ALL_CARDS_MASK, cards_of
 from backalley.core.dealing import seeded_deck
+from backalley.core.errors import IllegalAction
 from backalley.core.flow import CLOCKWISE, next_seat
-from backalley.core.tricks import Trick, trick_winner
+from backalley.core.tricks import FOLLOWERS, Trick, trick_winner
 from backalley.engine._fast import LEGAL_BIDS, build_state, cards_in, plays_of, slot_builder
 from backalley.engine.bounds import playing
 from backalley.engine.match import turn
@@ -344,3 +346,39 @@ def test_view_classes_check_nothing_in_init():
             assert field.converter is None, (cls, field.name)
             assert field.validator is None, (cls, field.name)
         assert not hasattr(cls, "__attrs_post_init__"), cls
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules=rules_strategy(), seed=st.integers(0, 2**64 - 1), choice_seed=st.integers(0, 2**32))
+def test_a_card_that_follows_suit_is_judged_as_the_whole_rule_judges_it(rules, seed, choice_seed):
+    """``apply`` and the replay skip the rule for a card of the plain suit led: never wrongly.
+
+    At every card of random matches of every variant, each card of the hand of the player
+    to move: every follower (``tricks.FOLLOWERS``) is allowed by ``tricks.allowed_plays``;
+    ``apply`` accepts exactly the allowed cards, reaching the position ``position.play``
+    reaches; ``position.play_if_allowed`` plays exactly the allowed ones, and refuses a
+    card that is not held.
+    """
+    rng = random.Random(choice_seed)
+    state = new_match(rules, seed=seed)
+    while playing(state):
+        pos = state.position
+        if pos[position.PHASE] == position.PLAY:
+            seat = state.to_move
+            trick = pos[position.TRICK]
+            allowed = position.allowed(pos)
+            hand = pos[position.HANDS][seat]
+            for card in cards_of(hand):
+                if trick and FOLLOWERS[trick[0]] >> card & 1:
+                    assert allowed >> card & 1, (pos, card)
+                action = Play(seat, card)
+                if allowed >> card & 1:
+                    assert apply(state, action).position == position.play(pos, card)
+                    assert position.play_if_allowed(pos, card) == position.play(pos, card)
+                else:
+                    with pytest.raises(IllegalAction):
+                        apply(state, action)
+                    assert position.play_if_allowed(pos, card) is None
+            for card in cards_of(ALL_CARDS_MASK & ~hand):
+                assert position.play_if_allowed(pos, card) is None
+        state = apply(state, rng.choice(legal_actions(state)))

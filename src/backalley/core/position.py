@@ -74,7 +74,7 @@ from .flow import (
 )
 from .rules import Rules, TiePolicy
 from .scoring import score_terms
-from .tricks import allowed_plays, winning_card
+from .tricks import FOLLOWERS, allowed_plays, winning_card
 
 __all__ = [
     "BID",
@@ -381,7 +381,12 @@ def play_if_allowed(pos: Position, card: int) -> Position | None:
         return None
     trick = pos[6]  # TRICK
     seat = seat_to_move(pos[1], 4, pos[7], len(trick))  # DEALER, LEADER
-    if not allowed_of(pos, seat, trick)[0] >> card & 1:
+    if not pos[5][seat] >> card & 1:  # HANDS
+        return None
+    # A held card of the plain suit led is always allowed (tricks.FOLLOWERS).
+    if not (trick and FOLLOWERS[trick[0]] >> card & 1) and not (
+        allowed_of(pos, seat, trick)[0] >> card & 1
+    ):
         return None
     return play_by(pos, seat, card)
 

@@ -82,8 +82,24 @@ def _picker(bits: int) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
     return itemgetter(*positions)
 
 
+_TOP_CHUNK: Final = (0, *((length - 1) // _CHUNK for length in range(1, len(CARDS) + 1)))
+"""``_TOP_CHUNK[mask.bit_length()]``: the chunk of a mask's highest card."""
+_BELOW_CHUNK: Final = tuple((1 << _CHUNK * chunk) - 1 for chunk in range(len(_TOP_CHUNK)))
+"""``_BELOW_CHUNK[chunk]``: the mask of the cards of the chunks before ``chunk``."""
+
+
 def _picked(mask: int, chunks: tuple[tuple[_Item, ...], ...]) -> tuple[_Item, ...]:
     """The items of ``chunks`` (13 a chunk, in card order) at the set bits of ``mask``."""
+    # Most masks asked for lie in one chunk (the cards that follow a suit): one pick.
+    chunk = _TOP_CHUNK[mask.bit_length()]
+    if not mask & _BELOW_CHUNK[chunk]:
+        bits = mask >> _CHUNK * chunk
+        if not bits:
+            return ()
+        pick = _PICKERS.get(bits)
+        if pick is None:
+            pick = _PICKERS[bits] = _picker(bits)
+        return pick(chunks[chunk])
     picked: tuple[_Item, ...] = ()
     chunk = 0
     while mask:

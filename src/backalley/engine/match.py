@@ -62,6 +62,7 @@ from ..core.position import (
     TRICK,
 )
 from ..core.rules import Rules
+from ..core.tricks import FOLLOWERS
 from ._fast import LEGAL_BIDS, build_state, plays_of
 from .state import DealResult, MatchState, Phase
 
@@ -265,9 +266,12 @@ def _play(state: MatchState, pos: position.Position, action: Play) -> MatchState
         raise IllegalAction(
             Reason.CARD_NOT_IN_HAND, action, f"You do not hold {held.words} ({held})."
         )
-    allowed, reason = position.allowed_of(pos, seat, trick)
-    if not allowed >> card & 1:
-        raise _refusal(trick, action, allowed, reason or Reason.CARD_NOT_IN_HAND)
+    # A card of the plain suit led is always allowed (tricks.FOLLOWERS): most cards of a
+    # deal, which then skip the whole rule.
+    if not (trick and FOLLOWERS[trick[0]] >> card & 1):
+        allowed, reason = position.allowed_of(pos, seat, trick)
+        if not allowed >> card & 1:
+            raise _refusal(trick, action, allowed, reason or Reason.CARD_NOT_IN_HAND)
     # Build: the card leaves the hand and joins the trick; the fourth card completes
     # the trick (PLAY-7, PLAY-8), the last trick the deal.
     following = position.play_by(pos, seat, card)
