@@ -29,10 +29,24 @@ from backalley.core.dealing import seeded_deck
 from backalley.core.errors import IllegalAction
 from backalley.core.flow import CLOCKWISE, next_seat
 from backalley.core.tricks import FOLLOWERS, Trick, trick_winner
-from backalley.engine._fast import LEGAL_BIDS, build_state, cards_in, plays_of, slot_builder
+from backalley.engine._fast import (
+    LEGAL_BIDS,
+    build_result,
+    build_state,
+    cards_in,
+    plays_of,
+    slot_builder,
+)
 from backalley.engine.bounds import playing
 from backalley.engine.match import turn
-from backalley.engine.state import DealCore, DealState, MatchFacts, MatchState, totals_of
+from backalley.engine.state import (
+    DealCore,
+    DealResult,
+    DealState,
+    MatchFacts,
+    MatchState,
+    totals_of,
+)
 from backalley.engine.view import DealView, SeatView, view
 from backalley.strategies import rules as rules_strategy
 
@@ -122,7 +136,7 @@ def test_public_values_made_from_the_position_equal_the_plain_construction(rules
 
 
 def test_build_state_equals_the_constructor():
-    """``apply``'s state builder gives what attrs' ``__init__`` gives, at every step."""
+    """``apply``'s state and result builders give what attrs' ``__init__`` gives, at every step."""
     rng = random.Random(8)
     state = new_match(Rules(schedule=[3, 2]), seed=8)
     while playing(state):
@@ -133,6 +147,17 @@ def test_build_state_equals_the_constructor():
         assert hash(built) == hash(plain)
         assert built.deal == plain.deal
         state = apply(state, rng.choice(legal_actions(state)))
+    for result in state.history:
+        built_result = build_result(result.position, result.setup)
+        plain_result = DealResult(result.position, result.setup)
+        assert type(built_result) is DealResult
+        assert built_result == plain_result and hash(built_result) == hash(plain_result)
+        assert built_result.position is result.position and built_result.setup is result.setup
+        assert built_result.scores == plain_result.scores
+        assert built_result.deal == plain_result.deal
+        assert pickle.loads(pickle.dumps(built_result)) == plain_result
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        state.seed = 1  # type: ignore[misc]
 
 
 def test_no_class_gained_a_converter_or_validator():

@@ -63,8 +63,8 @@ from ..core.position import (
 )
 from ..core.rules import Rules
 from ..core.tricks import FOLLOWERS
-from ._fast import LEGAL_BIDS, build_state, plays_of
-from .state import DealResult, MatchState, Phase
+from ._fast import LEGAL_BIDS, build_result, build_state, plays_of
+from .state import MatchState, Phase
 
 __all__ = ["apply", "legal_actions", "new_match", "replay_deal", "seeded_deal", "turn"]
 
@@ -292,7 +292,7 @@ def _deal_over(state: MatchState, pos: position.Position) -> MatchState:
     """
     setup = state.setup
     assert setup is not None  # a deal was in progress
-    return build_state(pos, state.seed, (*state.history, DealResult(pos, setup)), None)
+    return build_state(pos, state.seed, (*state.history, build_result(pos, setup)), None)
 
 
 # --- a recorded deal replayed on the compact position -----------------------------
