@@ -289,7 +289,7 @@ def bid(pos: Position, code: int) -> Position:
     """
     (phase, dealer, size, trumps, tiebreak, hands, trick, leader, bids, broken,
      won_ns, won_ew, played, number, counted, total_ns, total_ew, outcome, rules) = pos  # fmt: skip
-    bids = (*bids, code)
+    bids = bids + (code,)  # noqa: RUF005 - cheaper than (*bids, code), a list made a tuple
     if len(bids) == 4:
         if thrown_in_codes(bids):
             phase, number = DEAL, number + 1
@@ -405,7 +405,7 @@ def play_by(pos: Position, seat: int, card: int) -> Position:
         hands = (h0, h1, h2 ^ bit, h3)
     else:
         hands = (h0, h1, h2, h3 ^ bit)
-    trick = (*trick, card)
+    trick = trick + (card,)  # noqa: RUF005 - cheaper than (*trick, card), as in bid
     if len(trick) == 4:
         a, b, c, d = trick
         leader = _AROUND[leader + winning_card(trick, trumps)[1]]
