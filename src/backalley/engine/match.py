@@ -309,7 +309,7 @@ def replay_deal(
     ``apply`` action by action would reach, for a checker of records that needs
     only the end (``formats.checking.replay``): each action is judged and made on
     the compact position (``core.position``: ``legal_bids``, ``bid``,
-    ``play_if_allowed``, the same rules ``apply`` asks), and the public state is
+    ``player_if_allowed`` and ``play_by``, the same rules ``apply`` asks), and the public state is
     made once, at the end (``tests/test_match.py`` checks the two agree at every
     stopping point of random matches of every variant).
     """
@@ -324,12 +324,15 @@ def replay_deal(
         pos = position.bid(pos, code)
         done += 1
     else:
-        play_if_allowed = position.play_if_allowed  # most of a record is its cards
+        # Compiled, the position stays a native value through these calls: they are made
+        # by the module's name (a local alias would be a Python object, called through
+        # its wrapper), and the seat is a plain int where play_if_allowed's position or
+        # None would be a boxed object (the whole position boxed and unboxed at every card).
         for card in cards:
-            following = play_if_allowed(pos, card)
-            if following is None:
+            seat = position.player_if_allowed(pos, card)
+            if seat < 0:
                 break
-            pos = following
+            pos = position.play_by(pos, seat, card)
             done += 1
     if done == 0:
         return state, 0
