@@ -59,10 +59,10 @@ FOLLOWERS: Final = _SUIT_MASK_OF
 
 A card of the plain suit led follows suit, which no rule refuses: a plain lead asks
 for its suit (PLAY-2), a trump lead for a trump or a joker (PLAY-3), and only a
-joker lead forces a particular card (JOKER-1, JOKER-2), so a joker has no
-followers here. What :func:`allowed_plays` allows, asked first where it is cheaper than the
-whole rule (``apply``, the replay of a record); ``tests/test_fast.py`` checks every
-such card is in the mask :func:`allowed_plays` gives.
+joker lead forces a particular card (JOKER-1, JOKER-2), so a joker has no followers
+here. Asked before the whole rule where that is cheaper (``apply``, the replay of
+a record); ``tests/test_fast.py`` checks that every such card is in the mask
+:func:`allowed_plays` gives.
 """
 
 

@@ -178,8 +178,9 @@ def build_state(
     where one made by ``exec`` would stay interpreted. Compiled, each slot is set with
     ``object.__setattr__``, which mypyc turns into one C call (``PyObject_GenericSetAttr``,
     past the class's frozen ``__setattr__`` as attrs' own ``__init__`` goes), where a
-    slot's setter is a method wrapper called through its argument tuple (about a
-    thousand instructions a state); interpreted, the setters are the cheaper.
+    slot's setter is a method wrapper called through its argument tuple (about 1,900
+    instructions an ``apply``, docs/performance.md); interpreted, the setters are the
+    cheaper.
     """
     state: MatchState = _new(MatchState)
     if _COMPILED:

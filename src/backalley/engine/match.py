@@ -309,8 +309,8 @@ def replay_deal(
     ``apply`` action by action would reach, for a checker of records that needs
     only the end (``formats.checking.replay``): each action is judged and made on
     the compact position (``core.position``: ``legal_bids``, ``bid``,
-    ``player_if_allowed`` and ``play_by``, the same rules ``apply`` asks), and the public state is
-    made once, at the end (``tests/test_match.py`` checks the two agree at every
+    ``player_if_allowed`` and ``play_by``, the same rules ``apply`` asks), and the
+    public state is made once, at the end (``tests/test_match.py`` checks the two agree at every
     stopping point of random matches of every variant).
     """
     pos = state.position
