@@ -21,16 +21,32 @@ from backalley import (
     new_match,
     seeded_deal,
 )
+from backalley.core import position
 from backalley.core.actions import deal_of_permutation
 from backalley.core.bidding import opening_leader
 from backalley.core.cards import ALL_CARDS_MASK, cards_of
 from backalley.core.dealing import seeded_deck
+from backalley.core.errors import IllegalAction
 from backalley.core.flow import CLOCKWISE, next_seat
-from backalley.core.tricks import Trick, trick_winner
-from backalley.engine._fast import LEGAL_BIDS, build_state, cards_in, plays_of, slot_builder
+from backalley.core.tricks import FOLLOWERS, Trick, trick_winner
+from backalley.engine._fast import (
+    LEGAL_BIDS,
+    build_result,
+    build_state,
+    cards_in,
+    plays_of,
+    slot_builder,
+)
 from backalley.engine.bounds import playing
 from backalley.engine.match import turn
-from backalley.engine.state import DealCore, DealState, MatchFacts, MatchState, totals_of
+from backalley.engine.state import (
+    DealCore,
+    DealResult,
+    DealState,
+    MatchFacts,
+    MatchState,
+    totals_of,
+)
 from backalley.engine.view import DealView, SeatView, view
 from backalley.strategies import rules as rules_strategy
 
@@ -120,7 +136,7 @@ def test_public_values_made_from_the_position_equal_the_plain_construction(rules
 
 
 def test_build_state_equals_the_constructor():
-    """``apply``'s state builder gives what attrs' ``__init__`` gives, at every step."""
+    """``apply``'s state and result builders give what attrs' ``__init__`` gives, at every step."""
     rng = random.Random(8)
     state = new_match(Rules(schedule=[3, 2]), seed=8)
     while playing(state):
@@ -131,6 +147,18 @@ def test_build_state_equals_the_constructor():
         assert hash(built) == hash(plain)
         assert built.deal == plain.deal
         state = apply(state, rng.choice(legal_actions(state)))
+    for result in state.history:
+        built_result = build_result(result.position, result.setup)
+        plain_result = DealResult(result.position, result.setup)
+        assert type(built_result) is DealResult
+        assert built_result == plain_result and hash(built_result) == hash(plain_result)
+        # Equal, not always the same object: compiled, a position passed is boxed anew.
+        assert built_result.position == result.position and built_result.setup is result.setup
+        assert built_result.scores == plain_result.scores
+        assert built_result.deal == plain_result.deal
+        assert pickle.loads(pickle.dumps(built_result)) == plain_result
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        state.seed = 1  # type: ignore[misc]
 
 
 def test_no_class_gained_a_converter_or_validator():
@@ -344,3 +372,39 @@ def test_view_classes_check_nothing_in_init():
             assert field.converter is None, (cls, field.name)
             assert field.validator is None, (cls, field.name)
         assert not hasattr(cls, "__attrs_post_init__"), cls
+
+
+@settings(max_examples=30, deadline=None)
+@given(rules=rules_strategy(), seed=st.integers(0, 2**64 - 1), choice_seed=st.integers(0, 2**32))
+def test_a_card_that_follows_suit_is_judged_as_the_whole_rule_judges_it(rules, seed, choice_seed):
+    """``apply`` and the replay skip the rule for a card of the plain suit led: never wrongly.
+
+    At every card of random matches of every variant, each card of the hand of the player
+    to move: every follower (``tricks.FOLLOWERS``) is allowed by ``tricks.allowed_plays``;
+    ``apply`` accepts exactly the allowed cards, reaching the position ``position.play``
+    reaches; ``position.play_if_allowed`` plays exactly the allowed ones, and refuses a
+    card that is not held.
+    """
+    rng = random.Random(choice_seed)
+    state = new_match(rules, seed=seed)
+    while playing(state):
+        pos = state.position
+        if pos[position.PHASE] == position.PLAY:
+            seat = state.to_move
+            trick = pos[position.TRICK]
+            allowed = position.allowed(pos)
+            hand = pos[position.HANDS][seat]
+            for card in cards_of(hand):
+                if trick and FOLLOWERS[trick[0]] >> card & 1:
+                    assert allowed >> card & 1, (pos, card)
+                action = Play(seat, card)
+                if allowed >> card & 1:
+                    assert apply(state, action).position == position.play(pos, card)
+                    assert position.play_if_allowed(pos, card) == position.play(pos, card)
+                else:
+                    with pytest.raises(IllegalAction):
+                        apply(state, action)
+                    assert position.play_if_allowed(pos, card) is None
+            for card in cards_of(ALL_CARDS_MASK & ~hand):
+                assert position.play_if_allowed(pos, card) is None
+        state = apply(state, rng.choice(legal_actions(state)))

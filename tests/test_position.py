@@ -129,11 +129,13 @@ def check_step(state: MatchState, pos: P.Position) -> None:
             with pytest.raises(IllegalAction) as caught:
                 apply(state, Play(seat, card))
             assert caught.value.reason is reason
-    # play_if_allowed plays exactly the cards apply accepts, as play does, and no other.
+    # play_if_allowed plays exactly the cards apply accepts, as play does, and no other;
+    # player_if_allowed names the player of exactly those.
     playable = {action.card for action in listed if isinstance(action, Play)}
     for card in Card:
         got = P.play_if_allowed(pos, card)
         assert got == (P.play(pos, card) if card in playable else None)
+        assert P.player_if_allowed(pos, card) == (P.to_move(pos) if card in playable else -1)
 
 
 def step_position(pos: P.Position, state: MatchState, action: object) -> P.Position:

@@ -74,7 +74,7 @@ from .flow import (
 )
 from .rules import Rules, TiePolicy
 from .scoring import score_terms
-from .tricks import allowed_plays, winning_card
+from .tricks import FOLLOWERS, allowed_plays, winning_card
 
 __all__ = [
     "BID",
@@ -122,6 +122,7 @@ __all__ = [
     "play",
     "play_by",
     "play_if_allowed",
+    "player_if_allowed",
     "start",
     "to_move",
     "trick_winner",
@@ -289,7 +290,7 @@ def bid(pos: Position, code: int) -> Position:
     """
     (phase, dealer, size, trumps, tiebreak, hands, trick, leader, bids, broken,
      won_ns, won_ew, played, number, counted, total_ns, total_ew, outcome, rules) = pos  # fmt: skip
-    bids = (*bids, code)
+    bids = bids + (code,)  # noqa: RUF005 - cheaper than (*bids, code), a list made a tuple
     if len(bids) == 4:
         if thrown_in_codes(bids):
             phase, number = DEAL, number + 1
@@ -372,18 +373,30 @@ def play(pos: Position, card: int) -> Position:
 
 
 def play_if_allowed(pos: Position, card: int) -> Position | None:
-    """:func:`play` of ``card`` if the rules allow it now (:func:`allowed`), else None.
+    """:func:`play` of ``card`` if the rules allow it now (:func:`allowed`), else None."""
+    seat = player_if_allowed(pos, card)
+    return None if seat < 0 else play_by(pos, seat, card)
 
-    For a replay that judges and plays each card of a record: whose turn it is and
-    what that seat may play are found once for both.
+
+def player_if_allowed(pos: Position, card: int) -> int:
+    """The seat to move if the rules allow it to play ``card`` now (:func:`allowed`), else -1.
+
+    For a replay that judges and plays each card of a record (then :func:`play_by`):
+    whose turn it is and what that seat may play are found once for both. Compiled,
+    a plain int where :func:`play_if_allowed`'s position or None is a boxed object.
     """
     if pos[0] != PLAY:  # PHASE
-        return None
+        return -1
     trick = pos[6]  # TRICK
     seat = seat_to_move(pos[1], 4, pos[7], len(trick))  # DEALER, LEADER
-    if not allowed_of(pos, seat, trick)[0] >> card & 1:
-        return None
-    return play_by(pos, seat, card)
+    if not pos[5][seat] >> card & 1:  # HANDS
+        return -1
+    # A held card of the plain suit led is always allowed (tricks.FOLLOWERS).
+    if not (trick and FOLLOWERS[trick[0]] >> card & 1) and not (
+        allowed_of(pos, seat, trick)[0] >> card & 1
+    ):
+        return -1
+    return seat
 
 
 def play_by(pos: Position, seat: int, card: int) -> Position:
@@ -400,7 +413,7 @@ def play_by(pos: Position, seat: int, card: int) -> Position:
         hands = (h0, h1, h2 ^ bit, h3)
     else:
         hands = (h0, h1, h2, h3 ^ bit)
-    trick = (*trick, card)
+    trick = trick + (card,)  # noqa: RUF005 - cheaper than (*trick, card), as in bid
     if len(trick) == 4:
         a, b, c, d = trick
         leader = _AROUND[leader + winning_card(trick, trumps)[1]]

@@ -35,7 +35,14 @@ from .errors import Reason
 from .flow import CLOCKWISE, player_to_move
 from .jokers import forced_by_joker_lead
 
-__all__ = ["Trick", "allowed_plays", "trick_winner", "tricks_per_pair", "winning_card"]
+__all__ = [
+    "FOLLOWERS",
+    "Trick",
+    "allowed_plays",
+    "trick_winner",
+    "tricks_per_pair",
+    "winning_card",
+]
 
 _SUIT_MASK_OF: Final = tuple(
     SUIT_MASKS[card // 13] if card < Card.LITTLE else 0 for card in range(PACK_SIZE)
@@ -45,6 +52,17 @@ _SUIT_MASK_OF: Final = tuple(
 A joker has a suit only as a trump. A deal without trumps has no joker in play
 (DEAL-6, asserted by ``dealing.deal_hands``), but the table makes a joker led there
 oblige nobody instead of failing on a missing suit.
+"""
+
+FOLLOWERS: Final = _SUIT_MASK_OF
+"""``FOLLOWERS[led]``: the cards that follow ``led``, always allowed to the trick it leads.
+
+A card of the plain suit led follows suit, which no rule refuses: a plain lead asks
+for its suit (PLAY-2), a trump lead for a trump or a joker (PLAY-3), and only a
+joker lead forces a particular card (JOKER-1, JOKER-2), so a joker has no followers
+here. Asked before the whole rule where that is cheaper (``apply``, the replay of
+a record); ``tests/test_fast.py`` checks that every such card is in the mask
+:func:`allowed_plays` gives.
 """
 
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from operator import itemgetter
+from types import FunctionType
 from typing import Any, Final, TypeVar
 
 from ..core.actions import PLAYS, Play, shared_bid
@@ -46,6 +47,7 @@ from .state import DealResult, MatchState
 
 __all__ = [
     "LEGAL_BIDS",
+    "build_result",
     "build_state",
     "cards_in",
     "plays_of",
@@ -160,6 +162,10 @@ def slot_builder(cls: type[_T], *names: str) -> Callable[..., _T]:
 _SET_POSITION, _SET_SEED, _SET_HISTORY, _SET_SETUP = _setters(
     MatchState, "position", "seed", "history", "setup"
 )
+_SET_RESULT_POSITION, _SET_RESULT_SETUP = _setters(DealResult, "position", "setup")
+
+_COMPILED: Final = type(_setters) is not FunctionType
+"""Whether this module runs compiled (by mypyc: its functions are then no Python functions)."""
 
 
 def build_state(
@@ -169,11 +175,38 @@ def build_state(
 
     What :func:`slot_builder` makes, written out: ``apply`` calls it on every action,
     and a function written in the module is compiled with it in the compiled build,
-    where one made by ``exec`` would stay interpreted.
+    where one made by ``exec`` would stay interpreted. Compiled, each slot is set with
+    ``object.__setattr__``, which mypyc turns into one C call (``PyObject_GenericSetAttr``,
+    past the class's frozen ``__setattr__`` as attrs' own ``__init__`` goes), where a
+    slot's setter is a method wrapper called through its argument tuple (about 1,900
+    instructions an ``apply``, docs/performance.md); interpreted, the setters are the
+    cheaper.
     """
     state: MatchState = _new(MatchState)
+    if _COMPILED:
+        object.__setattr__(state, "position", position)
+        object.__setattr__(state, "seed", seed)
+        object.__setattr__(state, "history", history)
+        object.__setattr__(state, "setup", setup)
+        return state
     _SET_POSITION(state, position)
     _SET_SEED(state, seed)
     _SET_HISTORY(state, history)
     _SET_SETUP(state, setup)
     return state
+
+
+def build_result(position: Position, setup: DealSetup) -> DealResult:
+    """``DealResult(position, setup)``, built through its slots as :func:`build_state` is.
+
+    Made once a deal, at its end (``match.apply``); attrs' ``__init__`` costs about a
+    third more.
+    """
+    result: DealResult = _new(DealResult)
+    if _COMPILED:
+        object.__setattr__(result, "position", position)
+        object.__setattr__(result, "setup", setup)
+        return result
+    _SET_RESULT_POSITION(result, position)
+    _SET_RESULT_SETUP(result, setup)
+    return result

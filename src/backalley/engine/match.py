@@ -62,8 +62,9 @@ from ..core.position import (
     TRICK,
 )
 from ..core.rules import Rules
-from ._fast import LEGAL_BIDS, build_state, plays_of
-from .state import DealResult, MatchState, Phase
+from ..core.tricks import FOLLOWERS
+from ._fast import LEGAL_BIDS, build_result, build_state, plays_of
+from .state import MatchState, Phase
 
 __all__ = ["apply", "legal_actions", "new_match", "replay_deal", "seeded_deal", "turn"]
 
@@ -265,9 +266,12 @@ def _play(state: MatchState, pos: position.Position, action: Play) -> MatchState
         raise IllegalAction(
             Reason.CARD_NOT_IN_HAND, action, f"You do not hold {held.words} ({held})."
         )
-    allowed, reason = position.allowed_of(pos, seat, trick)
-    if not allowed >> card & 1:
-        raise _refusal(trick, action, allowed, reason or Reason.CARD_NOT_IN_HAND)
+    # A card of the plain suit led is always allowed (tricks.FOLLOWERS): most cards of a
+    # deal, which then skip the whole rule.
+    if not (trick and FOLLOWERS[trick[0]] >> card & 1):
+        allowed, reason = position.allowed_of(pos, seat, trick)
+        if not allowed >> card & 1:
+            raise _refusal(trick, action, allowed, reason or Reason.CARD_NOT_IN_HAND)
     # Build: the card leaves the hand and joins the trick; the fourth card completes
     # the trick (PLAY-7, PLAY-8), the last trick the deal.
     following = position.play_by(pos, seat, card)
@@ -288,7 +292,7 @@ def _deal_over(state: MatchState, pos: position.Position) -> MatchState:
     """
     setup = state.setup
     assert setup is not None  # a deal was in progress
-    return build_state(pos, state.seed, (*state.history, DealResult(pos, setup)), None)
+    return build_state(pos, state.seed, (*state.history, build_result(pos, setup)), None)
 
 
 # --- a recorded deal replayed on the compact position -----------------------------
@@ -305,8 +309,8 @@ def replay_deal(
     ``apply`` action by action would reach, for a checker of records that needs
     only the end (``formats.checking.replay``): each action is judged and made on
     the compact position (``core.position``: ``legal_bids``, ``bid``,
-    ``play_if_allowed``, the same rules ``apply`` asks), and the public state is
-    made once, at the end (``tests/test_match.py`` checks the two agree at every
+    ``player_if_allowed`` and ``play_by``, the same rules ``apply`` asks), and the
+    public state is made once, at the end (``tests/test_match.py`` checks the two agree at every
     stopping point of random matches of every variant).
     """
     pos = state.position
@@ -320,12 +324,15 @@ def replay_deal(
         pos = position.bid(pos, code)
         done += 1
     else:
-        play_if_allowed = position.play_if_allowed  # most of a record is its cards
+        # Compiled, the position stays a native value through these calls: they are made
+        # by the module's name (a local alias would be a Python object, called through
+        # its wrapper), and the seat is a plain int where play_if_allowed's position or
+        # None would be a boxed object (the whole position boxed and unboxed at every card).
         for card in cards:
-            following = play_if_allowed(pos, card)
-            if following is None:
+            seat = position.player_if_allowed(pos, card)
+            if seat < 0:
                 break
-            pos = following
+            pos = position.play_by(pos, seat, card)
             done += 1
     if done == 0:
         return state, 0
