@@ -124,6 +124,7 @@ class Search:
         self.codes: dict[int, tuple[int, int]] = {}
         self.trump_suit = next((suit for suit in range(4) if SUIT_MASKS[suit] & trumps), -1)
         self.relevant = 0
+        self.bound = 0
         self.merged = 0
         self.nodes = 0
         self.partner_entries = True
@@ -167,12 +168,13 @@ class Search:
             # away from it: a card's count is mostly near the last card's.
             if probe <= low or probe > high:
                 probe = (low + high + 1) >> 1
+            # Each answer's bound may settle more than the question asked.
             if self.can(hands, trick, leader, broken, probe):
-                low = probe
-                probe += 1
+                low = min(max(probe, self.bound), high)
+                probe = low + 1
             else:
-                high = probe - 1
-                probe -= 1
+                high = max(min(probe - 1, self.bound), low)
+                probe = high
         return low
 
     def after(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
@@ -270,15 +272,19 @@ class Search:
     ) -> bool:
         """Whether our pair can take ``need`` more tricks (the current one included).
 
-        Leaves in ``self.relevant`` the cards whose ranks decided the answer.
+        Leaves in ``self.relevant`` the cards whose ranks decided the answer, and
+        in ``self.bound`` the bound it proved: at least ``need`` tricks (a lower
+        bound) when it answers yes, fewer (an upper bound) when it answers no.
         """
         if need <= 0:
             self.relevant = 0
+            self.bound = 0
             return True
         seat = (leader + len(trick)) & 3
         left = hands[seat].bit_count()
         if need > left:
             self.relevant = 0
+            self.bound = left
             return False
         if left == 1:
             return self._last_trick(hands, trick, leader)
@@ -298,6 +304,7 @@ class Search:
                 low = entry[0]
                 if low >= need:
                     self.relevant = self._thresholds(hands, entry)
+                    self.bound = low
                     return True
         high = left
         for entry in uppers:
@@ -310,32 +317,40 @@ class Search:
                 high = entry[0]
                 if high < need:
                     self.relevant = self._thresholds(hands, entry)
+                    self.bound = high
                     return False
+        low, high = self._bounds(hands, leader, broken, left)
+        if low >= need or high < need:
+            found = low >= need
+            bound = low if found else high
+        else:
+            found = self._try_cards(hands, trick, leader, broken, need, seat)
+            bound = self.bound
+        relevant = self.relevant
+        self.entries += _store(
+            lowers if found else uppers, self._entry(hands, codes, relevant, bound)
+        )
+        self.relevant = relevant
+        self.bound = bound
+        return found
+
+    def _bounds(self, hands: list[int], leader: int, broken: bool, left: int) -> tuple[int, int]:
+        """The fewest and the most tricks our pair can take from a trick's start, as bounded.
+
+        The side on lead takes its quick tricks (:meth:`_quick_tricks`) and each
+        pair its sure trumps (:meth:`_sure_trumps`); ``left`` is the tricks left.
+        Leaves in ``self.relevant`` the cards whose ranks decided the bounds.
+        """
         pair = self.pair
         quick = self._quick_tricks(hands, leader, broken)
         tops = self.relevant
         sure_ours = self._sure_trumps(hands, pair)
+        tops |= self.relevant
         sure_theirs = self._sure_trumps(hands, 1 - pair)
+        self.relevant |= tops
         if leader & 1 == pair:
-            sure_ours = max(sure_ours, quick)
-        else:
-            sure_theirs = max(sure_theirs, quick)
-        if sure_ours >= need:
-            self.entries += _store(lowers, self._entry(hands, codes, tops, sure_ours))
-            self.relevant = tops
-            return True
-        if left - sure_theirs < need:
-            self.entries += _store(uppers, self._entry(hands, codes, tops, left - sure_theirs))
-            self.relevant = tops
-            return False
-        found = self._try_cards(hands, trick, leader, broken, need, seat)
-        relevant = self.relevant
-        if found:
-            self.entries += _store(lowers, self._entry(hands, codes, relevant, need))
-        else:
-            self.entries += _store(uppers, self._entry(hands, codes, relevant, need - 1))
-        self.relevant = relevant
-        return found
+            return max(sure_ours, quick), left - sure_theirs
+        return sure_ours, left - max(sure_theirs, quick)
 
     def _slot(self, key: _Key) -> tuple[list[_Entry], list[_Entry]]:
         """The lower and upper bounds kept under ``key``, new empty lists if none are.
@@ -370,8 +385,15 @@ class Search:
         order = self._ordered(hands, trick, leader, broken, seat)
         # Cards standing for a run of equivalent ones: their run counts if all fail.
         relevant = self.merged
+        # If all fail, the best of their bounds: the most tricks any card may still
+        # give our pair (we move), or the fewest any card surely gives (they move).
+        bound = -1 if ours else 99
+        # The cards whose answer a card of their suit tried before settled (below).
+        settled = 0
         for card in order:
             bit = 1 << card
+            if bit & settled:
+                continue
             hands[seat] ^= bit
             played = (*trick, card)
             if len(played) == 4:
@@ -382,18 +404,34 @@ class Search:
                 won = 1 if winner & 1 == self.pair else 0
                 found = self.can(hands, _NO_TRICK, winner, after_broken, need - won)
                 decided = self.relevant
+                got = self.bound + won
                 if _PLAIN_SUIT_OF[best] & cards & ~(1 << best):
                     # Won by rank over a card of its suit: its rank decided the trick.
                     decided |= 1 << best
             else:
                 found = self.can(hands, played, leader, broken, need)
                 decided = self.relevant
+                got = self.bound
             hands[seat] ^= bit
             if found == ours:
                 self.relevant = decided
+                self.bound = got
                 return ours
             relevant |= decided
+            bound = max(bound, got) if ours else min(bound, got)
+            suit = _PLAIN_SUIT_OF[card]
+            if suit:
+                # A card below every card of its suit that its answer rested on: any
+                # other card of the suit below those gives the same answer (the
+                # positions after either agree on every rank that decided it).
+                ranked = decided & suit
+                lowest = ranked & -ranked
+                if not ranked:
+                    settled |= suit
+                elif bit < lowest:
+                    settled |= suit & (lowest - 1)
         self.relevant = relevant
+        self.bound = bound
         return not ours
 
     def _last_trick(self, hands: list[int], trick: tuple[int, ...], leader: int) -> bool:
@@ -409,7 +447,9 @@ class Search:
         cards = (1 << played[0]) | (1 << played[1]) | (1 << played[2]) | (1 << played[3])
         # Won by rank over a card of its suit: its rank decided the trick.
         self.relevant = (1 << best) if _PLAIN_SUIT_OF[best] & cards & ~(1 << best) else 0
-        return (leader + best_at) & 1 == self.pair
+        won = (leader + best_at) & 1 == self.pair
+        self.bound = 1 if won else 0
+        return won
 
     # --- helpers ------------------------------------------------------------------
 
@@ -642,7 +682,9 @@ class Search:
             leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
             if leads & trumps:
                 top_trumps = _run_on_top(out & trumps, mine)
-        counted = 0
+        # The top trumps counted and the trumps the counts below looked at: their
+        # ranks decide the bound as the side suits' top cards do.
+        counted = _top_cards(out & trumps, top_trumps) if top_trumps else 0
         # The opponents' trumps are drawn by the top trumps when these are as many.
         drawn = top_trumps >= max(
             (left_hand & trumps).bit_count(), (right_hand & trumps).bit_count()
@@ -653,7 +695,9 @@ class Search:
         # to those, led now or not. The top trumps that draw win as many tricks,
         # also tricks of the leader's trumps: the larger of the two counts adds.
         theirs = (left_hand | right_hand) & trumps
-        total = max(top_trumps, _unbeaten(mine & trumps, theirs))
+        unbeaten, looked = _unbeaten(mine & trumps, theirs)
+        counted |= looked
+        total = max(top_trumps, unbeaten)
         # The side suits' top cards, each suit capped where an opponent could ruff.
         sides = 0
         for suit in SUIT_MASKS:
@@ -675,7 +719,9 @@ class Search:
         # play there instead costs that count one trick at most.
         partner = hands[leader ^ 2]
         spent = max(0, sides - (partner & ~trumps).bit_count())
-        total = max(total, sides + max(0, _unbeaten(partner & trumps, theirs) - spent))
+        unbeaten, looked = _unbeaten(partner & trumps, theirs)
+        counted |= looked
+        total = max(total, sides + max(0, unbeaten - spent))
         # The top cards counted: their ranks decide the bound.
         self.relevant = counted
         return min(total, mine.bit_count())
@@ -696,7 +742,8 @@ class Search:
         partners' trumps may meet in one trick (a joker lead forces both
         highest), so the larger of the two hands' counts, not their sum. With
         no trump of the other pair, every trump of the hand counts; a trump
-        above all of theirs always does.
+        above all of theirs always does. Leaves in ``self.relevant`` the lowest
+        trumps the counts looked at (:func:`_unbeaten`).
         """
         trumps = self.trumps
         theirs = (hands[1 - pair] | hands[3 - pair]) & trumps
@@ -704,9 +751,11 @@ class Search:
         other = hands[pair + 2] & trumps
         if other.bit_count() > one.bit_count():
             one, other = other, one
-        best = _unbeaten(one, theirs)
+        best, self.relevant = _unbeaten(one, theirs)
         if other.bit_count() > best:
-            best = max(best, _unbeaten(other, theirs))
+            also, looked = _unbeaten(other, theirs)
+            best = max(best, also)
+            self.relevant |= looked
         return best
 
     def _key(self, hands: list[int], leader: int, broken: bool) -> tuple[_Key, list[int]]:
@@ -719,7 +768,6 @@ class Search:
         """
         north, east, south, west = hands[0], hands[1], hands[2], hands[3]
         cache = self.codes
-        trump_suit = self.trump_suit
         parts = [0, 0, 0, 0]
         codes = [0, 0, 0, 0]
         for suit in range(4):
@@ -735,7 +783,7 @@ class Search:
                 known = cache[spread] = (_rank_code(spread), _lengths(spread))
             code = known[0]
             codes[suit] = code
-            parts[suit] = code if suit == trump_suit else known[1]
+            parts[suit] = known[1]
         jokers = (
             (north >> _JOKERS_AT)
             | ((east >> _JOKERS_AT) << 2)
@@ -754,8 +802,6 @@ class Search:
         out = hands[0] | hands[1] | hands[2] | hands[3]
         shifts = [_ANY, _ANY, _ANY, _ANY]
         for suit in range(4):
-            if suit == self.trump_suit:
-                continue
             mine = relevant & SUIT_MASKS[suit]
             code = codes[suit]
             cards = (code.bit_length() - 1) >> 1
@@ -842,18 +888,24 @@ def _joint_rounds(mine: int, my_low: int, partners: int, partners_low: int) -> i
     return best
 
 
-def _unbeaten(mine: int, theirs: int) -> int:
+def _unbeaten(mine: int, theirs: int) -> tuple[int, int]:
     """How many of one hand's trumps ``mine`` win, at least, against the other pair's ``theirs``.
 
     Each trump of ``theirs`` goes to one trick, so it beats at most one of
     ``mine``, and only one below it: the count is ``mine``'s trumps less the most
     of them that can be matched each to a different higher trump of ``theirs``,
     found greedily from the top (a trump of ``theirs`` seen is higher than every
-    trump after it). See :meth:`Search._sure_trumps`.
+    trump after it). See :meth:`Search._sure_trumps`. Also the lowest card the
+    count looked at (0 for none): the scan stops once the rest is settled by the
+    lengths alone (no trump of ``theirs`` left, or as many seen unmatched as
+    ``mine`` has left), so a position with the same lengths whose trumps agree
+    on who holds each card down to that one has the same count.
     """
-    if not theirs:
-        return mine.bit_count()
+    if not mine or not theirs:
+        return mine.bit_count(), 0
     rest = mine | theirs
+    left = mine.bit_count()
+    unseen = theirs.bit_count()
     higher = 0
     sure = 0
     while rest:
@@ -861,11 +913,21 @@ def _unbeaten(mine: int, theirs: int) -> int:
         rest ^= top
         if top & theirs:
             higher += 1
-        elif higher:
-            higher -= 1
+            unseen -= 1
+            if not unseen:
+                # No trump of theirs below: the ones of ``mine`` left that no trump
+                # seen is still matched to win.
+                return sure + max(0, left - higher), top
         else:
-            sure += 1
-    return sure
+            left -= 1
+            if higher:
+                higher -= 1
+            else:
+                sure += 1
+        if higher >= left:
+            # Every trump of ``mine`` left can be matched to a higher one seen.
+            return sure, top
+    return sure, 0
 
 
 def _top_cards(out: int, count: int) -> int:
