@@ -35,7 +35,8 @@ fast, after the bridge solvers (DDS):
   can beat, one each, bound both pairs' counts at every trick's start.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
-  first when leading.
+  first when leading, and before it the lead that last answered a question with
+  as many tricks left (the "killer" lead, ``killers``).
 - **A table of bounded size**: past ``capacity`` entries it is emptied before a
   new key goes in (a 13-card deal could otherwise fill the memory).
 - **The last trick** is played out at once: every card of it is forced.
@@ -125,6 +126,7 @@ class Search:
         self.trump_suit = next((suit for suit in range(4) if SUIT_MASKS[suit] & trumps), -1)
         self.relevant = 0
         self.bound = 0
+        self.killers = [-1] * 14
         self.merged = 0
         self.nodes = 0
         self.partner_entries = True
@@ -383,6 +385,7 @@ class Search:
         ours = seat & 1 == self.pair
         trumps = self.trumps
         order = self._ordered(hands, trick, leader, broken, seat)
+        left = hands[seat].bit_count()
         # Cards standing for a run of equivalent ones: their run counts if all fail.
         relevant = self.merged
         # If all fail, the best of their bounds: the most tricks any card may still
@@ -414,6 +417,8 @@ class Search:
                 got = self.bound
             hands[seat] ^= bit
             if found == ours:
+                if not trick:
+                    self.killers[left] = card
                 self.relevant = decided
                 self.bound = got
                 return ours
@@ -509,9 +514,15 @@ class Search:
             # Leading: a card no one still out can beat in its suit first (highest first),
             # then the rest from the lowest.
             tops = [card for card in tried if self._top(card, out)]
-            if not tops:
-                return tried
-            return tops[::-1] + [card for card in tried[::-1] if card not in tops]
+            if tops:
+                tried = tops[::-1] + [card for card in tried[::-1] if card not in tops]
+            # But first the lead that last answered the question with as many tricks
+            # left: what made it good in one position is often still there in the next.
+            killer = self.killers[hands[seat].bit_count()]
+            if killer != tried[0] and killer in tried:
+                tried.remove(killer)
+                tried.insert(0, killer)
+            return tried
         best, best_at = winning_card(trick, trumps)
         # Following: by rank, not by suit, so a discard is the lowest card of any suit.
         # Cards of one plain suit are in rank order already (the common case: following).
