@@ -11,15 +11,22 @@ fast, after the bridge solvers (DDS):
   key of *relative* ranks: only who holds the first, second, third ... highest
   card still out counts, not which card it is, so positions that differ in the
   small cards already played share one entry. The jokers keep their identity
-  (BIG and LITTLE leads force differently), and so does the trump suit (a joker
-  lead forces the highest or the lowest trump). In a plain suit an entry keeps
-  only the ranks that decided its bound (Ginsberg's partition search, as in
-  GIB and DDS): the search answers with the cards whose ranks mattered (a
-  trick's winner that beat a card of its suit, the top cards a quick-trick
-  bound counted, the lowest card of a run tried as one, and what a table entry
-  it met held), and the entry then holds for every position with the same
-  lengths whose holders agree down to the lowest of those cards. Below it the
-  cards were never compared, so their order cannot change the bound.
+  (BIG and LITTLE leads force differently). In each suit, the trump suit
+  included, an entry keeps only the ranks that decided its bound (Ginsberg's
+  partition search, as in GIB and DDS; DDS's "winning ranks"): the search
+  answers with the cards whose ranks mattered (a trick's winner that beat a
+  card of its suit, the top cards a quick-trick bound counted, the trumps a
+  sure-trump count looked at, the lowest card of a run tried as one where no
+  lower card of its suit was tried, and what a table entry it met held), and
+  the entry then holds for every position with the same lengths whose holders
+  agree down to the lowest of those cards. Below it the cards were never
+  compared, so their order cannot change the bound. A joker lead forces a
+  hand's highest or lowest trump: matched hand by hand in order below that
+  card, the two positions force the same cards. Every answer also carries the
+  bound it proved (fail-soft), which may settle more than the question asked.
+- **Small cards settled**: once a card below every card of its suit that its
+  answer rested on has been tried, the other cards of that suit below those
+  give the same answer and are not tried (DDS's rule).
 - **Equivalent cards**: of a run of cards in one hand with nothing still out
   between them (the cards of the current trick count as out), one is tried.
   Jokers are never merged with other cards.
@@ -386,8 +393,9 @@ class Search:
         trumps = self.trumps
         order = self._ordered(hands, trick, leader, broken, seat)
         left = hands[seat].bit_count()
-        # Cards standing for a run of equivalent ones: their run counts if all fail.
-        relevant = self.merged
+        # Cards standing for a run of equivalent ones: their run may count if all fail.
+        merged = self.merged
+        relevant = 0
         # If all fail, the best of their bounds: the most tricks any card may still
         # give our pair (we move), or the fewest any card surely gives (they move).
         bound = -1 if ours else 99
@@ -435,7 +443,7 @@ class Search:
                     settled |= suit
                 elif bit < lowest:
                     settled |= suit & (lowest - 1)
-        self.relevant = relevant
+        self.relevant = _with_runs(relevant, merged, order)
         self.bound = bound
         return not ours
 
@@ -838,6 +846,35 @@ class Search:
 def _rank_of(card: int) -> int:
     """A card's rank for the move ordering: 0 for a two, 12 for an ace; jokers above."""
     return card % 13 if card < _JOKERS_AT else card - _JOKERS_AT + 13
+
+
+def _with_runs(relevant: int, merged: int, tried: list[int]) -> int:
+    """The cards an answer with every card failing rests on: ``relevant``, and runs' cards.
+
+    ``tried`` are the cards that stood for themselves (tried, or settled by a card of
+    their suit), ``merged`` the cards that a higher card of their run stood for,
+    ``relevant`` what the answers of the cards tried rested on. A position that
+    agrees on who holds each card down to the lowest relevant one of each suit
+    plays every card above it as here (a run's cards above it are still a run).
+    A card below it is covered by any card below it that was tried here (the
+    positions after either agree on every rank that decided it): only a suit
+    whose cards below it were all merged into a higher card needs its merged
+    cards counted, so that no card of the suit lies below the lowest one.
+    """
+    if not merged:
+        return relevant
+    stood = 0
+    for card in tried:
+        stood |= 1 << card
+    for suit in SUIT_MASKS:
+        if not merged & suit:
+            continue
+        ranked = relevant & suit
+        lowest = ranked & -ranked
+        below = suit & (lowest - 1) if ranked else suit
+        if not stood & below:
+            relevant |= merged & suit
+    return relevant
 
 
 def _store(entries: list[_Entry], entry: _Entry) -> int:
