@@ -328,13 +328,12 @@ class Search:
                     self.relevant = self._thresholds(hands, entry)
                     self.bound = high
                     return False
-        low, high = self._bounds(hands, leader, broken, left)
-        if low >= need or high < need:
-            found = low >= need
-            bound = low if found else high
+        settled = self._settled(hands, leader, broken, left, need)
+        if settled >= 0:
+            found = settled == 1
         else:
             found = self._try_cards(hands, trick, leader, broken, need, seat)
-            bound = self.bound
+        bound = self.bound
         relevant = self.relevant
         self.entries += _store(
             lowers if found else uppers, self._entry(hands, codes, relevant, bound)
@@ -343,23 +342,32 @@ class Search:
         self.bound = bound
         return found
 
-    def _bounds(self, hands: list[int], leader: int, broken: bool, left: int) -> tuple[int, int]:
-        """The fewest and the most tricks our pair can take from a trick's start, as bounded.
+    def _settled(self, hands: list[int], leader: int, broken: bool, left: int, need: int) -> int:
+        """Whether a bound at a trick's start answers the question: 1 yes, 0 no, -1 neither.
 
         The side on lead takes its quick tricks (:meth:`_quick_tricks`) and each
         pair its sure trumps (:meth:`_sure_trumps`); ``left`` is the tricks left.
-        Leaves in ``self.relevant`` the cards whose ranks decided the bounds.
+        The first bound that answers is the one kept: ``self.bound`` is its count,
+        ``self.relevant`` the cards whose ranks decided it, and no other's.
         """
         pair = self.pair
         quick = self._quick_tricks(hands, leader, broken)
-        tops = self.relevant
-        sure_ours = self._sure_trumps(hands, pair)
-        tops |= self.relevant
-        sure_theirs = self._sure_trumps(hands, 1 - pair)
-        self.relevant |= tops
         if leader & 1 == pair:
-            return max(sure_ours, quick), left - sure_theirs
-        return sure_ours, left - max(sure_theirs, quick)
+            if quick >= need:
+                self.bound = quick
+                return 1
+        elif left - quick < need:
+            self.bound = left - quick
+            return 0
+        sure = self._sure_trumps(hands, pair)
+        if sure >= need:
+            self.bound = sure
+            return 1
+        sure = self._sure_trumps(hands, 1 - pair)
+        if left - sure < need:
+            self.bound = left - sure
+            return 0
+        return -1
 
     def _slot(self, key: _Key) -> tuple[list[_Entry], list[_Entry]]:
         """The lower and upper bounds kept under ``key``, new empty lists if none are.
