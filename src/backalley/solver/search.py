@@ -302,32 +302,27 @@ class Search:
         key, codes = self._key(hands, leader, broken)
         lowers, uppers = self._slot(key)
         c0, c1, c2, c3 = codes
-        low = 0
+        # Only an entry whose bound answers the question is matched against the ranks.
         for entry in lowers:
-            if entry[0] > low and (
+            if entry[0] >= need and (
                 c0 >> entry[1] == entry[2]
                 and c1 >> entry[3] == entry[4]
                 and c2 >> entry[5] == entry[6]
                 and c3 >> entry[7] == entry[8]
             ):
-                low = entry[0]
-                if low >= need:
-                    self.relevant = self._thresholds(hands, entry)
-                    self.bound = low
-                    return True
-        high = left
+                self.relevant = self._thresholds(hands, entry)
+                self.bound = entry[0]
+                return True
         for entry in uppers:
-            if entry[0] < high and (
+            if entry[0] < need and (
                 c0 >> entry[1] == entry[2]
                 and c1 >> entry[3] == entry[4]
                 and c2 >> entry[5] == entry[6]
                 and c3 >> entry[7] == entry[8]
             ):
-                high = entry[0]
-                if high < need:
-                    self.relevant = self._thresholds(hands, entry)
-                    self.bound = high
-                    return False
+                self.relevant = self._thresholds(hands, entry)
+                self.bound = entry[0]
+                return False
         settled = self._settled(hands, leader, broken, left, need)
         if settled >= 0:
             found = settled == 1
