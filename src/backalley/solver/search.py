@@ -42,8 +42,10 @@ fast, after the bridge solvers (DDS):
   can beat, one each, bound both pairs' counts at every trick's start.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
-  first when leading, and before it the lead that last answered a question with
-  as many tricks left (the "killer" lead, ``killers``).
+  first when leading, then a lead to the partner's entry or ruff before one the
+  opponents can ruff (:meth:`Search._lead_weight`), and before all the lead
+  that last answered a question with as many tricks left (the "killer" lead,
+  ``killers``).
 - **A table of bounded size**: past ``capacity`` entries it is emptied before a
   new key goes in (a 13-card deal could otherwise fill the memory).
 - **The last trick** is played out at once: every card of it is forced.
@@ -523,10 +525,12 @@ class Search:
         tried.reverse()  # lowest first
         if not trick:
             # Leading: a card no one still out can beat in its suit first (highest first),
-            # then the rest from the lowest.
+            # then the others as _lead_weight weighs them (low first).
             tops = [card for card in tried if self._top(card, out)]
-            if tops:
-                tried = tops[::-1] + [card for card in tried[::-1] if card not in tops]
+            others = [card for card in tried if card not in tops]
+            if len(others) > 1:
+                others.sort(key=lambda card: self._lead_weight(hands, seat, card))
+            tried = tops[::-1] + others
             # But first the lead that last answered the question with as many tricks
             # left: what made it good in one position is often still there in the next.
             killer = self.killers[hands[seat].bit_count()]
@@ -553,6 +557,34 @@ class Search:
         if not winners:
             return tried
         return winners + [card for card in tried if not (1 << card) & beats]
+
+    def _lead_weight(self, hands: list[int], seat: int, card: int) -> int:
+        """Where ``seat``'s lead of ``card`` (not a sure winner) comes in the order: low first.
+
+        After DDS's weighing of leads: a plain suit the partner holds the top
+        card of (an entry) or can ruff first, one the next hand can ruff (void,
+        holding a trump) last, and one the last hand can ruff where the partner
+        cannot late; within those, the lowest card first, and trumps and jokers
+        after the plain suits' small cards. Only the order changes, never a count.
+        """
+        trumps = self.trumps
+        suit = _PLAIN_SUIT_OF[card]
+        weight = _rank_of(card)
+        if not suit or suit & trumps:
+            return weight + 5
+        left_hand = hands[(seat + 1) & 3]
+        right_hand = hands[(seat + 3) & 3]
+        partner = hands[seat ^ 2]
+        partner_ruffs = not partner & suit and partner & trumps
+        if not left_hand & suit and left_hand & trumps:
+            weight += 40
+        if not right_hand & suit and right_hand & trumps and not partner_ruffs:
+            weight += 20
+        if partner & suit > (left_hand | right_hand) & suit:
+            weight -= 30  # the partner holds the suit's top card: an entry
+        if partner_ruffs:
+            weight -= 15
+        return weight
 
     def _top(self, card: int, out: int) -> bool:
         """Whether ``card`` is higher than every card of its suit still out."""
