@@ -246,10 +246,13 @@ def test_the_partner_entry_bound_and_a_full_table_change_no_count(state: MatchSt
     assert small.emptied >= len(small.table)
 
 
-def _drawing(north: list[str], east: list[str], *, board: bool = True) -> tuple[MatchState, int]:
+def _drawing(
+    north: list[str], east: list[str], trumps: list[str], *, board: bool = True
+) -> tuple[MatchState, int]:
     # Hearts trumps; North bid Board (it may lead a trump at once; else it bid 1,
     # the highest) and leads, with the top two clubs. The state and North's quick
-    # tricks.
+    # tricks; ``trumps`` are the trumps whose ranks decided the count besides the
+    # clubs (the top trumps counted, and the lowest each sure-trump count looked at).
     state = position(
         {
             Seat.NORTH: [*north, "AC", "KC"],
@@ -265,15 +268,18 @@ def _drawing(north: list[str], east: list[str], *, board: bool = True) -> tuple[
     assert P.to_move(pos) == Seat.NORTH
     search = Search.of(pos, 0)
     quick = search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN])
-    # Only the clubs' ranks decided it (the trump suit is in the key whole).
-    assert search.relevant == (1 << Card.CA) | (1 << Card.CK)
+    decided = (1 << Card.CA) | (1 << Card.CK)
+    for trump in trumps:
+        decided |= 1 << Card.parse(trump)
+    assert search.relevant == decided
     return state, quick
 
 
 def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_opponents() -> None:
     # North's AH KH against East's one trump: cashed at once the clubs are ruffed,
     # but two rounds of trumps draw East's first, and then the clubs win.
-    state, quick = _drawing(["AH", "KH"], ["2H", "3D"])
+    # North's trumps are settled once its last is seen: East's 2H never counts.
+    state, quick = _drawing(["AH", "KH"], ["2H", "3D"], ["AH", "KH"])
     assert quick == 4
     assert solve(state).value == 4
     assert dict(solve(state).items()) == _reference_counts(state)
@@ -282,7 +288,8 @@ def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_oppone
 def test_too_few_top_trumps_draw_nothing() -> None:
     # East's two trumps against North's one top trump (its 2H is below both of
     # East's): the clubs stay capped by East's length in them (none).
-    state, quick = _drawing(["AH", "2H"], ["3H", "4H"])
+    # North's 2H is matched to East's 4H, whatever lies below: the 3H never counts.
+    state, quick = _drawing(["AH", "2H"], ["3H", "4H"], ["AH", "4H"])
     assert quick == 1
     assert dict(solve(state).items()) == _reference_counts(state)
 
@@ -308,7 +315,7 @@ def test_the_leaders_sure_trumps_add_to_the_side_winners_before_trumps_may_be_le
     # No Board: North may not lead its AH yet. AC wins (East, with a trump, follows
     # once, then ruffs), and the AH, above East's 2H, wins whenever it is played:
     # two tricks, counted before any card is tried (one before the bound).
-    state, quick = _drawing(["AH", "2S"], ["2H", "3C"], board=False)
+    state, quick = _drawing(["AH", "2S"], ["2H", "3C"], ["AH"], board=False)
     assert quick == 2
     assert solve(state).value == 2
     assert dict(solve(state).items()) == _reference_counts(state)

@@ -11,15 +11,22 @@ fast, after the bridge solvers (DDS):
   key of *relative* ranks: only who holds the first, second, third ... highest
   card still out counts, not which card it is, so positions that differ in the
   small cards already played share one entry. The jokers keep their identity
-  (BIG and LITTLE leads force differently), and so does the trump suit (a joker
-  lead forces the highest or the lowest trump). In a plain suit an entry keeps
-  only the ranks that decided its bound (Ginsberg's partition search, as in
-  GIB and DDS): the search answers with the cards whose ranks mattered (a
-  trick's winner that beat a card of its suit, the top cards a quick-trick
-  bound counted, the lowest card of a run tried as one, and what a table entry
-  it met held), and the entry then holds for every position with the same
-  lengths whose holders agree down to the lowest of those cards. Below it the
-  cards were never compared, so their order cannot change the bound.
+  (BIG and LITTLE leads force differently). In each suit, the trump suit
+  included, an entry keeps only the ranks that decided its bound (Ginsberg's
+  partition search, as in GIB and DDS; DDS's "winning ranks"): the search
+  answers with the cards whose ranks mattered (a trick's winner that beat a
+  card of its suit, the top cards a quick-trick bound counted, the trumps a
+  sure-trump count looked at, the lowest card of a run tried as one where no
+  lower card of its suit was tried, and what a table entry it met held), and
+  the entry then holds for every position with the same lengths whose holders
+  agree down to the lowest of those cards. Below it the cards were never
+  compared, so their order cannot change the bound. A joker lead forces a
+  hand's highest or lowest trump: matched hand by hand in order below that
+  card, the two positions force the same cards. Every answer also carries the
+  bound it proved (fail-soft), which may settle more than the question asked.
+- **Small cards settled**: once a card below every card of its suit that its
+  answer rested on has been tried, the other cards of that suit below those
+  give the same answer and are not tried (DDS's rule).
 - **Equivalent cards**: of a run of cards in one hand with nothing still out
   between them (the cards of the current trick count as out), one is tried.
   Jokers are never merged with other cards.
@@ -35,7 +42,10 @@ fast, after the bridge solvers (DDS):
   can beat, one each, bound both pairs' counts at every trick's start.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
-  first when leading.
+  first when leading, then a lead to the partner's entry or ruff before one the
+  opponents can ruff (:meth:`Search._lead_weight`), and before all the lead
+  that last answered a question with as many tricks left (the "killer" lead,
+  ``killers``).
 - **A table of bounded size**: past ``capacity`` entries it is emptied before a
   new key goes in (a 13-card deal could otherwise fill the memory).
 - **The last trick** is played out at once: every card of it is forced.
@@ -124,6 +134,8 @@ class Search:
         self.codes: dict[int, tuple[int, int]] = {}
         self.trump_suit = next((suit for suit in range(4) if SUIT_MASKS[suit] & trumps), -1)
         self.relevant = 0
+        self.bound = 0
+        self.killers = [-1] * 14
         self.merged = 0
         self.nodes = 0
         self.partner_entries = True
@@ -167,12 +179,13 @@ class Search:
             # away from it: a card's count is mostly near the last card's.
             if probe <= low or probe > high:
                 probe = (low + high + 1) >> 1
+            # Each answer's bound may settle more than the question asked.
             if self.can(hands, trick, leader, broken, probe):
-                low = probe
-                probe += 1
+                low = min(max(probe, self.bound), high)
+                probe = low + 1
             else:
-                high = probe - 1
-                probe -= 1
+                high = max(min(probe - 1, self.bound), low)
+                probe = high
         return low
 
     def after(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
@@ -270,15 +283,19 @@ class Search:
     ) -> bool:
         """Whether our pair can take ``need`` more tricks (the current one included).
 
-        Leaves in ``self.relevant`` the cards whose ranks decided the answer.
+        Leaves in ``self.relevant`` the cards whose ranks decided the answer, and
+        in ``self.bound`` the bound it proved: at least ``need`` tricks (a lower
+        bound) when it answers yes, fewer (an upper bound) when it answers no.
         """
         if need <= 0:
             self.relevant = 0
+            self.bound = 0
             return True
         seat = (leader + len(trick)) & 3
         left = hands[seat].bit_count()
         if need > left:
             self.relevant = 0
+            self.bound = left
             return False
         if left == 1:
             return self._last_trick(hands, trick, leader)
@@ -287,55 +304,67 @@ class Search:
         key, codes = self._key(hands, leader, broken)
         lowers, uppers = self._slot(key)
         c0, c1, c2, c3 = codes
-        low = 0
+        # Only an entry whose bound answers the question is matched against the ranks.
         for entry in lowers:
-            if entry[0] > low and (
+            if entry[0] >= need and (
                 c0 >> entry[1] == entry[2]
                 and c1 >> entry[3] == entry[4]
                 and c2 >> entry[5] == entry[6]
                 and c3 >> entry[7] == entry[8]
             ):
-                low = entry[0]
-                if low >= need:
-                    self.relevant = self._thresholds(hands, entry)
-                    return True
-        high = left
+                self.relevant = self._thresholds(hands, entry)
+                self.bound = entry[0]
+                return True
         for entry in uppers:
-            if entry[0] < high and (
+            if entry[0] < need and (
                 c0 >> entry[1] == entry[2]
                 and c1 >> entry[3] == entry[4]
                 and c2 >> entry[5] == entry[6]
                 and c3 >> entry[7] == entry[8]
             ):
-                high = entry[0]
-                if high < need:
-                    self.relevant = self._thresholds(hands, entry)
-                    return False
+                self.relevant = self._thresholds(hands, entry)
+                self.bound = entry[0]
+                return False
+        settled = self._settled(hands, leader, broken, left, need)
+        if settled >= 0:
+            found = settled == 1
+        else:
+            found = self._try_cards(hands, trick, leader, broken, need, seat)
+        bound = self.bound
+        relevant = self.relevant
+        self.entries += _store(
+            lowers if found else uppers, self._entry(hands, codes, relevant, bound)
+        )
+        self.relevant = relevant
+        self.bound = bound
+        return found
+
+    def _settled(self, hands: list[int], leader: int, broken: bool, left: int, need: int) -> int:
+        """Whether a bound at a trick's start answers the question: 1 yes, 0 no, -1 neither.
+
+        The side on lead takes its quick tricks (:meth:`_quick_tricks`) and each
+        pair its sure trumps (:meth:`_sure_trumps`); ``left`` is the tricks left.
+        The first bound that answers is the one kept: ``self.bound`` is its count,
+        ``self.relevant`` the cards whose ranks decided it, and no other's.
+        """
         pair = self.pair
         quick = self._quick_tricks(hands, leader, broken)
-        tops = self.relevant
-        sure_ours = self._sure_trumps(hands, pair)
-        sure_theirs = self._sure_trumps(hands, 1 - pair)
         if leader & 1 == pair:
-            sure_ours = max(sure_ours, quick)
-        else:
-            sure_theirs = max(sure_theirs, quick)
-        if sure_ours >= need:
-            self.entries += _store(lowers, self._entry(hands, codes, tops, sure_ours))
-            self.relevant = tops
-            return True
-        if left - sure_theirs < need:
-            self.entries += _store(uppers, self._entry(hands, codes, tops, left - sure_theirs))
-            self.relevant = tops
-            return False
-        found = self._try_cards(hands, trick, leader, broken, need, seat)
-        relevant = self.relevant
-        if found:
-            self.entries += _store(lowers, self._entry(hands, codes, relevant, need))
-        else:
-            self.entries += _store(uppers, self._entry(hands, codes, relevant, need - 1))
-        self.relevant = relevant
-        return found
+            if quick >= need:
+                self.bound = quick
+                return 1
+        elif left - quick < need:
+            self.bound = left - quick
+            return 0
+        sure = self._sure_trumps(hands, pair)
+        if sure >= need:
+            self.bound = sure
+            return 1
+        sure = self._sure_trumps(hands, 1 - pair)
+        if left - sure < need:
+            self.bound = left - sure
+            return 0
+        return -1
 
     def _slot(self, key: _Key) -> tuple[list[_Entry], list[_Entry]]:
         """The lower and upper bounds kept under ``key``, new empty lists if none are.
@@ -368,10 +397,19 @@ class Search:
         ours = seat & 1 == self.pair
         trumps = self.trumps
         order = self._ordered(hands, trick, leader, broken, seat)
-        # Cards standing for a run of equivalent ones: their run counts if all fail.
-        relevant = self.merged
+        left = hands[seat].bit_count()
+        # Cards standing for a run of equivalent ones: their run may count if all fail.
+        merged = self.merged
+        relevant = 0
+        # If all fail, the best of their bounds: the most tricks any card may still
+        # give our pair (we move), or the fewest any card surely gives (they move).
+        bound = -1 if ours else 99
+        # The cards whose answer a card of their suit tried before settled (below).
+        settled = 0
         for card in order:
             bit = 1 << card
+            if bit & settled:
+                continue
             hands[seat] ^= bit
             played = (*trick, card)
             if len(played) == 4:
@@ -382,18 +420,36 @@ class Search:
                 won = 1 if winner & 1 == self.pair else 0
                 found = self.can(hands, _NO_TRICK, winner, after_broken, need - won)
                 decided = self.relevant
+                got = self.bound + won
                 if _PLAIN_SUIT_OF[best] & cards & ~(1 << best):
                     # Won by rank over a card of its suit: its rank decided the trick.
                     decided |= 1 << best
             else:
                 found = self.can(hands, played, leader, broken, need)
                 decided = self.relevant
+                got = self.bound
             hands[seat] ^= bit
             if found == ours:
+                if not trick:
+                    self.killers[left] = card
                 self.relevant = decided
+                self.bound = got
                 return ours
             relevant |= decided
-        self.relevant = relevant
+            bound = max(bound, got) if ours else min(bound, got)
+            suit = _PLAIN_SUIT_OF[card]
+            if suit:
+                # A card below every card of its suit that its answer rested on: any
+                # other card of the suit below those gives the same answer (the
+                # positions after either agree on every rank that decided it).
+                ranked = decided & suit
+                lowest = ranked & -ranked
+                if not ranked:
+                    settled |= suit
+                elif bit < lowest:
+                    settled |= suit & (lowest - 1)
+        self.relevant = _with_runs(relevant, merged, order)
+        self.bound = bound
         return not ours
 
     def _last_trick(self, hands: list[int], trick: tuple[int, ...], leader: int) -> bool:
@@ -409,7 +465,9 @@ class Search:
         cards = (1 << played[0]) | (1 << played[1]) | (1 << played[2]) | (1 << played[3])
         # Won by rank over a card of its suit: its rank decided the trick.
         self.relevant = (1 << best) if _PLAIN_SUIT_OF[best] & cards & ~(1 << best) else 0
-        return (leader + best_at) & 1 == self.pair
+        won = (leader + best_at) & 1 == self.pair
+        self.bound = 1 if won else 0
+        return won
 
     # --- helpers ------------------------------------------------------------------
 
@@ -467,11 +525,19 @@ class Search:
         tried.reverse()  # lowest first
         if not trick:
             # Leading: a card no one still out can beat in its suit first (highest first),
-            # then the rest from the lowest.
+            # then the others as _lead_weight weighs them (low first).
             tops = [card for card in tried if self._top(card, out)]
-            if not tops:
-                return tried
-            return tops[::-1] + [card for card in tried[::-1] if card not in tops]
+            others = [card for card in tried if card not in tops]
+            if len(others) > 1:
+                others.sort(key=lambda card: self._lead_weight(hands, seat, card))
+            tried = tops[::-1] + others
+            # But first the lead that last answered the question with as many tricks
+            # left: what made it good in one position is often still there in the next.
+            killer = self.killers[hands[seat].bit_count()]
+            if killer != tried[0] and killer in tried:
+                tried.remove(killer)
+                tried.insert(0, killer)
+            return tried
         best, best_at = winning_card(trick, trumps)
         # Following: by rank, not by suit, so a discard is the lowest card of any suit.
         # Cards of one plain suit are in rank order already (the common case: following).
@@ -491,6 +557,34 @@ class Search:
         if not winners:
             return tried
         return winners + [card for card in tried if not (1 << card) & beats]
+
+    def _lead_weight(self, hands: list[int], seat: int, card: int) -> int:
+        """Where ``seat``'s lead of ``card`` (not a sure winner) comes in the order: low first.
+
+        After DDS's weighing of leads: a plain suit the partner holds the top
+        card of (an entry) or can ruff first, one the next hand can ruff (void,
+        holding a trump) last, and one the last hand can ruff where the partner
+        cannot late; within those, the lowest card first, and trumps and jokers
+        after the plain suits' small cards. Only the order changes, never a count.
+        """
+        trumps = self.trumps
+        suit = _PLAIN_SUIT_OF[card]
+        weight = _rank_of(card)
+        if not suit or suit & trumps:
+            return weight + 5
+        left_hand = hands[(seat + 1) & 3]
+        right_hand = hands[(seat + 3) & 3]
+        partner = hands[seat ^ 2]
+        partner_ruffs = not partner & suit and partner & trumps
+        if not left_hand & suit and left_hand & trumps:
+            weight += 40
+        if not right_hand & suit and right_hand & trumps and not partner_ruffs:
+            weight += 20
+        if partner & suit > (left_hand | right_hand) & suit:
+            weight -= 30  # the partner holds the suit's top card: an entry
+        if partner_ruffs:
+            weight -= 15
+        return weight
 
     def _top(self, card: int, out: int) -> bool:
         """Whether ``card`` is higher than every card of its suit still out."""
@@ -642,7 +736,9 @@ class Search:
             leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
             if leads & trumps:
                 top_trumps = _run_on_top(out & trumps, mine)
-        counted = 0
+        # The top trumps counted and the trumps the counts below looked at: their
+        # ranks decide the bound as the side suits' top cards do.
+        counted = _top_cards(out & trumps, top_trumps) if top_trumps else 0
         # The opponents' trumps are drawn by the top trumps when these are as many.
         drawn = top_trumps >= max(
             (left_hand & trumps).bit_count(), (right_hand & trumps).bit_count()
@@ -653,7 +749,9 @@ class Search:
         # to those, led now or not. The top trumps that draw win as many tricks,
         # also tricks of the leader's trumps: the larger of the two counts adds.
         theirs = (left_hand | right_hand) & trumps
-        total = max(top_trumps, _unbeaten(mine & trumps, theirs))
+        unbeaten, looked = _unbeaten(mine & trumps, theirs)
+        counted |= looked
+        total = max(top_trumps, unbeaten)
         # The side suits' top cards, each suit capped where an opponent could ruff.
         sides = 0
         for suit in SUIT_MASKS:
@@ -675,7 +773,9 @@ class Search:
         # play there instead costs that count one trick at most.
         partner = hands[leader ^ 2]
         spent = max(0, sides - (partner & ~trumps).bit_count())
-        total = max(total, sides + max(0, _unbeaten(partner & trumps, theirs) - spent))
+        unbeaten, looked = _unbeaten(partner & trumps, theirs)
+        counted |= looked
+        total = max(total, sides + max(0, unbeaten - spent))
         # The top cards counted: their ranks decide the bound.
         self.relevant = counted
         return min(total, mine.bit_count())
@@ -696,7 +796,8 @@ class Search:
         partners' trumps may meet in one trick (a joker lead forces both
         highest), so the larger of the two hands' counts, not their sum. With
         no trump of the other pair, every trump of the hand counts; a trump
-        above all of theirs always does.
+        above all of theirs always does. Leaves in ``self.relevant`` the lowest
+        trumps the counts looked at (:func:`_unbeaten`).
         """
         trumps = self.trumps
         theirs = (hands[1 - pair] | hands[3 - pair]) & trumps
@@ -704,9 +805,11 @@ class Search:
         other = hands[pair + 2] & trumps
         if other.bit_count() > one.bit_count():
             one, other = other, one
-        best = _unbeaten(one, theirs)
+        best, self.relevant = _unbeaten(one, theirs)
         if other.bit_count() > best:
-            best = max(best, _unbeaten(other, theirs))
+            also, looked = _unbeaten(other, theirs)
+            best = max(best, also)
+            self.relevant |= looked
         return best
 
     def _key(self, hands: list[int], leader: int, broken: bool) -> tuple[_Key, list[int]]:
@@ -719,7 +822,6 @@ class Search:
         """
         north, east, south, west = hands[0], hands[1], hands[2], hands[3]
         cache = self.codes
-        trump_suit = self.trump_suit
         parts = [0, 0, 0, 0]
         codes = [0, 0, 0, 0]
         for suit in range(4):
@@ -735,7 +837,7 @@ class Search:
                 known = cache[spread] = (_rank_code(spread), _lengths(spread))
             code = known[0]
             codes[suit] = code
-            parts[suit] = code if suit == trump_suit else known[1]
+            parts[suit] = known[1]
         jokers = (
             (north >> _JOKERS_AT)
             | ((east >> _JOKERS_AT) << 2)
@@ -754,8 +856,6 @@ class Search:
         out = hands[0] | hands[1] | hands[2] | hands[3]
         shifts = [_ANY, _ANY, _ANY, _ANY]
         for suit in range(4):
-            if suit == self.trump_suit:
-                continue
             mine = relevant & SUIT_MASKS[suit]
             code = codes[suit]
             cards = (code.bit_length() - 1) >> 1
@@ -781,6 +881,35 @@ class Search:
 def _rank_of(card: int) -> int:
     """A card's rank for the move ordering: 0 for a two, 12 for an ace; jokers above."""
     return card % 13 if card < _JOKERS_AT else card - _JOKERS_AT + 13
+
+
+def _with_runs(relevant: int, merged: int, tried: list[int]) -> int:
+    """The cards an answer with every card failing rests on: ``relevant``, and runs' cards.
+
+    ``tried`` are the cards that stood for themselves (tried, or settled by a card of
+    their suit), ``merged`` the cards that a higher card of their run stood for,
+    ``relevant`` what the answers of the cards tried rested on. A position that
+    agrees on who holds each card down to the lowest relevant one of each suit
+    plays every card above it as here (a run's cards above it are still a run).
+    A card below it is covered by any card below it that was tried here (the
+    positions after either agree on every rank that decided it): only a suit
+    whose cards below it were all merged into a higher card needs its merged
+    cards counted, so that no card of the suit lies below the lowest one.
+    """
+    if not merged:
+        return relevant
+    stood = 0
+    for card in tried:
+        stood |= 1 << card
+    for suit in SUIT_MASKS:
+        if not merged & suit:
+            continue
+        ranked = relevant & suit
+        lowest = ranked & -ranked
+        below = suit & (lowest - 1) if ranked else suit
+        if not stood & below:
+            relevant |= merged & suit
+    return relevant
 
 
 def _store(entries: list[_Entry], entry: _Entry) -> int:
@@ -842,18 +971,24 @@ def _joint_rounds(mine: int, my_low: int, partners: int, partners_low: int) -> i
     return best
 
 
-def _unbeaten(mine: int, theirs: int) -> int:
+def _unbeaten(mine: int, theirs: int) -> tuple[int, int]:
     """How many of one hand's trumps ``mine`` win, at least, against the other pair's ``theirs``.
 
     Each trump of ``theirs`` goes to one trick, so it beats at most one of
     ``mine``, and only one below it: the count is ``mine``'s trumps less the most
     of them that can be matched each to a different higher trump of ``theirs``,
     found greedily from the top (a trump of ``theirs`` seen is higher than every
-    trump after it). See :meth:`Search._sure_trumps`.
+    trump after it). See :meth:`Search._sure_trumps`. Also the lowest card the
+    count looked at (0 for none): the scan stops once the rest is settled by the
+    lengths alone (no trump of ``theirs`` left, or as many seen unmatched as
+    ``mine`` has left), so a position with the same lengths whose trumps agree
+    on who holds each card down to that one has the same count.
     """
-    if not theirs:
-        return mine.bit_count()
+    if not mine or not theirs:
+        return mine.bit_count(), 0
     rest = mine | theirs
+    left = mine.bit_count()
+    unseen = theirs.bit_count()
     higher = 0
     sure = 0
     while rest:
@@ -861,11 +996,21 @@ def _unbeaten(mine: int, theirs: int) -> int:
         rest ^= top
         if top & theirs:
             higher += 1
-        elif higher:
-            higher -= 1
+            unseen -= 1
+            if not unseen:
+                # No trump of theirs below: the ones of ``mine`` left that no trump
+                # seen is still matched to win.
+                return sure + max(0, left - higher), top
         else:
-            sure += 1
-    return sure
+            left -= 1
+            if higher:
+                higher -= 1
+            else:
+                sure += 1
+        if higher >= left:
+            # Every trump of ``mine`` left can be matched to a higher one seen.
+            return sure, top
+    return sure, 0
 
 
 def _top_cards(out: int, count: int) -> int:
