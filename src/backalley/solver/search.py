@@ -438,7 +438,7 @@ class Search:
             relevant |= decided
             bound = max(bound, got) if ours else min(bound, got)
             suit = _PLAIN_SUIT_OF[card]
-            if suit:
+            if suit != 0:
                 # A card below every card of its suit that its answer rested on: any
                 # other card of the suit below those gives the same answer (the
                 # positions after either agree on every rank that decided it).
@@ -570,7 +570,7 @@ class Search:
         trumps = self.trumps
         suit = _PLAIN_SUIT_OF[card]
         weight = _rank_of(card)
-        if not suit or suit & trumps:
+        if suit == 0 or suit & trumps:
             return weight + 5
         left_hand = hands[(seat + 1) & 3]
         right_hand = hands[(seat + 3) & 3]
