@@ -5,12 +5,15 @@ from __future__ import annotations
 import io
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from backalley import Rules
 from backalley.cli import main
 from backalley.cli._common import ProgressBar
 from backalley.players import HeuristicPlayer, RandomPlayer, play_match
 from backalley.players.simulation import (
+    PairStats,
     match_seed,
     match_stats,
     simulate,
@@ -59,6 +62,29 @@ def test_summary_adds_up_the_matches() -> None:
     )
     assert ew.boards_bid == boards
     assert summary.throw_ins == sum(r.thrown_in for state in states for r in state.history)
+
+
+@given(st.integers(0, 2**64 - 1))
+@settings(max_examples=25, deadline=None)
+def test_match_figures_from_the_deals(seed: int) -> None:
+    """``match_stats`` adds up what each finished deal's public contracts and tricks say."""
+    state = play_match([HeuristicPlayer(), RandomPlayer()] * 2, Rules(), seed=seed)
+    stats = match_stats(state)
+    counted = [result.deal for result in state.history if result.counts]
+    for pair, figures in zip((0, 1), stats.pairs, strict=True):
+        terms = [(deal.contracts[pair], deal.tricks_won[pair], deal.hand_size) for deal in counted]
+        boards = [(taken, size) for contract, taken, size in terms if contract.is_board]
+        numeric = [(contract, taken) for contract, taken, _ in terms if not contract.is_board]
+        assert figures == PairStats(
+            state.totals[pair],
+            len(boards),
+            sum(taken == size for taken, size in boards),
+            len(numeric),
+            sum(contract.target for contract, _ in numeric),
+            sum(taken for _, taken in numeric),
+        )
+    assert stats.throw_ins == sum(result.thrown_in for result in state.history)
+    assert stats.deals == len(counted) and stats.winner == state.outcome.winner
 
 
 def test_wilson_interval() -> None:

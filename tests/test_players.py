@@ -20,6 +20,7 @@ from backalley import (
     new_match,
 )
 from backalley.core.cards import CARDS
+from backalley.engine.bounds import playing
 from backalley.engine.view import SeatView, view
 from backalley.players import (
     HeuristicPlayer,
@@ -28,6 +29,7 @@ from backalley.players import (
     play_match,
     player_seed,
 )
+from backalley.players.driver import play_step, seat_players
 from backalley.players.heuristic import (
     BIG_JOKER_TRICKS,
     LITTLE_JOKER_TRICKS,
@@ -60,6 +62,37 @@ def test_match_is_reproducible_from_its_seed() -> None:
     assert first.is_over
     assert play_match(players, SHORT, seed=11) == first
     assert play_match(players, SHORT, seed=12) != first
+
+
+class _ViewedRandom(RandomPlayer):
+    """A random player the driver cannot tell from any other: it is given its view."""
+
+    def for_seat(self, seat: Seat, seed: int) -> _ViewedRandom:
+        return _ViewedRandom(seed)
+
+
+@given(st.integers(0, 2**64 - 1), st.sampled_from([SHORT, Rules(), Rules(schedule=[1])]))
+def test_random_players_play_as_when_given_their_view(seed: int, rules: Rules) -> None:
+    """The driver builds no view for a random player: every step as with one, by play_step.
+
+    The reference is the match played a step at a time by ``play_step``, which builds the
+    view of every decision and calls the player with it; the driver's own loop must tell
+    ``watch`` the same states and actions, step by step, and end on the same state. A
+    subclass that reads nothing more is still given its view, and plays the same match.
+    """
+    players = [RandomPlayer(), HeuristicPlayer(), RandomPlayer(), RandomPlayer()]
+    seen: list[tuple[MatchState, Action, MatchState]] = []
+    final = play_match(players, rules, seed=seed, watch=lambda *step: seen.append(step))
+    state = new_match(rules, seed=seed)
+    seated = seat_players(players, seed)
+    steps = []
+    while playing(state):
+        action, following = play_step(state, seated)
+        steps.append((state, action, following))
+        state = following
+    assert seen == steps and final == state
+    viewed = [_ViewedRandom(), HeuristicPlayer(), _ViewedRandom(), _ViewedRandom()]
+    assert play_match(viewed, rules, seed=seed) == final
 
 
 def test_watch_sees_every_action_and_start_plays_on() -> None:

@@ -455,9 +455,8 @@ def contracts_of(pos: Position) -> tuple[tuple[int, int], tuple[int, int]]:
     ``bidding.contract_terms`` of the bids with their seats, clockwise from the
     dealer's left (BID-1); the deal's bidding must be complete.
     """
-    bids = pos[8]  # BIDS
     first = pos[1] + 1  # DEALER
-    return contract_terms((_AROUND[first + i], bids[i]) for i in range(4))
+    return contract_terms(zip(_AROUND[first : first + 4], pos[8], strict=True))  # BIDS
 
 
 def _finish(pos: Position) -> Position:

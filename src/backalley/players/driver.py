@@ -21,6 +21,7 @@ from ..engine.bounds import EndlessMatch, playing
 from ..engine.match import apply, new_match, seeded_deal, turn
 from ..engine.state import MatchState
 from ..engine.view import SeatView, view
+from .simple import RandomPlayer
 
 __all__ = [
     "Player",
@@ -147,9 +148,23 @@ def play_match(
         raise ValueError("play_match starts from a state or from rules and a seed, not both")
     state = new_match(rules, seed=seed) if start is None else start
     seated = seat_players(players, state.seed)
+    blind = tuple(map(_blind_choice, seated))
+    # What play_step does, with its calls made here: this loop runs at every action of
+    # every simulated match. ``turn`` is None exactly between deals and after the match,
+    # where ``playing`` looks at the bounds (inside a deal it has nothing to look at).
     try:
-        while playing(state):
-            action, following = play_step(state, seated)
+        while True:
+            asked = turn(state)
+            if asked is None:
+                if not playing(state):
+                    break
+                action: Action = seeded_deal(state)
+                following = apply(state, action)
+            else:
+                seat, legal = asked
+                choose = blind[seat]
+                action = seated[seat](view(state, seat), legal) if choose is None else choose(legal)
+                following = _judged(state, seat, action)
             if watch is not None:
                 watch(state, action, following)
             state = following
@@ -157,6 +172,20 @@ def play_match(
         # Players that always pass never end a match: no single one of them is to blame.
         raise PlayerError(None, None, str(endless)) from None
     return state
+
+
+def _blind_choice(player: Player) -> Callable[[tuple[Bid | Play, ...]], Bid | Play] | None:
+    """What ``player`` chooses with, given only the legal actions, if it never reads its view.
+
+    A :class:`~backalley.players.simple.RandomPlayer` (that exact class: a subclass may
+    read the view) answers ``player(view, legal)`` with its generator's ``choice(legal)``
+    alone, so the driver calls that and builds no view for it: the same action, drawn
+    from the same generator. None for any other player.
+    """
+    if type(player) is RandomPlayer:
+        # The seated copy is the driver's own (``for_seat``): nobody else holds its generator.
+        return player._rng.choice
+    return None
 
 
 def _judged(state: MatchState, seat: Seat, action: object) -> MatchState:

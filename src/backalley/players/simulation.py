@@ -130,29 +130,34 @@ def match_stats(state: MatchState) -> MatchStats:
     outcome = state.outcome
     if outcome is None:
         raise ValueError("the match is not over yet")
-    figures: list[PairStats] = []
-    for pair in PAIRS:
-        boards = made = numeric = targets = tricks = 0
-        for result in state.history:
-            if not result.counts:
-                continue
-            # Read off the deal's final position: making each finished deal's tricks
-            # would cost more than the rest of the figures together.
-            pos = result.position
-            target, multiplier = position.contracts_of(pos)[pair]
-            taken = position.tricks_won(pos)[pair]
+    # Per pair: boards bid, boards made, numeric deals, targets, tricks; one pass over the
+    # deals for both pairs, each deal's contracts worked out once.
+    sums = ([0] * 5, [0] * 5)
+    throw_ins = 0
+    for result in state.history:
+        throw_ins += result.thrown_in
+        if not result.counts:
+            continue
+        # Read off the deal's final position: making each finished deal's tricks
+        # would cost more than the rest of the figures together.
+        pos = result.position
+        size = pos[position.SIZE]
+        for tally, (target, multiplier), taken in zip(
+            sums, position.contracts_of(pos), position.tricks_won(pos), strict=True
+        ):
             if multiplier:
-                boards += 1
-                made += taken == pos[position.SIZE]
+                tally[0] += 1
+                tally[1] += taken == size
             else:
-                numeric += 1
-                targets += target
-                tricks += taken
-        figures.append(PairStats(state.totals[pair], boards, made, numeric, targets, tricks))
+                tally[2] += 1
+                tally[3] += target
+                tally[4] += taken
+    totals = state.totals
+    first, second = (PairStats(totals[pair], *sums[pair]) for pair in PAIRS)
     return MatchStats(
         winner=outcome.winner,
-        pairs=(figures[0], figures[1]),
-        throw_ins=sum(result.thrown_in for result in state.history),
+        pairs=(first, second),
+        throw_ins=throw_ins,
         deals=state.counted_deals,
     )
 
