@@ -398,3 +398,81 @@ def test_a_claimed_seat_stays_its_browsers_and_the_page_reconnects_when_cut(brow
         assert driver.execute_script(_HAND) == hand  # the seat's own page: its hand still
     finally:
         server.kill()
+
+
+# The page's socket, wrapped before its script runs: what it sends is kept, and the first
+# change after its first action is lost on the way (as if a frame went missing).
+_LOSE_A_CHANGE = """
+(() => {
+  const Native = window.WebSocket;
+  window.__sent = [];
+  window.__lose = false;
+  window.__lost = null;
+  window.WebSocket = class extends Native {
+    set onmessage(handler) {
+      super.onmessage = (event) => {
+        const message = JSON.parse(event.data);
+        if (message.type === "change" && window.__lose) {
+          window.__lose = false;
+          window.__lost = message.frame;
+          return;
+        }
+        handler(event);
+      };
+    }
+    get onmessage() { return super.onmessage; }
+    send(data) {
+      const message = JSON.parse(data);
+      if (message.type === "act" && window.__lost === null) window.__lose = true;
+      window.__sent.push(message);
+      return super.send(data);
+    }
+  };
+})();
+"""
+
+
+def _drawn(driver) -> dict:
+    """What the page shows of the table: the hand, the status, the deal, the seats (the
+    trick in the middle is left out: a trick just won stays on it a moment, drawn by time)."""
+    return driver.execute_script(
+        """
+        const text = (id) => document.getElementById(id).textContent;
+        return {
+          hand: [...document.querySelectorAll('#hand button')].map((b) => b.dataset.code),
+          status: text('status'), deal: text('deal-line'),
+          seats: ['pos-top', 'pos-left', 'pos-right', 'pos-bottom'].map(text),
+          version: document.body.dataset.version,
+        };
+        """
+    )
+
+
+def test_a_change_lost_on_the_way_makes_the_page_ask_for_the_whole_frame(tmp_path, browsers):
+    """The first change after the page's action never reaches it: the next one does not
+    follow the frame it holds, so the page asks for the whole frame (``resync``, naming
+    the frame it holds), draws it, and plays on; reloaded (a whole frame from scratch),
+    it shows the same table."""
+    # The computers a little apart, so that each of their actions is a change of its own.
+    server = Server(tmp_path / "rooms.db", port=free_port(), pace=0.3)
+    try:
+        driver = browsers()
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _LOSE_A_CHANGE})
+        _start_computer_game(driver, server)
+        _my_move(driver)
+        WebDriverWait(driver, WAIT).until(
+            lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-resyncs") == "1"
+        )
+        lost = driver.execute_script("return window.__lost")
+        asked = driver.execute_script("return window.__sent.filter((m) => m.type === 'resync')")
+        assert isinstance(lost, int) and asked == [{"type": "resync", "frame": lost - 1}]
+        _wait_turn_or_end(driver)
+        if not _over(driver):
+            _my_move(driver)
+            _wait_turn_or_end(driver)
+        shown = _drawn(driver)
+        driver.refresh()
+        WebDriverWait(driver, WAIT).until(lambda d: _drawn(d)["version"] == shown["version"])
+        assert _drawn(driver) == shown
+    finally:
+        server.kill()
