@@ -212,7 +212,8 @@ def test_the_quick_tricks_count_the_partners_winners_reached_by_a_lead() -> None
     # West holds a trump and two clubs: South's clubs win twice before West can ruff.
     search, hands, leader, broken = _entry_position(["8C", "9C", "2H"])
     assert search._quick_tricks(hands, leader, broken) == 2
-    assert search.relevant == (1 << Card.CA) | (1 << Card.CK) | (1 << Card.CQ)
+    # The two clubs counted decided it; the third, which West could ruff, did not.
+    assert search.relevant == (1 << Card.CA) | (1 << Card.CK)
     search.partner_entries = False
     assert search._quick_tricks(hands, leader, broken) == 0
 
@@ -247,12 +248,12 @@ def test_the_partner_entry_bound_and_a_full_table_change_no_count(state: MatchSt
 
 
 def _drawing(
-    north: list[str], east: list[str], trumps: list[str], *, board: bool = True
+    north: list[str], east: list[str], decided: list[str], *, board: bool = True
 ) -> tuple[MatchState, int]:
     # Hearts trumps; North bid Board (it may lead a trump at once; else it bid 1,
     # the highest) and leads, with the top two clubs. The state and North's quick
-    # tricks; ``trumps`` are the trumps whose ranks decided the count besides the
-    # clubs (the top trumps counted, and the lowest each sure-trump count looked at).
+    # tricks; ``decided`` are the cards whose ranks decided the count (the top
+    # cards counted, and the lowest trump each sure-trump count looked at).
     state = position(
         {
             Seat.NORTH: [*north, "AC", "KC"],
@@ -268,10 +269,7 @@ def _drawing(
     assert P.to_move(pos) == Seat.NORTH
     search = Search.of(pos, 0)
     quick = search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN])
-    decided = (1 << Card.CA) | (1 << Card.CK)
-    for trump in trumps:
-        decided |= 1 << Card.parse(trump)
-    assert search.relevant == decided
+    assert search.relevant == sum(1 << Card.parse(card) for card in decided)
     return state, quick
 
 
@@ -279,7 +277,7 @@ def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_oppone
     # North's AH KH against East's one trump: cashed at once the clubs are ruffed,
     # but two rounds of trumps draw East's first, and then the clubs win.
     # North's trumps are settled once its last is seen: East's 2H never counts.
-    state, quick = _drawing(["AH", "KH"], ["2H", "3D"], ["AH", "KH"])
+    state, quick = _drawing(["AH", "KH"], ["2H", "3D"], ["AC", "KC", "AH", "KH"])
     assert quick == 4
     assert solve(state).value == 4
     assert dict(solve(state).items()) == _reference_counts(state)
@@ -288,8 +286,9 @@ def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_oppone
 def test_too_few_top_trumps_draw_nothing() -> None:
     # East's two trumps against North's one top trump (its 2H is below both of
     # East's): the clubs stay capped by East's length in them (none).
-    # North's 2H is matched to East's 4H, whatever lies below: the 3H never counts.
-    state, quick = _drawing(["AH", "2H"], ["3H", "4H"], ["AH", "4H"])
+    # North's 2H is matched to East's 4H, whatever lies below: the 3H never counts,
+    # and neither do the clubs East ruffs (the AH, above the 4H, is held to its rank).
+    state, quick = _drawing(["AH", "2H"], ["3H", "4H"], ["4H"])
     assert quick == 1
     assert dict(solve(state).items()) == _reference_counts(state)
 
@@ -315,7 +314,7 @@ def test_the_leaders_sure_trumps_add_to_the_side_winners_before_trumps_may_be_le
     # No Board: North may not lead its AH yet. AC wins (East, with a trump, follows
     # once, then ruffs), and the AH, above East's 2H, wins whenever it is played:
     # two tricks, counted before any card is tried (one before the bound).
-    state, quick = _drawing(["AH", "2S"], ["2H", "3C"], ["AH"], board=False)
+    state, quick = _drawing(["AH", "2S"], ["2H", "3C"], ["AC", "AH"], board=False)
     assert quick == 2
     assert solve(state).value == 2
     assert dict(solve(state).items()) == _reference_counts(state)

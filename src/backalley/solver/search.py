@@ -736,9 +736,10 @@ class Search:
             leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
             if leads & trumps:
                 top_trumps = _run_on_top(out & trumps, mine)
-        # The top trumps counted and the trumps the counts below looked at: their
-        # ranks decide the bound as the side suits' top cards do.
-        counted = _top_cards(out & trumps, top_trumps) if top_trumps else 0
+        # The trumps the counts below looked at, and the top cards counted: their
+        # ranks decide the bound.
+        counted = 0
+        freed = False
         # The opponents' trumps are drawn by the top trumps when these are as many.
         drawn = top_trumps >= max(
             (left_hand & trumps).bit_count(), (right_hand & trumps).bit_count()
@@ -759,7 +760,6 @@ class Search:
                 continue
             tops = _run_on_top(out & suit, mine)
             if tops:
-                counted |= _top_cards(out & suit, tops)
                 capped = tops
                 if left_hand & trumps:
                     capped = min(capped, (left_hand & suit).bit_count())
@@ -767,10 +767,17 @@ class Search:
                     capped = min(capped, (right_hand & suit).bit_count())
                 sides += capped
                 total += tops if drawn else capped
+                freed = freed or (drawn and tops > capped)
+                # Only the top cards counted decided it: holding more of the run
+                # on top would only count more.
+                counted |= _top_cards(out & suit, tops if drawn else capped)
         # Or the side suits cashed at once, and the partner's trumps that the
         # opponents' cannot all beat: the partner plays a card of another suit than
         # trumps to each of those tricks while it holds one, and each trump it must
         # play there instead costs that count one trick at most.
+        if top_trumps and (freed or top_trumps > unbeaten):
+            # The top trumps counted: drawing trumps freed a side suit, or they won more.
+            counted |= _top_cards(out & trumps, top_trumps)
         partner = hands[leader ^ 2]
         spent = max(0, sides - (partner & ~trumps).bit_count())
         unbeaten, looked = _unbeaten(partner & trumps, theirs)
