@@ -19,6 +19,7 @@ from backalley import Card, MatchState, Phase, Play, Rules, Seat, apply, legal_a
 from backalley.core import position as P
 from backalley.engine.state import DealResult
 from backalley.solver import Search, Solution, SolveError, position_in_play, solve, solve_position
+from backalley.solver.search import _unbeaten
 from backalley.strategies import states
 from decks import position
 from helpers import little_lead, minimax
@@ -468,3 +469,45 @@ def test_the_leaders_side_winners_add_the_partners_trumps_that_win_whatever_is_p
     assert search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN]) == 3
     assert search._sure_trumps(list(pos[P.HANDS]), 0) == 2
     assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def _matched_greedily(mine: int, theirs: int) -> int:
+    # The sure-trump count scanned to the end: a trump of ``theirs`` seen beats
+    # one lower trump of ``mine``.
+    higher = sure = 0
+    for card in range(63, -1, -1):
+        if theirs >> card & 1:
+            higher += 1
+        elif mine >> card & 1:
+            if higher:
+                higher -= 1
+            else:
+                sure += 1
+    return sure
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.permutations(range(16)),
+    mine=st.integers(0, 7),
+    theirs=st.integers(0, 7),
+    data=st.data(),
+)
+def test_a_sure_trump_count_rests_only_on_the_trumps_down_to_where_it_stopped(
+    cards: list[int], mine: int, theirs: int, data: st.DataObject
+) -> None:
+    # The search keeps the count under the ranks down to the lowest card it looked
+    # at: any hands of the same lengths that agree on who holds every card from
+    # there up must give the same count, however the cards below lie.
+    ours = sum(1 << card for card in cards[:mine])
+    other = sum(1 << card for card in cards[mine : mine + theirs])
+    count, looked = _unbeaten(ours, other)
+    assert count == _matched_greedily(ours, other)
+    below = looked - 1 if looked else -1  # no card looked at: all of them may move
+    held = (ours | other) & below
+    free = [card for card in range(16) if (1 << card) & below]
+    moved = data.draw(st.permutations(free))
+    low_mine = (ours & below).bit_count()
+    new_mine = (ours & ~below) | sum(1 << card for card in moved[:low_mine])
+    new_theirs = (other & ~below) | sum(1 << card for card in moved[low_mine : held.bit_count()])
+    assert _unbeaten(new_mine, new_theirs)[0] == count
