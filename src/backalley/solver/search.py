@@ -42,10 +42,10 @@ fast, after the bridge solvers (DDS):
   can beat, one each, bound both pairs' counts at every trick's start.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
-  first when leading, then a lead to the partner's entry or ruff before one the
-  opponents can ruff (:meth:`Search._lead_weight`), and before all the lead
-  that last answered a question with as many tricks left (the "killer" lead,
-  ``killers``).
+  first when leading (a top card the next hand cannot ruff), then a lead to
+  the partner's entry or ruff before one the opponents can ruff
+  (:meth:`Search._lead_weight`), and before all the lead that last answered a
+  question with as many tricks left (the "killer" lead, ``killers``).
 - **A table of bounded size**: past ``capacity`` entries it is emptied before a
   new key goes in (a 13-card deal could otherwise fill the memory).
 - **The last trick** is played out at once: every card of it is forced.
@@ -526,7 +526,15 @@ class Search:
         if not trick:
             # Leading: a card no one still out can beat in its suit first (highest first),
             # then the others as _lead_weight weighs them (low first).
-            tops = [card for card in tried if self._top(card, out)]
+            # A top card of a plain suit the next hand can ruff (void in it, holding a
+            # trump) is no sure winner: it is weighed with the others.
+            left_hand = hands[(seat + 1) & 3]
+            ruffed = 0
+            if left_hand & trumps:
+                for suit in SUIT_MASKS:
+                    if not left_hand & suit:
+                        ruffed |= suit & ~trumps
+            tops = [card for card in tried if self._top(card, out) and not (1 << card) & ruffed]
             others = [card for card in tried if card not in tops]
             if len(others) > 1:
                 others.sort(key=lambda card: self._lead_weight(hands, seat, card))
