@@ -19,6 +19,7 @@ from backalley import Card, MatchState, Phase, Play, Rules, Seat, apply, legal_a
 from backalley.core import position as P
 from backalley.engine.state import DealResult
 from backalley.solver import Search, Solution, SolveError, position_in_play, solve, solve_position
+from backalley.solver.search import _unbeaten
 from backalley.strategies import states
 from decks import position
 from helpers import little_lead, minimax
@@ -212,7 +213,8 @@ def test_the_quick_tricks_count_the_partners_winners_reached_by_a_lead() -> None
     # West holds a trump and two clubs: South's clubs win twice before West can ruff.
     search, hands, leader, broken = _entry_position(["8C", "9C", "2H"])
     assert search._quick_tricks(hands, leader, broken) == 2
-    assert search.relevant == (1 << Card.CA) | (1 << Card.CK) | (1 << Card.CQ)
+    # The two clubs counted decided it; the third, which West could ruff, did not.
+    assert search.relevant == (1 << Card.CA) | (1 << Card.CK)
     search.partner_entries = False
     assert search._quick_tricks(hands, leader, broken) == 0
 
@@ -247,12 +249,12 @@ def test_the_partner_entry_bound_and_a_full_table_change_no_count(state: MatchSt
 
 
 def _drawing(
-    north: list[str], east: list[str], trumps: list[str], *, board: bool = True
+    north: list[str], east: list[str], decided: list[str], *, board: bool = True
 ) -> tuple[MatchState, int]:
     # Hearts trumps; North bid Board (it may lead a trump at once; else it bid 1,
     # the highest) and leads, with the top two clubs. The state and North's quick
-    # tricks; ``trumps`` are the trumps whose ranks decided the count besides the
-    # clubs (the top trumps counted, and the lowest each sure-trump count looked at).
+    # tricks; ``decided`` are the cards whose ranks decided the count (the top
+    # cards counted, and the lowest trump each sure-trump count looked at).
     state = position(
         {
             Seat.NORTH: [*north, "AC", "KC"],
@@ -268,10 +270,7 @@ def _drawing(
     assert P.to_move(pos) == Seat.NORTH
     search = Search.of(pos, 0)
     quick = search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN])
-    decided = (1 << Card.CA) | (1 << Card.CK)
-    for trump in trumps:
-        decided |= 1 << Card.parse(trump)
-    assert search.relevant == decided
+    assert search.relevant == sum(1 << Card.parse(card) for card in decided)
     return state, quick
 
 
@@ -279,7 +278,7 @@ def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_oppone
     # North's AH KH against East's one trump: cashed at once the clubs are ruffed,
     # but two rounds of trumps draw East's first, and then the clubs win.
     # North's trumps are settled once its last is seen: East's 2H never counts.
-    state, quick = _drawing(["AH", "KH"], ["2H", "3D"], ["AH", "KH"])
+    state, quick = _drawing(["AH", "KH"], ["2H", "3D"], ["AC", "KC", "AH", "KH"])
     assert quick == 4
     assert solve(state).value == 4
     assert dict(solve(state).items()) == _reference_counts(state)
@@ -288,8 +287,9 @@ def test_the_quick_tricks_count_side_winners_once_the_top_trumps_draw_the_oppone
 def test_too_few_top_trumps_draw_nothing() -> None:
     # East's two trumps against North's one top trump (its 2H is below both of
     # East's): the clubs stay capped by East's length in them (none).
-    # North's 2H is matched to East's 4H, whatever lies below: the 3H never counts.
-    state, quick = _drawing(["AH", "2H"], ["3H", "4H"], ["AH", "4H"])
+    # North's 2H is matched to East's 4H, whatever lies below: the 3H never counts,
+    # and neither do the clubs East ruffs (the AH, above the 4H, is held to its rank).
+    state, quick = _drawing(["AH", "2H"], ["3H", "4H"], ["4H"])
     assert quick == 1
     assert dict(solve(state).items()) == _reference_counts(state)
 
@@ -315,7 +315,7 @@ def test_the_leaders_sure_trumps_add_to_the_side_winners_before_trumps_may_be_le
     # No Board: North may not lead its AH yet. AC wins (East, with a trump, follows
     # once, then ruffs), and the AH, above East's 2H, wins whenever it is played:
     # two tricks, counted before any card is tried (one before the bound).
-    state, quick = _drawing(["AH", "2S"], ["2H", "3C"], ["AH"], board=False)
+    state, quick = _drawing(["AH", "2S"], ["2H", "3C"], ["AC", "AH"], board=False)
     assert quick == 2
     assert solve(state).value == 2
     assert dict(solve(state).items()) == _reference_counts(state)
@@ -469,3 +469,45 @@ def test_the_leaders_side_winners_add_the_partners_trumps_that_win_whatever_is_p
     assert search._cashing(list(pos[P.HANDS]), pos[P.LEADER], pos[P.BROKEN]) == 3
     assert search._sure_trumps(list(pos[P.HANDS]), 0) == 2
     assert dict(solve(state).items()) == _reference_counts(state)
+
+
+def _matched_greedily(mine: int, theirs: int) -> int:
+    # The sure-trump count scanned to the end: a trump of ``theirs`` seen beats
+    # one lower trump of ``mine``.
+    higher = sure = 0
+    for card in range(63, -1, -1):
+        if theirs >> card & 1:
+            higher += 1
+        elif mine >> card & 1:
+            if higher:
+                higher -= 1
+            else:
+                sure += 1
+    return sure
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    cards=st.permutations(range(16)),
+    mine=st.integers(0, 7),
+    theirs=st.integers(0, 7),
+    data=st.data(),
+)
+def test_a_sure_trump_count_rests_only_on_the_trumps_down_to_where_it_stopped(
+    cards: list[int], mine: int, theirs: int, data: st.DataObject
+) -> None:
+    # The search keeps the count under the ranks down to the lowest card it looked
+    # at: any hands of the same lengths that agree on who holds every card from
+    # there up must give the same count, however the cards below lie.
+    ours = sum(1 << card for card in cards[:mine])
+    other = sum(1 << card for card in cards[mine : mine + theirs])
+    count, looked = _unbeaten(ours, other)
+    assert count == _matched_greedily(ours, other)
+    below = looked - 1 if looked else -1  # no card looked at: all of them may move
+    held = (ours | other) & below
+    free = [card for card in range(16) if (1 << card) & below]
+    moved = data.draw(st.permutations(free))
+    low_mine = (ours & below).bit_count()
+    new_mine = (ours & ~below) | sum(1 << card for card in moved[:low_mine])
+    new_theirs = (other & ~below) | sum(1 << card for card in moved[low_mine : held.bit_count()])
+    assert _unbeaten(new_mine, new_theirs)[0] == count

@@ -42,10 +42,10 @@ fast, after the bridge solvers (DDS):
   can beat, one each, bound both pairs' counts at every trick's start.
 - **Move ordering**: a cheap winner before a loser, a low card when the partner
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
-  first when leading, then a lead to the partner's entry or ruff before one the
-  opponents can ruff (:meth:`Search._lead_weight`), and before all the lead
-  that last answered a question with as many tricks left (the "killer" lead,
-  ``killers``).
+  first when leading (a top card the next hand cannot ruff), then a lead to
+  the partner's entry or ruff before one the opponents can ruff
+  (:meth:`Search._lead_weight`), and before all the lead that last answered a
+  question with as many tricks left (the "killer" lead, ``killers``).
 - **A table of bounded size**: past ``capacity`` entries it is emptied before a
   new key goes in (a 13-card deal could otherwise fill the memory).
 - **The last trick** is played out at once: every card of it is forced.
@@ -526,7 +526,15 @@ class Search:
         if not trick:
             # Leading: a card no one still out can beat in its suit first (highest first),
             # then the others as _lead_weight weighs them (low first).
-            tops = [card for card in tried if self._top(card, out)]
+            # A top card of a plain suit the next hand can ruff (void in it, holding a
+            # trump) is no sure winner: it is weighed with the others.
+            left_hand = hands[(seat + 1) & 3]
+            ruffed = 0
+            if left_hand & trumps:
+                for suit in SUIT_MASKS:
+                    if not left_hand & suit:
+                        ruffed |= suit & ~trumps
+            tops = [card for card in tried if self._top(card, out) and not (1 << card) & ruffed]
             others = [card for card in tried if card not in tops]
             if len(others) > 1:
                 others.sort(key=lambda card: self._lead_weight(hands, seat, card))
@@ -736,9 +744,10 @@ class Search:
             leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
             if leads & trumps:
                 top_trumps = _run_on_top(out & trumps, mine)
-        # The top trumps counted and the trumps the counts below looked at: their
-        # ranks decide the bound as the side suits' top cards do.
-        counted = _top_cards(out & trumps, top_trumps) if top_trumps else 0
+        # The trumps the counts below looked at, and the top cards counted: their
+        # ranks decide the bound.
+        counted = 0
+        freed = False
         # The opponents' trumps are drawn by the top trumps when these are as many.
         drawn = top_trumps >= max(
             (left_hand & trumps).bit_count(), (right_hand & trumps).bit_count()
@@ -759,7 +768,6 @@ class Search:
                 continue
             tops = _run_on_top(out & suit, mine)
             if tops:
-                counted |= _top_cards(out & suit, tops)
                 capped = tops
                 if left_hand & trumps:
                     capped = min(capped, (left_hand & suit).bit_count())
@@ -767,10 +775,17 @@ class Search:
                     capped = min(capped, (right_hand & suit).bit_count())
                 sides += capped
                 total += tops if drawn else capped
+                freed = freed or (drawn and tops > capped)
+                # Only the top cards counted decided it: holding more of the run
+                # on top would only count more.
+                counted |= _top_cards(out & suit, tops if drawn else capped)
         # Or the side suits cashed at once, and the partner's trumps that the
         # opponents' cannot all beat: the partner plays a card of another suit than
         # trumps to each of those tricks while it holds one, and each trump it must
         # play there instead costs that count one trick at most.
+        if top_trumps and (freed or top_trumps > unbeaten):
+            # The top trumps counted: drawing trumps freed a side suit, or they won more.
+            counted |= _top_cards(out & trumps, top_trumps)
         partner = hands[leader ^ 2]
         spent = max(0, sides - (partner & ~trumps).bit_count())
         unbeaten, looked = _unbeaten(partner & trumps, theirs)
