@@ -7,6 +7,7 @@ Everything here returns SVG text fragments placed in the caller's coordinates;
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Final
 from xml.sax.saxutils import escape, quoteattr
 
@@ -93,10 +94,15 @@ def card_words(card: Card, trumps: int) -> str:
     return card.words + (", a trump" if (1 << card) & trumps else "")
 
 
+@lru_cache(maxsize=4096)
 def card_picture(
     card: Card, at: tuple[float, float], trumps: int, *, ring: bool = False, dim: bool = False
 ) -> str:
-    """One card, top-left corner ``at``: rank and symbol in the corner, words in a title."""
+    """One card, top-left corner ``at``: rank and symbol in the corner, words in a title.
+
+    Drawn once for each card, place and trumps, and kept: the same card is drawn in the
+    same slot of many tricks' pictures (the online table draws each finished trick).
+    """
     is_trump = bool((1 << card) & trumps)
     parts = [element("title", card_words(card, trumps))]
     parts.append(

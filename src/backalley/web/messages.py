@@ -742,11 +742,17 @@ class FrameCache:
         return kept.text
 
     def _history_of(self, seen: SeatView) -> tuple[int, list[dict[str, Any]]]:
-        # A room's history only grows: its length names it.
-        count = len(seen.history)
+        # A room's history only grows: its length names it, and a finished deal never
+        # changes, so only the deals finished since are made (once each, not once a deal
+        # for every deal before it). The list is a new one: the kept one may be sent.
+        history = seen.history
+        count = len(history)
         kept = self._history.get(seen.seat)
         if kept is None or kept[0] != count:
-            kept = (count, [deal_to_json(deal) for deal in seen.history])
+            made = kept[1] if kept is not None and kept[0] < count else []
+            # By index: a slice of the history would make the view of every deal in it.
+            new = [deal_to_json(history[index]) for index in range(len(made), count)]
+            kept = (count, [*made, *new])
             self._history[seen.seat] = kept
         return kept
 
