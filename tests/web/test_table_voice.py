@@ -107,7 +107,10 @@ def test_two_friends_chat_and_talk_over_loopback(server, browsers, shots):
 
     def connected(driver, seat):
         found = _voice(driver).get(seat)
-        return found if found and found["state"] == "connected" and found["packets"] > 0 else None
+        # The chosen candidate pair can show in a later report than the first packets.
+        if found and found["state"] == "connected" and found["packets"] > 0:
+            return found if found["localType"] is not None else None
+        return None
 
     WebDriverWait(host, WAIT).until(lambda d: connected(d, "N"))
     WebDriverWait(guest, WAIT).until(lambda d: connected(d, "S"))
@@ -205,7 +208,13 @@ def test_voice_through_a_turn_relay_and_back_after_the_server_restarts(coturn, b
 
         def relayed(driver, seat):
             found = _voice(driver).get(seat)
-            if found and found["state"] == "connected" and found["packets"] > 0:
+            # The chosen candidate pair can show in a later report than the first packets.
+            if (
+                found
+                and found["state"] == "connected"
+                and found["packets"] > 0
+                and found["localType"] is not None
+            ):
                 return found
             return None
 

@@ -940,7 +940,7 @@
     const out = {};
     for (const [seat, pc] of Object.entries(voice.peers)) {
       const stats = await pc.getStats();
-      const entry = { state: pc.connectionState, packets: 0, local: null, remote: null };
+      const entry = { state: pc.connectionState, packets: 0, local: null, remote: null, localType: null, remoteType: null };
       const byId = {};
       stats.forEach((report) => { byId[report.id] = report; });
       stats.forEach((report) => {
