@@ -22,6 +22,11 @@ its shipped weights or those of ``--weights``.
 ``--schedule`` takes a schedule's name or hand sizes (``--schedule 13,9``: two deals,
 of thirteen cards and of nine), to time decisions at full size without a whole match.
 
+``--opponent-exact-tricks`` sets the tricks left from which a Monte Carlo or search
+opponent solves, to measure one threshold against another (``--player search
+--opponent search --opponent-exact-tricks 5``: today's search player against one
+solving from five tricks left).
+
 ``--first-set`` starts at a later set of the run seed, so that one run can be split
 between processes (``--sets 50`` and ``--sets 50 --first-set 50`` are the first 100).
 """
@@ -83,6 +88,11 @@ def main() -> None:
     parser.add_argument("--opponent", default="heuristic", choices=sorted(PLAYER_KINDS))
     parser.add_argument("--exact-tricks", type=int, help="tricks left from which to solve")
     parser.add_argument("--exact-bids", type=int, help="largest hand size bid by solving")
+    parser.add_argument(
+        "--opponent-exact-tricks",
+        type=int,
+        help="tricks left from which a montecarlo or search opponent solves",
+    )
     parser.add_argument(
         "--match-aware",
         action=argparse.BooleanOptionalAction,
@@ -153,6 +163,17 @@ def _player(args: argparse.Namespace, settings: dict[str, int | float | bool]) -
     return MonteCarloPlayer(**settings)  # type: ignore[arg-type]
 
 
+def _opponent(args: argparse.Namespace) -> Player:
+    """The other pair's player: its kind, solving from ``--opponent-exact-tricks`` if given."""
+    if args.opponent_exact_tricks is None:
+        return PLAYER_KINDS[args.opponent]()
+    if args.opponent == "search":
+        return search_player(exact_tricks=args.opponent_exact_tricks)
+    if args.opponent == "montecarlo":
+        return MonteCarloPlayer(exact_tricks=args.opponent_exact_tricks)
+    raise SystemExit("--opponent-exact-tricks needs --opponent montecarlo or search")
+
+
 def _play_sets(
     template: Player, args: argparse.Namespace, rules: Rules
 ) -> tuple[list[float], list[float], list[int], tuple[int, int, int]]:
@@ -166,7 +187,7 @@ def _play_sets(
         per_set = 0.0
         for mc_pair in (0, 1):
             mc = Timed(template, times)
-            other = PLAYER_KINDS[args.opponent]()
+            other = _opponent(args)
             players: list[Player] = [mc, other] * 2 if mc_pair == 0 else [other, mc] * 2
             outcome = play_match(players, rules, seed=seed).outcome
             assert outcome is not None
