@@ -6,7 +6,7 @@ deals, so the luck of the cards largely cancels). Prints the Monte Carlo pair's
 wins, draws and losses over all matches with a 95% Wilson interval, its mean
 result per set (1 a win, 1/2 a draw) with a 95% normal interval over the sets
 (the pairing taken into account), the average score margin, and the Monte Carlo
-player's CPU time per decision (mean, median and 95th percentile; one process,
+player's CPU time per decision (mean, median, 95th percentile and max; one process,
 so one core, with ``time.process_time`` read around each decision).
 
     python benchmarks/montecarlo_strength.py --sets 150 --opponent heuristic --schedule short
@@ -18,6 +18,14 @@ samples double dummy) instead, for example against today's Monte Carlo player:
 
 ``--player learned`` measures the trained player (``backalley.players.learned``), with
 its shipped weights or those of ``--weights``.
+
+``--schedule`` takes a schedule's name or hand sizes (``--schedule 13,9``: two deals,
+of thirteen cards and of nine), to time decisions at full size without a whole match.
+
+``--opponent-exact-tricks`` sets the tricks left from which a Monte Carlo or search
+opponent solves, to measure one threshold against another (``--player search
+--opponent search --opponent-exact-tricks 5``: today's search player against one
+solving from five tricks left).
 
 ``--first-set`` starts at a later set of the run seed, so that one run can be split
 between processes (``--sets 50`` and ``--sets 50 --first-set 50`` are the first 100).
@@ -81,11 +89,18 @@ def main() -> None:
     parser.add_argument("--exact-tricks", type=int, help="tricks left from which to solve")
     parser.add_argument("--exact-bids", type=int, help="largest hand size bid by solving")
     parser.add_argument(
+        "--opponent-exact-tricks",
+        type=int,
+        help="tricks left from which a montecarlo or search opponent solves",
+    )
+    parser.add_argument(
         "--match-aware",
         action=argparse.BooleanOptionalAction,
         help="value results by the chance of winning the match (default: the player's)",
     )
-    parser.add_argument("--schedule", default="short")
+    parser.add_argument(
+        "--schedule", default="short", help="a schedule's name, or hand sizes such as 13,9"
+    )
     parser.add_argument("--samples", type=int, help="deals sampled a decision (the player's)")
     parser.add_argument(
         "--bid-inference", type=float, default=DEFAULT_BID_INFERENCE, help="weight of bids"
@@ -94,7 +109,8 @@ def main() -> None:
     parser.add_argument("--weights", help="the learned player's weights (.npz; default shipped)")
     parser.add_argument("--times", help="file to write each decision's CPU ms to, one a line")
     args = parser.parse_args()
-    rules = Rules(schedule=args.schedule)
+    sizes = args.schedule.split(",")
+    rules = Rules(schedule=[int(n) for n in sizes] if sizes[0].isdigit() else args.schedule)
     settings: dict[str, int | float | bool] = {"bid_inference": args.bid_inference}
     if args.samples is not None:
         settings["samples"] = args.samples
@@ -130,7 +146,8 @@ def main() -> None:
     mean_ms, median_ms = statistics.fmean(ms), statistics.median(ms)
     print(
         f"CPU ms per decision: mean {mean_ms:.1f}, median {median_ms:.1f}, "
-        f"95th percentile {ms[int(0.95 * (len(ms) - 1))]:.1f} over {len(ms)} decisions"
+        f"95th percentile {ms[int(0.95 * (len(ms) - 1))]:.1f}, max {ms[-1]:.1f} "
+        f"over {len(ms)} decisions"
     )
     print(f"{matches} matches in {elapsed:.0f} s")
 
@@ -146,6 +163,17 @@ def _player(args: argparse.Namespace, settings: dict[str, int | float | bool]) -
     return MonteCarloPlayer(**settings)  # type: ignore[arg-type]
 
 
+def _opponent(args: argparse.Namespace) -> Player:
+    """The other pair's player: its kind, solving from ``--opponent-exact-tricks`` if given."""
+    if args.opponent_exact_tricks is None:
+        return PLAYER_KINDS[args.opponent]()
+    if args.opponent == "search":
+        return search_player(exact_tricks=args.opponent_exact_tricks)
+    if args.opponent == "montecarlo":
+        return MonteCarloPlayer(exact_tricks=args.opponent_exact_tricks)
+    raise SystemExit("--opponent-exact-tricks needs --opponent montecarlo or search")
+
+
 def _play_sets(
     template: Player, args: argparse.Namespace, rules: Rules
 ) -> tuple[list[float], list[float], list[int], tuple[int, int, int]]:
@@ -159,7 +187,7 @@ def _play_sets(
         per_set = 0.0
         for mc_pair in (0, 1):
             mc = Timed(template, times)
-            other = PLAYER_KINDS[args.opponent]()
+            other = _opponent(args)
             players: list[Player] = [mc, other] * 2 if mc_pair == 0 else [other, mc] * 2
             outcome = play_match(players, rules, seed=seed).outcome
             assert outcome is not None

@@ -81,8 +81,12 @@ __all__ = ["MonteCarloPlayer", "search_player"]
 
 DEFAULT_SAMPLES: Final = 32
 DEFAULT_EXACT_TRICKS: Final = 2
-SEARCH_EXACT_TRICKS: Final = 5
-"""The search player solves each sampled deal double dummy from this many tricks left."""
+SEARCH_EXACT_TRICKS: Final = 6
+"""The search player solves each sampled deal double dummy from this many tricks left.
+
+The most whose slowest decision stays well inside the table's 5 s a decision in the pure
+build (``docs/players.md``: from 7 tricks left one decision took 3 s of CPU, from 8, 7 s).
+"""
 SEARCH_EXACT_BIDS: Final = 4
 """The search player bids from double-dummy trick counts on deals of up to this many cards."""
 SEARCH_SAMPLES: Final = 64
