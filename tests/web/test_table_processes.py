@@ -31,6 +31,7 @@ from deploy_helpers import CADDY, caddy_env
 from backalley import Bid, Rules, Seat
 from backalley.cli import build_parser
 from backalley.cli.table import _passed_on
+from backalley.web import counts as counts_module
 from backalley.web.counts import CountServer, LocalCounts, SharedCounts
 from backalley.web.placement import caddyfile, database_of, mark, process_of
 from backalley.web.rooms import Tables
@@ -244,6 +245,39 @@ def test_two_processes_share_one_budget_per_address(tmp_path):
         await second.close()
 
     _counting(tmp_path, test, requests_per_second=2.0, sockets_per_address=2, rooms_per_minute=3)
+
+
+def test_a_socket_granted_after_its_deadline_is_given_back(tmp_path, monkeypatch):
+    """A table process refuses an ask the counting process answers too late; if that late
+    answer granted something held, the process gives it back rather than leak it."""
+    monkeypatch.setattr(counts_module, "ANSWER_SECONDS", 0.05)
+    path = str(tmp_path / "slow.sock")
+    heard: list[bytes] = []
+
+    async def main() -> None:
+        async def slow(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            line = await reader.readline()
+            heard.append(line)
+            await asyncio.sleep(0.2)  # past the deadline
+            writer.write(line.split(b" ")[0] + b" 1\n")
+            await writer.drain()
+            heard.append(await asyncio.wait_for(reader.readline(), 5))
+            writer.close()
+
+        server = await asyncio.start_unix_server(slow, path)
+        counts = SharedCounts(path)
+        await counts.open()
+        assert not await counts.ask("socket", "192.0.2.7")  # refused: no answer in time
+        for _ in range(100):
+            if len(heard) == 2:
+                break
+            await asyncio.sleep(0.05)
+        await counts.close()
+        server.close()
+
+    asyncio.run(main())
+    assert heard[0].split(b" ")[1:] == [b"O", b"192.0.2.7\n"]
+    assert heard[1] == b"0 C 192.0.2.7\n"  # the late grant given back
 
 
 def test_a_question_not_understood_is_refused_and_the_connection_kept(tmp_path):

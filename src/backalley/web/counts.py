@@ -300,6 +300,9 @@ class SharedCounts(Counts):
         self._writer: asyncio.StreamWriter | None = None
         self._reader_task: asyncio.Task[None] | None = None
         self._waiting: dict[int, asyncio.Future[bool]] = {}
+        # Asks of something held (a socket, a room, an analysis) refused here for want of
+        # a timely answer: granted late, the supervisor counts them, so they go back.
+        self._late: dict[int, tuple[str, str]] = {}
         self._numbers = itertools.count(1)
         self._closing = False
 
@@ -312,15 +315,19 @@ class SharedCounts(Counts):
         try:
             while line := await reader.readline():
                 number, _, allowed = line.decode("ascii").partition(" ")
+                granted = allowed.strip() == "1"
                 waiting = self._waiting.pop(int(number), None)
                 if waiting is not None and not waiting.done():
-                    waiting.set_result(allowed.strip() == "1")
+                    waiting.set_result(granted)
+                elif (late := self._late.pop(int(number), None)) is not None and granted:
+                    self.give_back(*late)
         except (ConnectionError, ValueError):
             pass
         for waiting in self._waiting.values():
             if not waiting.done():
                 waiting.set_result(False)
         self._waiting.clear()
+        self._late.clear()
         self._writer = None
         if not self._closing:
             log.error("the process counting every client's limits is gone: stopping")
@@ -348,6 +355,8 @@ class SharedCounts(Counts):
                 return await answer
         except TimeoutError:
             log.warning("address %s: %s refused: the counts did not answer in time", address, what)
+            if what in _GIVE_BACK:
+                self._late[number] = (what, address)
             return False
         finally:
             self._waiting.pop(number, None)
