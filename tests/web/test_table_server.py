@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("uvicorn")
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
-from table_helpers import Server, held, new_room  # noqa: E402
+from table_helpers import Server, new_room, next_message  # noqa: E402
 
 from backalley.web import scripted  # noqa: E402
 from backalley.web.rooms import Tables  # noqa: E402
@@ -43,7 +43,7 @@ class Seat:
         self.secret = answer["secret"] or secret
 
     def receive(self) -> dict:
-        message = held(json.loads(self.socket.recv(timeout=20)), self)
+        message = next_message(self, lambda: json.loads(self.socket.recv(timeout=20)))
         if message["type"] == "state":
             self.last = message
         return message

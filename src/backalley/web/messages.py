@@ -38,7 +38,11 @@ change, only what changed in it: ``{"type": "change", "base": N - 1, "frame": N,
 "ops": [...]}`` (:mod:`backalley.web.changes`), which turns frame ``N - 1`` into
 frame ``N``; a socket that is not known to hold frame ``N - 1`` (new, or behind) is
 sent the whole frame instead, as is a page that asks with ``resync``;
-``{"type": "ack", "version": V}`` to the sender of an action once it is stored;
+the acknowledgement of an action, to the socket that sent it, once it is stored:
+``"ack": V`` in the change it made to that socket's frame (``{"type": "change",
+"ack": V, "base": ...}``), or, when the socket is not sent that change (it is sent
+the whole frame instead, or its frame did not change), ``{"type": "ack", "version":
+V}`` before its frame;
 ``{"type": "refused", "reason": code, "message": sentence}`` for a message
 it will not carry out, which changes nothing; and ``{"type": "notice",
 "reason": code, "message": sentence}`` for what happened at the table that the
@@ -96,6 +100,7 @@ __all__ = [
     "MAX_SIGNAL_BYTES",
     "FrameCache",
     "Message",
+    "acknowledged",
     "card_json",
     "card_words",
     "encode",
@@ -682,7 +687,7 @@ class FrameCache:
         # Its own operations after the room's (those of the view's deal after the deal).
         text = encode(ops)[1:-1] if ops else ""
         both = f"{known},{text}" if known and text else known or text
-        return number, f'{{"type":"change","base":{number - 1},"frame":{number},"ops":[{both}]}}'
+        return number, f'{_CHANGE}"base":{number - 1},"frame":{number},"ops":[{both}]}}'
 
     def _sides_of(self, seen: SeatView, seat: Seat, finished: Finished) -> list[dict[str, Any]]:
         # Made from what is public, and which side is the seat's: once a room part and pair.
@@ -926,6 +931,23 @@ def _hand_json(
     """
     ordered = sorted(hand, key=lambda card: _hand_order(card, trump))
     return [{**_card_json(card, trump), "legal": card in legal} for card in ordered]
+
+
+_CHANGE: Final = '{"type":"change",'
+"""How every ``change`` message's text begins (:meth:`FrameCache.update` writes them)."""
+
+
+def acknowledged(change: str, version: int) -> str:
+    """``change`` (a ``change`` message's text) carrying the acknowledgement of ``version``.
+
+    The socket whose action made the change is sent it with ``"ack": V`` (the action
+    stored at version ``V``): one message an action less than an ``ack`` of its own.
+
+    >>> acknowledged('{"type":"change","base":3,"frame":4,"ops":[]}', 12)
+    '{"type":"change","ack":12,"base":3,"frame":4,"ops":[]}'
+    """
+    assert change.startswith(_CHANGE)
+    return f'{_CHANGE}"ack":{version},{change[len(_CHANGE) :]}'
 
 
 def encode(message: object) -> str:

@@ -145,10 +145,12 @@ async def _play(  # noqa: PLR0913 -- one seat's socket and what it keeps
         message = json.loads(await socket.recv())
         kind = message["type"]
         if kind == "ack":
-            run.latencies.append(time.perf_counter() - sent_at)
-            run.acked[token] = max(run.acked.get(token, 0), message["version"])
+            _acked(run, token, message["version"], sent_at)
             continue
         if kind in ("state", "change"):
+            if "ack" in message:
+                # The acknowledgement in the change the action made (the page's case).
+                _acked(run, token, message["ack"], sent_at)
             ask = table.receive(message)
             if ask is not None:
                 run.resyncs += 1
@@ -180,6 +182,11 @@ async def _play(  # noqa: PLR0913 -- one seat's socket and what it keeps
             json.dumps({"type": "act", "version": sent_for, field: rng.choice(options)})
         )
     raise RuntimeError(f"seat {token[:6]}…: no end after {MAX_FRAMES} frames")
+
+
+def _acked(run: RoomRun, token: str, version: int, sent_at: float) -> None:
+    run.latencies.append(time.perf_counter() - sent_at)
+    run.acked[token] = max(run.acked.get(token, 0), version)
 
 
 async def host_links(base: str, host: str, run: RoomRun) -> dict[str, str]:

@@ -218,6 +218,8 @@
       awaitingWhole = false;
       show(message);
     } else if (message.type === "change") {
+      // The acknowledgement of this page's action comes in the change it made.
+      if (message.ack !== undefined) document.body.dataset.acked = String(message.ack);
       change(message);
     } else if (message.type === "seat") {
       if (message.secret) keep(message.secret);
