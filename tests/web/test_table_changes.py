@@ -147,11 +147,16 @@ def test_the_python_applier_keeps_every_seat_equal_to_the_whole_frame(matches):
 
 
 def test_a_change_is_much_smaller_than_the_whole_frame(matches):
-    """What the changes are for: a change an action, a small part of the whole frame."""
+    """What the changes are for: a change an action, a small part of the whole frame.
+
+    The median change under an eighth of the whole frame at the match's end (issue 47
+    asks for 5 × fewer bytes an action; the whole frame no longer holds the last
+    trick's picture, 2.8 KB, which made it a tenth before).
+    """
     whole = sum(len(canonical(s["wholes"][-1])) for match in matches for s in match)
     parts = [len(canonical(m)) for match in matches for s in match for m in s["messages"][1:]]
     average_whole = whole / sum(len(match) for match in matches)
-    assert sorted(parts)[len(parts) // 2] * 10 < average_whole
+    assert sorted(parts)[len(parts) // 2] * 8 < average_whole
 
 
 @needs_node

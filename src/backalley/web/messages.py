@@ -90,7 +90,6 @@ from ..pictures.prose import (
     score_rows,
     throw_in_sentence,
 )
-from ..pictures.svg import trick_svg
 from .changes import diff, diff_into
 from .names import LEVELS, MAX_NAME, clean_name, level_name
 from .rooms import HOST, ROLES, Refused, Room
@@ -418,14 +417,7 @@ def _trick_json(deal: int, number: int, trick: Trick, trump: Suit | None) -> dic
         "cards": _trick_cards(trick.leader, trick.cards, trump),
         "winner": trick.winner.letter,
         "sentence": f"{_name(trick.winner)} won trick {number}.",
-        "svg": _trick_picture(trick, trump),
     }
-
-
-@lru_cache(maxsize=512)
-def _trick_picture(trick: Trick, trump: Suit | None) -> str:
-    """The library's SVG of a finished trick, drawn once for all the seats that are sent it."""
-    return trick_svg(trick, trump)
 
 
 def _sides(seen: SeatView, seat: Seat, totals: tuple[int, int]) -> list[dict[str, Any]]:
