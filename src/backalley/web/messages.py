@@ -339,6 +339,12 @@ def _status(room: Room, seen: SeatView, seat: Seat, *, started: bool) -> str:
     return f"{_name(seen.to_move)} to {doing}."
 
 
+def _warnings(seen: SeatView, seat: Seat) -> list[str]:
+    """The deal's overbid warnings in the words of ``seat``'s side (none between deals)."""
+    deal = seen.deal
+    return [] if deal is None else [_overbid_words(w, seat) for w in deal.warnings]
+
+
 def _overbid_words(overbid: Overbid, seat: Seat) -> str:
     """An overbid warning in a player's words: the side named as theirs or the other one."""
     side = "Your side has" if overbid.pair is seat.pair else "The other side has"
@@ -589,9 +595,10 @@ class FrameCache:
         # What changed from one room part to another: worked out once for all seats.
         self._room_ops: tuple[object, object, str] = (None, None, "")
         self._seats: dict[Seat, _SeatFrame] = {}
-        # Each pair's sides (the same but for "yours") for the room part they were made
-        # for; each seat's seats, and what they were made of.
-        self._sides: dict[Pair, tuple[object, list[dict[str, Any]]]] = {}
+
+        # Each pair's sides (the same but for "yours") and overbid warnings for the room
+        # part they were made for; each seat's seats, and what they were made of.
+        self._sides: dict[Pair, tuple[object, list[dict[str, Any]], list[str]]] = {}
         self._seat_rows: dict[Seat, tuple[object, list[dict[str, Any]]]] = {}
 
     def update(
@@ -632,6 +639,7 @@ class FrameCache:
             "hand": cards_to_json(seen.hand),
             "swap": None if deal is None else swap_to_json(deal.swap),
         }
+        sides, warnings = self._pair_of(seen, seat, finished)
         own = _seat_part(
             room,
             seat,
@@ -639,8 +647,10 @@ class FrameCache:
             connected,
             token,
             finished,
-            sides=self._sides_of(seen, seat, finished),
+            sides=sides,
             seats=self._seats_of(room, seat, connected),
+            warnings=warnings,
+            started=started,
         )
         deals = self._history_of(seen)
         kept = self._seats.get(seat)
@@ -681,13 +691,17 @@ class FrameCache:
         both = f"{known},{text}" if known and text else known or text
         return number, f'{_CHANGE}"base":{number - 1},"frame":{number},"ops":[{both}]}}'
 
-    def _sides_of(self, seen: SeatView, seat: Seat, finished: Finished) -> list[dict[str, Any]]:
-        # Made from what is public, and which side is the seat's: once a room part and pair.
-        made_for, sides = self._sides.get(seat.pair, (None, []))
+    def _pair_of(
+        self, seen: SeatView, seat: Seat, finished: Finished
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        # The sides and the overbid warnings are made from what is public, and which side
+        # is the seat's: once a room part and pair, the same lists for both its seats.
+        made_for, sides, warnings = self._sides.get(seat.pair, (None, [], []))
         if made_for is not self._room:
             sides = _sides(seen, seat, finished.totals)
-            self._sides[seat.pair] = (self._room, sides)
-        return sides
+            warnings = _warnings(seen, seat)
+            self._sides[seat.pair] = (self._room, sides, warnings)
+        return sides, warnings
 
     def _seats_of(self, room: Room, seat: Seat, connected: frozenset[Seat]) -> list[dict[str, Any]]:
         # The seating changes far less often than the frames: made again when it does.
@@ -863,15 +877,18 @@ def _seat_part(  # noqa: PLR0913, PLR0917 -- what one seat's part is made of
     *,
     sides: list[dict[str, Any]] | None = None,
     seats: list[dict[str, Any]] | None = None,
+    warnings: list[str] | None = None,
+    started: bool | None = None,
 ) -> dict[str, Any]:
     """The keys of a frame that are the seat's own (its view apart): its hand, its choices.
 
-    ``sides`` and ``seats``, when given, are this seat's, made before (and kept while
-    what they are made of stays the same).
+    ``sides``, ``seats`` and ``warnings``, when given, are this seat's, made before (and
+    kept while what they are made of stays the same); ``started``, the room's, read once.
     """
     deal = seen.deal
     trump = None if deal is None else deal.trump
-    started = room.started
+    if started is None:
+        started = room.started
     my_turn = started and seen.to_move is seat and not room.is_over
     legal_cards = set()
     if my_turn and seen.phase is Phase.PLAY:
@@ -884,7 +901,7 @@ def _seat_part(  # noqa: PLR0913, PLR0917 -- what one seat's part is made of
         "hand": _hand_json(tuple(seen.hand), trump, frozenset(legal_cards)),
         "bids": _bids(room, seen, seat, started=started),
         "sides": _sides(seen, seat, finished.totals) if sides is None else sides,
-        "warnings": [] if deal is None else [_overbid_words(w, seat) for w in deal.warnings],
+        "warnings": _warnings(seen, seat) if warnings is None else warnings,
         "seats": _seats(room, seat, connected) if seats is None else seats,
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None
