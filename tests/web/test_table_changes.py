@@ -464,6 +464,57 @@ def test_the_sockets_deflate_at_the_level_chosen():
         deflate_protocol(0)
 
 
+def test_a_socket_is_read_no_more_once_read_ahead_messages_wait():
+    """uvicorn stops reading a socket at the first message waiting for the application
+    (two system calls a message); the table's protocol reads on until ``READ_AHEAD``
+    wait, then stops, and reads again once the application has taken them all."""
+    pytest.importorskip("uvicorn")
+    import asyncio  # noqa: PLC0415
+
+    import uvicorn  # noqa: PLC0415
+    from uvicorn.server import ServerState  # noqa: PLC0415
+
+    from backalley.web.transport import READ_AHEAD, deflate_protocol  # noqa: PLC0415
+
+    async def app(scope, receive, send):  # pragma: no cover -- never called
+        raise AssertionError
+
+    class Transport:
+        def __init__(self) -> None:
+            self.calls: list[str] = []
+
+        def pause_reading(self) -> None:
+            self.calls.append("pause")
+
+        def resume_reading(self) -> None:
+            self.calls.append("resume")
+
+    async def main() -> list[tuple[int, list[str]]]:
+        config = uvicorn.Config(app, lifespan="off")
+        config.load()
+        made = deflate_protocol(4)(config, ServerState(), {}, _loop=asyncio.get_running_loop())
+        made.transport = transport = Transport()
+        seen = []
+        for number in range(READ_AHEAD + 2):
+            made.curr_msg_data_type = "text"
+            made.frames = [f'{{"type":"name","name":"{number}"}}'.encode()]
+            made.send_receive_event_to_app()
+            seen.append((made.queue.qsize(), list(transport.calls)))
+        for _ in range(READ_AHEAD + 2):
+            await made.receive()
+        seen.append((made.queue.qsize(), list(transport.calls)))
+        return seen
+
+    seen = asyncio.run(main())
+    # One message waiting at a time (a page waiting for its answer): no call at all.
+    assert seen[0] == (1, [])
+    assert seen[READ_AHEAD - 2] == (READ_AHEAD - 1, [])
+    # READ_AHEAD waiting: read no more (once), until every one is taken.
+    assert seen[READ_AHEAD - 1] == (READ_AHEAD, ["pause"])
+    assert seen[READ_AHEAD + 1] == (READ_AHEAD + 2, ["pause"])
+    assert seen[-1] == (0, ["pause", "resume"])
+
+
 @pytest.mark.parametrize(
     ("flags", "words"),
     [
