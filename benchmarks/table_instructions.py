@@ -86,7 +86,9 @@ def count(rooms: int, *, syscalls: bool, light: bool) -> dict[str, object]:
                 )
                 time.sleep(0.5)  # perf attached before the rooms start
             else:
-                subprocess.run(["callgrind_control", "-z", str(process.pid)], check=True)
+                subprocess.run(
+                    ["callgrind_control", "-z", str(process.pid)], check=True, capture_output=True
+                )
             runs = asyncio.run(_play(base, range(rooms), light))
             actions = sum(len(run.latencies) for run in runs)
             result: dict[str, object] = {"rooms": rooms, "actions": actions}
@@ -99,7 +101,9 @@ def count(rooms: int, *, syscalls: bool, light: bool) -> dict[str, object]:
                         name = fields[2].split("sys_enter_", 1)[1]
                         result[name] = round(int(fields[0]) / actions, 3)
             else:
-                subprocess.run(["callgrind_control", "-d", str(process.pid)], check=True)
+                subprocess.run(
+                    ["callgrind_control", "-d", str(process.pid)], check=True, capture_output=True
+                )
                 dumped = sorted(Path(folder).glob("callgrind.out.*"))
                 text = dumped[-1].read_text()
                 total = re.search(r"^(?:totals|summary): (\d+)", text, re.MULTILINE)
