@@ -128,6 +128,9 @@ _FIELDS: Final = {
 _SECRET_CHARACTERS: Final = 64
 _ACT_CHOICES: Final = ("bid", "play")
 
+_SEATS: Final = tuple(Seat)
+"""The seats in order, a tuple (iterating the enumeration itself costs a call a seat)."""
+
 
 @attrs.frozen
 class Message:
@@ -466,14 +469,14 @@ def _held(deal: DealView | None) -> dict[str, int]:
     """How many cards each seat holds now: the hand size less the cards it has played."""
     if deal is None:
         return {}
-    played = {seat: 0 for seat in Seat}
+    played = dict.fromkeys(_SEATS, 0)
     for trick in deal.tricks:
         for seat, _card in trick.plays:
             played[seat] += 1
     if deal.leader is not None:
         for index in range(len(deal.trick)):
             played[deal.leader.after(index)] += 1
-    return {seat.letter: deal.hand_size - played[seat] for seat in Seat}
+    return {seat.letter: deal.hand_size - played[seat] for seat in _SEATS}
 
 
 def _throw_in(seen: SeatView, rows: list[SheetRow]) -> str | None:
@@ -505,7 +508,7 @@ def _sheet(rows: list[SheetRow]) -> list[dict[str, Any]]:
 
 def _seats(room: Room, seat: Seat, connected: frozenset[Seat]) -> list[dict[str, Any]]:
     seats = []
-    for other in Seat:
+    for other in _SEATS:
         row = room.seats[other]
         who = "you" if other is seat else "partner" if other is seat.partner else "opponent"
         seats.append(
@@ -698,8 +701,12 @@ class FrameCache:
         # is the seat's: once a room part and pair, the same lists for both its seats.
         made_for, sides, warnings = self._sides.get(seat.pair, (None, [], []))
         if made_for is not self._room:
-            sides = _sides(seen, seat, finished.totals)
-            warnings = _warnings(seen, seat)
+            # The lists made before, when equal: each seat's diff then finds them the same
+            # at once (one comparison a pair, not one a seat).
+            made = _sides(seen, seat, finished.totals)
+            sides = sides if made == sides else made
+            made_warnings = _warnings(seen, seat)
+            warnings = warnings if made_warnings == warnings else made_warnings
             self._sides[seat.pair] = (self._room, sides, warnings)
         return sides, warnings
 
@@ -708,9 +715,9 @@ class FrameCache:
         made_of = (
             connected,
             room.mode,
-            tuple(room.names.get(other) for other in Seat),
+            tuple(map(room.names.get, _SEATS)),
             tuple(
-                (row.occupant, row.player, row.secret is not None) for row in room.seats.values()
+                [(row.occupant, row.player, row.secret is not None) for row in room.seats.values()]
             ),
         )
         kept = self._seat_rows.get(seat)
