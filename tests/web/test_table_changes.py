@@ -557,7 +557,10 @@ def test_an_action_is_acknowledged_in_the_change_it_made_one_message(tables):
                 assert holder.frame is not None and "ack" not in holder.frame
                 assert holder.frame["version"] == answer["ack"]
                 acted += 1
-                frame, _ = _until_turn(socket, holder)
+                frame = holder.frame
+                if not (frame["your_turn"] or frame["over"]):
+                    # (A trick this seat won: it leads the next, its turn again at once.)
+                    frame, _ = _until_turn(socket, holder)
             assert acted == 6
             whole = _whole(socket, frame["frame"])
             assert canonical(whole) == canonical(frame)
