@@ -14,7 +14,10 @@ compressed frames with their headers).
     python benchmarks/table_load.py --rooms 100 --repeats 3
 
 The clients run in ``--clients`` processes (one by default), so that the server is not
-measured against one process's worth of client work only.
+measured against one process's worth of client work only. The bots read their sockets
+through ``scripted.play_seat_light`` (the ``websockets`` library's sans-I/O protocol,
+each message answered in the event loop's callback) unless ``--bots websockets`` (the
+library's asyncio client, the bots before 2026-12-05 13:00 UTC).
 
 With ``--processes N`` the table is ``backalley table --processes N`` behind Caddy (the
 Caddyfile ``--print-caddyfile`` writes, over plain HTTP on loopback), and the bots play
@@ -57,18 +60,18 @@ SERVER_FLAGS = (
 """Every bot comes from 127.0.0.1: the per-address limits would refuse most of them."""
 
 
-async def _rooms(base: str, seeds: range, schedule: str) -> list[RoomRun]:
+async def _rooms(base: str, seeds: range, schedule: str, light: bool = True) -> list[RoomRun]:
     return await asyncio.gather(
-        *(play_friends_room(base, seed, schedule=schedule) for seed in seeds)
+        *(play_friends_room(base, seed, schedule=schedule, light=light) for seed in seeds)
     )
 
 
 def _client(
-    base: str, seeds: range, schedule: str
+    base: str, seeds: range, schedule: str, light: bool
 ) -> tuple[list[tuple[str, list[float]]], int, float]:
     """One client process's rooms: each host token and latencies; bytes received; its CPU."""
     before = time.process_time()
-    runs = asyncio.run(_rooms(base, seeds, schedule))
+    runs = asyncio.run(_rooms(base, seeds, schedule, light))
     cpu = time.process_time() - before
     received = sum(run.received_bytes for run in runs)
     return [(run.host_token, run.latencies) for run in runs], received, cpu
@@ -94,8 +97,13 @@ _running: list[Callable[[], None]] = []
 """How to stop what :func:`_started` started."""
 
 
-def run_once(
-    rooms: int, schedule: str, clients: int, flags: list[str], processes: int | None = None
+def run_once(  # noqa: PLR0913, PLR0917 -- what one run is made of
+    rooms: int,
+    schedule: str,
+    clients: int,
+    flags: list[str],
+    processes: int | None = None,
+    bots: str = "light",
 ) -> dict[str, object]:
     """One run: a fresh table (``processes`` behind Caddy, or one alone) and database."""
     with tempfile.TemporaryDirectory() as folder:
@@ -107,10 +115,12 @@ def run_once(
             started = time.perf_counter()
             shares = [range(i, rooms, clients) for i in range(clients)]
             if clients == 1:
-                results = [_client(base, shares[0], schedule)]
+                results = [_client(base, shares[0], schedule, bots == "light")]
             else:
                 with multiprocessing.get_context("spawn").Pool(clients) as pool:
-                    results = pool.starmap(_client, [(base, share, schedule) for share in shares])
+                    results = pool.starmap(
+                        _client, [(base, share, schedule, bots == "light") for share in shares]
+                    )
             elapsed = time.perf_counter() - started
             cpu = sum(_cpu_seconds(pid) for pid in pids) - cpu_before
             caddy_cpu = _cpu_seconds(caddy) - caddy_before if caddy else 0.0
@@ -135,6 +145,7 @@ def run_once(
         "server_flags": " ".join(flags),
         "processes": processes or "1, no proxy",
         "clients": clients,
+        "bots": bots,
         "actions_acknowledged": len(latencies),
         "records_valid": valid,
         "seconds": round(elapsed, 1),
@@ -172,6 +183,13 @@ def main() -> int:
         default=None,
         help="serve with --processes N behind Caddy (default: one process, no proxy)",
     )
+    parser.add_argument(
+        "--bots",
+        choices=("light", "websockets"),
+        default="light",
+        help="the bots' client: the sans-I/O one read in callbacks (default), or the "
+        "websockets library's asyncio client",
+    )
     args = parser.parse_args()
     flags = ["--no-compression"] if args.no_compression else []
     if args.compression_level is not None:
@@ -180,7 +198,7 @@ def main() -> int:
         flags += ["--websocket", args.websocket]
     results = []
     for _ in range(args.repeats):
-        result = run_once(args.rooms, args.schedule, args.clients, flags, args.processes)
+        result = run_once(args.rooms, args.schedule, args.clients, flags, args.processes, args.bots)
         print(json.dumps(result), flush=True)
         results.append(result)
     if args.repeats > 1:

@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("uvicorn")
 websockets_sync = pytest.importorskip("websockets.sync.client")
 
-from table_helpers import Server, held, new_room  # noqa: E402
+from table_helpers import Server, new_room, next_message  # noqa: E402
 
 from backalley.web import scripted  # noqa: E402
 from backalley.web.rooms import Tables  # noqa: E402
@@ -43,7 +43,7 @@ class Seat:
         self.secret = answer["secret"] or secret
 
     def receive(self) -> dict:
-        message = held(json.loads(self.socket.recv(timeout=20)), self)
+        message = next_message(self, lambda: json.loads(self.socket.recv(timeout=20)))
         if message["type"] == "state":
             self.last = message
         return message
@@ -294,6 +294,56 @@ def test_sigkill_during_group_commits_loses_no_acknowledged_action(tmp_path):
     tables = Tables(Store(db), resume_within=10**9)
     assert len(tables.rooms) >= 20
     tables.store.close()
+
+
+def test_the_light_bots_play_whole_matches_as_the_asyncio_client_does(tmp_path):
+    """The load benchmark's lighter client (the sans-I/O protocol read in callbacks) and the
+    websockets asyncio client, two rooms each at once: every match played to its end, its
+    record valid, every action of the room acknowledged up to its last (the version on
+    disk), no resync and no refusal, and every seat's frame applied equal to its whole
+    frame at the end (the seat's socket opened again and sent it whole; who is connected
+    apart)."""
+    from backalley.formats.checking import check  # noqa: PLC0415
+    from backalley.formats.records import loads  # noqa: PLC0415
+
+    db = tmp_path / "rooms.db"
+    # Four rooms alone play fast: a seat acts more often than a person may.
+    server = Server(db, flags=[*_MANY_BOTS, "--messages-per-second", "1000"])
+    try:
+
+        async def play():
+            return await asyncio.gather(
+                *(
+                    scripted.play_friends_room(server.base, seed, light=seed % 2 == 1, keep=True)
+                    for seed in range(4)
+                )
+            )
+
+        runs = asyncio.run(play())
+        for run in runs:
+            with urllib.request.urlopen(f"{server.base}/record/{run.host_token}") as answer:
+                report = check(loads(answer.read().decode()))
+            assert report.complete and report.consistent
+            assert run.resyncs == 0 and not run.refusals
+            assert len(run.frames) == 4
+            for token, frames in run.frames.items():
+                assert frames[-1]["over"]
+                seat = Seat(server.base, token, run.secrets[token])
+                try:
+                    whole = seat.state()
+                finally:
+                    seat.close()
+                # All but the frame's number and who is connected now (this socket only).
+                kept = {key: value for key, value in frames[-1].items() if key != "seats"}
+                assert {**kept, "frame": 0} == {
+                    **{key: value for key, value in whole.items() if key != "seats"},
+                    "frame": 0,
+                }
+    finally:
+        server.stop()
+    counts = _room_counts(db)
+    for run in runs:
+        assert max(run.acked.values()) == counts[run.host_token] > 100
 
 
 def test_a_cut_off_post_is_one_log_line_and_no_traceback(tmp_path):

@@ -77,11 +77,25 @@ def diff_into(old: Any, new: Any, path: list[Any], ops: list[Op]) -> None:
 Keyed = frozenset[tuple[Any, ...]]
 
 
+class _Gone:
+    """A key's value in a dict that does not hold the key (of no JSON type)."""
+
+
+_GONE: Final = _Gone()
+
+
 def _diff(old: Any, new: Any, path: list[Any], ops: list[Op], keyed: Keyed) -> None:
     # Called only for values that differ; the items that are the same are skipped here,
     # without a call each (a frame has hundreds of them, and most are the same).
     if type(old) is dict and type(new) is dict and len(path) < MAX_DEPTH:
-        changed = [k for k, value in new.items() if k not in old or not _same(old[k], value)]
+        # _same written out (a call a key was most of the work): a key not in old is a
+        # value of another type (_GONE's).
+        changed = [
+            key
+            for key, value in new.items()
+            if (was := old.get(key, _GONE)) is not value
+            and (type(was) is not type(value) or was != value)
+        ]
         gone = [key for key in old if key not in new]
         whole = 2 * (len(changed) + len(gone)) > len(new)
         if whole and path and tuple(path) not in keyed:

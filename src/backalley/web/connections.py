@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core.cards import Seat
 from .limits import CLOSE_IDLE, CLOSE_TOO_SLOW, Budget, Limits, Rates
-from .messages import FrameCache, encode
+from .messages import FrameCache, acknowledged, encode
 from .outbox import Outbox
 from .rooms import Refused, Room, Tables
 from .thinking import Thinker
@@ -263,12 +263,15 @@ class Hub:
         for connection in self.connections(room, seat):
             connection.send(message)
 
-    def broadcast(self, room: Room) -> None:
+    def broadcast(self, room: Room, acked: Connection | None = None) -> None:
         """Queue each open page of the room what changed in its seat's frame; never waits.
 
         Each seat's frame is made once, for all that seat's sockets, and numbered when
         it changed; a socket that holds the frame before it is sent the change
         (``{"type": "change", ...}``), any other (new, or behind) the whole frame.
+        ``acked``, the socket whose action was just stored, is sent its acknowledgement
+        in its change (``"ack": V``), or as a message of its own before its frame when
+        it is not sent the change.
         """
         seats = self.sockets.get(room.id)
         if not seats:
@@ -284,9 +287,21 @@ class Hub:
                 room, seat, connected=connected, token=room.seats[seat].token
             )
             for connection in group:
+                folded = False
+                if connection is acked:
+                    folded = (
+                        change is not None
+                        and connection.frame == number - 1
+                        and not connection.outbox.holds_view
+                    )
+                    if not folded:
+                        connection.send({"type": "ack", "version": room.version})
                 if connection.frame == number:
                     continue  # it holds this frame already
-                if change is not None and connection.frame == number - 1:
+                if folded:
+                    assert change is not None
+                    connection.outbox.put_view(acknowledged(change, room.version))
+                elif change is not None and connection.frame == number - 1:
                     # If the change before it is still waiting, the page gets the whole
                     # frame instead of both (a slow page skips to the current table).
                     connection.outbox.put_view(change, whole=partial(frames.full_text, seat))

@@ -38,7 +38,11 @@ change, only what changed in it: ``{"type": "change", "base": N - 1, "frame": N,
 "ops": [...]}`` (:mod:`backalley.web.changes`), which turns frame ``N - 1`` into
 frame ``N``; a socket that is not known to hold frame ``N - 1`` (new, or behind) is
 sent the whole frame instead, as is a page that asks with ``resync``;
-``{"type": "ack", "version": V}`` to the sender of an action once it is stored;
+the acknowledgement of an action, to the socket that sent it, once it is stored:
+``"ack": V`` in the change it made to that socket's frame (``{"type": "change",
+"ack": V, "base": ...}``), or, when the socket is not sent that change (it is sent
+the whole frame instead, or its frame did not change), ``{"type": "ack", "version":
+V}`` before its frame;
 ``{"type": "refused", "reason": code, "message": sentence}`` for a message
 it will not carry out, which changes nothing; and ``{"type": "notice",
 "reason": code, "message": sentence}`` for what happened at the table that the
@@ -86,7 +90,6 @@ from ..pictures.prose import (
     score_rows,
     throw_in_sentence,
 )
-from ..pictures.svg import trick_svg
 from .changes import diff, diff_into
 from .names import LEVELS, MAX_NAME, clean_name, level_name
 from .rooms import HOST, ROLES, Refused, Room
@@ -96,6 +99,7 @@ __all__ = [
     "MAX_SIGNAL_BYTES",
     "FrameCache",
     "Message",
+    "acknowledged",
     "card_json",
     "card_words",
     "encode",
@@ -123,6 +127,9 @@ _FIELDS: Final = {
 }
 _SECRET_CHARACTERS: Final = 64
 _ACT_CHOICES: Final = ("bid", "play")
+
+_SEATS: Final = tuple(Seat)
+"""The seats in order, a tuple (iterating the enumeration itself costs a call a seat)."""
 
 
 @attrs.frozen
@@ -335,6 +342,12 @@ def _status(room: Room, seen: SeatView, seat: Seat, *, started: bool) -> str:
     return f"{_name(seen.to_move)} to {doing}."
 
 
+def _warnings(seen: SeatView, seat: Seat) -> list[str]:
+    """The deal's overbid warnings in the words of ``seat``'s side (none between deals)."""
+    deal = seen.deal
+    return [] if deal is None else [_overbid_words(w, seat) for w in deal.warnings]
+
+
 def _overbid_words(overbid: Overbid, seat: Seat) -> str:
     """An overbid warning in a player's words: the side named as theirs or the other one."""
     side = "Your side has" if overbid.pair is seat.pair else "The other side has"
@@ -413,14 +426,7 @@ def _trick_json(deal: int, number: int, trick: Trick, trump: Suit | None) -> dic
         "cards": _trick_cards(trick.leader, trick.cards, trump),
         "winner": trick.winner.letter,
         "sentence": f"{_name(trick.winner)} won trick {number}.",
-        "svg": _trick_picture(trick, trump),
     }
-
-
-@lru_cache(maxsize=512)
-def _trick_picture(trick: Trick, trump: Suit | None) -> str:
-    """The library's SVG of a finished trick, drawn once for all the seats that are sent it."""
-    return trick_svg(trick, trump)
 
 
 def _sides(seen: SeatView, seat: Seat, totals: tuple[int, int]) -> list[dict[str, Any]]:
@@ -463,14 +469,14 @@ def _held(deal: DealView | None) -> dict[str, int]:
     """How many cards each seat holds now: the hand size less the cards it has played."""
     if deal is None:
         return {}
-    played = {seat: 0 for seat in Seat}
+    played = dict.fromkeys(_SEATS, 0)
     for trick in deal.tricks:
         for seat, _card in trick.plays:
             played[seat] += 1
     if deal.leader is not None:
         for index in range(len(deal.trick)):
             played[deal.leader.after(index)] += 1
-    return {seat.letter: deal.hand_size - played[seat] for seat in Seat}
+    return {seat.letter: deal.hand_size - played[seat] for seat in _SEATS}
 
 
 def _throw_in(seen: SeatView, rows: list[SheetRow]) -> str | None:
@@ -502,7 +508,7 @@ def _sheet(rows: list[SheetRow]) -> list[dict[str, Any]]:
 
 def _seats(room: Room, seat: Seat, connected: frozenset[Seat]) -> list[dict[str, Any]]:
     seats = []
-    for other in Seat:
+    for other in _SEATS:
         row = room.seats[other]
         who = "you" if other is seat else "partner" if other is seat.partner else "opponent"
         seats.append(
@@ -592,9 +598,10 @@ class FrameCache:
         # What changed from one room part to another: worked out once for all seats.
         self._room_ops: tuple[object, object, str] = (None, None, "")
         self._seats: dict[Seat, _SeatFrame] = {}
-        # Each pair's sides (the same but for "yours") for the room part they were made
-        # for; each seat's seats, and what they were made of.
-        self._sides: dict[Pair, tuple[object, list[dict[str, Any]]]] = {}
+
+        # Each pair's sides (the same but for "yours") and overbid warnings for the room
+        # part they were made for; each seat's seats, and what they were made of.
+        self._sides: dict[Pair, tuple[object, list[dict[str, Any]], list[str]]] = {}
         self._seat_rows: dict[Seat, tuple[object, list[dict[str, Any]]]] = {}
 
     def update(
@@ -635,6 +642,7 @@ class FrameCache:
             "hand": cards_to_json(seen.hand),
             "swap": None if deal is None else swap_to_json(deal.swap),
         }
+        sides, warnings = self._pair_of(seen, seat, finished)
         own = _seat_part(
             room,
             seat,
@@ -642,8 +650,10 @@ class FrameCache:
             connected,
             token,
             finished,
-            sides=self._sides_of(seen, seat, finished),
+            sides=sides,
             seats=self._seats_of(room, seat, connected),
+            warnings=warnings,
+            started=started,
         )
         deals = self._history_of(seen)
         kept = self._seats.get(seat)
@@ -682,24 +692,32 @@ class FrameCache:
         # Its own operations after the room's (those of the view's deal after the deal).
         text = encode(ops)[1:-1] if ops else ""
         both = f"{known},{text}" if known and text else known or text
-        return number, f'{{"type":"change","base":{number - 1},"frame":{number},"ops":[{both}]}}'
+        return number, f'{_CHANGE}"base":{number - 1},"frame":{number},"ops":[{both}]}}'
 
-    def _sides_of(self, seen: SeatView, seat: Seat, finished: Finished) -> list[dict[str, Any]]:
-        # Made from what is public, and which side is the seat's: once a room part and pair.
-        made_for, sides = self._sides.get(seat.pair, (None, []))
+    def _pair_of(
+        self, seen: SeatView, seat: Seat, finished: Finished
+    ) -> tuple[list[dict[str, Any]], list[str]]:
+        # The sides and the overbid warnings are made from what is public, and which side
+        # is the seat's: once a room part and pair, the same lists for both its seats.
+        made_for, sides, warnings = self._sides.get(seat.pair, (None, [], []))
         if made_for is not self._room:
-            sides = _sides(seen, seat, finished.totals)
-            self._sides[seat.pair] = (self._room, sides)
-        return sides
+            # The lists made before, when equal: each seat's diff then finds them the same
+            # at once (one comparison a pair, not one a seat).
+            made = _sides(seen, seat, finished.totals)
+            sides = sides if made == sides else made
+            made_warnings = _warnings(seen, seat)
+            warnings = warnings if made_warnings == warnings else made_warnings
+            self._sides[seat.pair] = (self._room, sides, warnings)
+        return sides, warnings
 
     def _seats_of(self, room: Room, seat: Seat, connected: frozenset[Seat]) -> list[dict[str, Any]]:
         # The seating changes far less often than the frames: made again when it does.
         made_of = (
             connected,
             room.mode,
-            tuple(room.names.get(other) for other in Seat),
+            tuple(map(room.names.get, _SEATS)),
             tuple(
-                (row.occupant, row.player, row.secret is not None) for row in room.seats.values()
+                [(row.occupant, row.player, row.secret is not None) for row in room.seats.values()]
             ),
         )
         kept = self._seat_rows.get(seat)
@@ -866,15 +884,18 @@ def _seat_part(  # noqa: PLR0913, PLR0917 -- what one seat's part is made of
     *,
     sides: list[dict[str, Any]] | None = None,
     seats: list[dict[str, Any]] | None = None,
+    warnings: list[str] | None = None,
+    started: bool | None = None,
 ) -> dict[str, Any]:
     """The keys of a frame that are the seat's own (its view apart): its hand, its choices.
 
-    ``sides`` and ``seats``, when given, are this seat's, made before (and kept while
-    what they are made of stays the same).
+    ``sides``, ``seats`` and ``warnings``, when given, are this seat's, made before (and
+    kept while what they are made of stays the same); ``started``, the room's, read once.
     """
     deal = seen.deal
     trump = None if deal is None else deal.trump
-    started = room.started
+    if started is None:
+        started = room.started
     my_turn = started and seen.to_move is seat and not room.is_over
     legal_cards = set()
     if my_turn and seen.phase is Phase.PLAY:
@@ -887,7 +908,7 @@ def _seat_part(  # noqa: PLR0913, PLR0917 -- what one seat's part is made of
         "hand": _hand_json(tuple(seen.hand), trump, frozenset(legal_cards)),
         "bids": _bids(room, seen, seat, started=started),
         "sides": _sides(seen, seat, finished.totals) if sides is None else sides,
-        "warnings": [] if deal is None else [_overbid_words(w, seat) for w in deal.warnings],
+        "warnings": _warnings(seen, seat) if warnings is None else warnings,
         "seats": _seats(room, seat, connected) if seats is None else seats,
         "record": f"/record/{token}" if room.is_over and token is not None else None,
         "swap": None
@@ -926,6 +947,23 @@ def _hand_json(
     """
     ordered = sorted(hand, key=lambda card: _hand_order(card, trump))
     return [{**_card_json(card, trump), "legal": card in legal} for card in ordered]
+
+
+_CHANGE: Final = '{"type":"change",'
+"""How every ``change`` message's text begins (:meth:`FrameCache.update` writes them)."""
+
+
+def acknowledged(change: str, version: int) -> str:
+    """``change`` (a ``change`` message's text) carrying the acknowledgement of ``version``.
+
+    The socket whose action made the change is sent it with ``"ack": V`` (the action
+    stored at version ``V``): one message an action less than an ``ack`` of its own.
+
+    >>> acknowledged('{"type":"change","base":3,"frame":4,"ops":[]}', 12)
+    '{"type":"change","ack":12,"base":3,"frame":4,"ops":[]}'
+    """
+    assert change.startswith(_CHANGE)
+    return f'{_CHANGE}"ack":{version},{change[len(_CHANGE) :]}'
 
 
 def encode(message: object) -> str:

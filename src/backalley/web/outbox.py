@@ -84,6 +84,11 @@ class Outbox:
                 break
         self._append(_VIEW, text)
 
+    @property
+    def holds_view(self) -> bool:
+        """Whether a view waits in the queue (a view put now would replace it)."""
+        return any(kind == _VIEW for kind, _ in self._queue)
+
     def _append(self, kind: int, text: str) -> None:
         if self._closing:
             return

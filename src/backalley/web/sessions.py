@@ -244,8 +244,11 @@ class SeatSessions:
                         room, seat, message.version, message.field, message.value
                     )
                     await pending.done()
-                    # Stored: now it may be acknowledged.
-                    connection.send({"type": "ack", "version": room.version})
+                    # Stored: now it may be acknowledged, in the change it made to this
+                    # socket's frame (one message, not two).
+                    self.hub.broadcast(room, acked=connection)
+                self.hub.drive(room)
+                return
             elif message.kind == "fill":
                 async with self.hub.lock(room):
                     connection.check_current()

@@ -238,12 +238,17 @@ more bytes for a fifth more CPU. No compression would send four times the bytes.
 """
 
 
+READ_AHEAD: Final = 4
+"""Messages a socket may have waiting for the application before it is read no more."""
+
+
 def deflate_protocol(level: int = DEFLATE_LEVEL) -> type[asyncio.Protocol]:
     """The ``websockets-sansio`` protocol of uvicorn, deflating at zlib's ``level`` (1 to 9).
 
     uvicorn deflates at zlib's default level 6 and offers no setting: this protocol makes
     its sockets' extension itself, as uvicorn does (a 4 KiB window each way, ``memLevel``
-    5), with the level chosen.
+    5), with the level chosen. It stops reading a socket once :data:`READ_AHEAD` messages
+    wait for the application, not at the first (uvicorn's way, two system calls a message).
     """
     if not 1 <= level <= 9:
         raise ValueError(f"a deflate level is from 1 to 9, not {level}")
@@ -270,5 +275,19 @@ def deflate_protocol(level: int = DEFLATE_LEVEL) -> type[asyncio.Protocol]:
                     max_size=self.config.ws_max_size,
                     logger=logging.getLogger("uvicorn.error"),
                 )
+
+        # uvicorn stops reading a socket as soon as one message waits for the
+        # application, and reads again once it is taken: two epoll system calls a
+        # message. Reading stops here once READ_AHEAD messages wait (each at most
+        # ws_max_size): still a bound on what a socket holds, and no calls for a page
+        # that sends one message at a time and waits for its answer.
+        def send_receive_event_to_app(self) -> None:
+            paused = self.read_paused
+            self.read_paused = True  # uvicorn's own method then leaves reading alone
+            super().send_receive_event_to_app()
+            self.read_paused = paused
+            if not paused and self.queue.qsize() >= READ_AHEAD:
+                self.read_paused = True
+                self.transport.pause_reading()
 
     return DeflatingProtocol

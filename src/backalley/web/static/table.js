@@ -218,6 +218,8 @@
       awaitingWhole = false;
       show(message);
     } else if (message.type === "change") {
+      // The acknowledgement of this page's action comes in the change it made.
+      if (message.ack !== undefined) document.body.dataset.acked = String(message.ack);
       change(message);
     } else if (message.type === "seat") {
       if (message.secret) keep(message.secret);
@@ -570,8 +572,15 @@
       return;
     }
     $("last-sentence").textContent = `${last.deal_label}, trick ${last.number}: ${last.sentence}`;
-    // The library's own SVG picture of the trick (cards named in words in its title).
-    box.innerHTML = last.svg;
+    // The trick's cards drawn as the live trick's are (the cards' own pictures, in the
+    // order played, the winner's ringed), not a picture sent whole with every trick.
+    const row = el("div", { class: "last-cards" });
+    last.cards.forEach((card) => {
+      const item = el("span", { class: "last-card" + (card.seat === last.winner ? " winner" : ""), "data-seat": card.seat });
+      item.append(cardView(card, "small"), el("span", { class: "by", text: NAMES[card.seat] }));
+      row.append(item);
+    });
+    box.replaceChildren(row);
     const list = el("ul", { class: "said-cards" });
     last.cards.forEach((card) => list.append(el("li", { text: `${NAMES[card.seat]}: ${card.words}` + (card.seat === last.winner ? " (won)" : "") })));
     box.append(list);
