@@ -129,8 +129,15 @@ __all__ = [
     "tricks_won",
 ]
 
-Hands = tuple[int, int, int, int]
-"""The four hands as card masks, indexed by seat."""
+Hands = tuple[int, ...]
+"""The four hands as card masks, indexed by seat.
+
+Always four, but typed as a tuple of any length for the compiled build: mypyc keeps a
+tuple of fixed length as a C struct of unboxed ints, and reading one hand of it by a
+seat known only at run time (``hands[seat]``) builds a new tuple of four new ints to
+index; a tuple of any length stays the object it is (``docs/performance.md``,
+"Fourth round").
+"""
 
 Position = tuple[
     int,  # PHASE
