@@ -164,6 +164,11 @@ _SET_POSITION, _SET_SEED, _SET_HISTORY, _SET_SETUP = _setters(
 )
 _SET_RESULT_POSITION, _SET_RESULT_SETUP = _setters(DealResult, "position", "setup")
 
+_STATE: Final = MatchState
+_RESULT: Final = DealResult
+"""The classes built here, bound by ``Final``: compiled, a C static each, where an imported
+class (the value types stay interpreted) is looked up in the module's dictionary."""
+
 _COMPILED: Final = type(_setters) is not FunctionType
 """Whether this module runs compiled (by mypyc: its functions are then no Python functions)."""
 
@@ -182,7 +187,7 @@ def build_state(
     instructions an ``apply``, docs/performance.md); interpreted, the setters are the
     cheaper.
     """
-    state: MatchState = _new(MatchState)
+    state: MatchState = _new(_STATE)
     if _COMPILED:
         object.__setattr__(state, "position", position)
         object.__setattr__(state, "seed", seed)
@@ -202,7 +207,7 @@ def build_result(position: Position, setup: DealSetup) -> DealResult:
     Made once a deal, at its end (``match.apply``); attrs' ``__init__`` costs about a
     third more.
     """
-    result: DealResult = _new(DealResult)
+    result: DealResult = _new(_RESULT)
     if _COMPILED:
         object.__setattr__(result, "position", position)
         object.__setattr__(result, "setup", setup)

@@ -68,6 +68,14 @@ from .state import MatchState, Phase
 
 __all__ = ["apply", "legal_actions", "new_match", "replay_deal", "seeded_deal", "turn"]
 
+# The classes ``apply`` tells apart at every call, bound by ``Final``: compiled, such a
+# name is a C static, where a class imported from an interpreted module (the value
+# types stay interpreted) is looked up in this module's dictionary at each use.
+_PLAY: Final = Play
+_BID: Final = Bid
+_DEAL: Final = Deal
+_STATE: Final = MatchState
+
 
 @overload
 def new_match(rules: Rules | None = None) -> MatchState: ...
@@ -153,19 +161,19 @@ def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
     # The exact type, not isinstance: an action is one of three final classes, and
     # this is asked on every call.
     kind = type(action)
-    if kind is not Play and kind is not Bid and kind is not Deal:
+    if kind is not _PLAY and kind is not _BID and kind is not _DEAL:
         raise TypeError(f"not a Back Alley action: {action!r} (expected a Bid, Play or Deal)")
-    if not isinstance(state, MatchState):
+    if not isinstance(state, _STATE):
         raise TypeError(f"apply needs a MatchState, not {type(state).__name__}")
     pos = state.position
     phase = pos[PHASE]
     if phase == PLAY:
-        if kind is Play:
+        if kind is _PLAY:
             return _play(state, pos, action)  # type: ignore[arg-type]
     elif phase == BID:
-        if kind is Bid:
+        if kind is _BID:
             return _bid(state, pos, action)  # type: ignore[arg-type]
-    elif phase == DEAL and kind is Deal:
+    elif phase == DEAL and kind is _DEAL:
         return _deal(state, pos, action)  # type: ignore[arg-type]
     raise _wrong_phase(state, action)
 
