@@ -68,7 +68,10 @@ def _setters(cls: type, *names: str) -> tuple[Any, ...]:
 # so the table never holds more than 2**13 entries.
 _CHUNK: Final = 13
 _CHUNK_BITS: Final = (1 << _CHUNK) - 1
-_PICKERS: Final[dict[int, Callable[[tuple[Any, ...]], tuple[Any, ...]]]] = {}
+_PICKERS: Final[list[Callable[[tuple[Any, ...]], tuple[Any, ...]] | None]] = [None] * (1 << _CHUNK)
+"""``_PICKERS[bits]``: the itemgetter of a 13-bit pattern, made when first needed. A list
+indexed by the pattern, not a dictionary: no hashing, no method call, and compiled no
+boxed key."""
 _PLAYS_BY_CHUNK: Final = tuple(
     tuple(PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
     for seat in SEATS
@@ -91,7 +94,7 @@ def _picked(mask: int, chunks: tuple[tuple[_Item, ...], ...]) -> tuple[_Item, ..
     while mask:
         bits = mask & _CHUNK_BITS
         if bits:
-            pick = _PICKERS.get(bits)
+            pick = _PICKERS[bits]
             if pick is None:
                 pick = _PICKERS[bits] = _picker(bits)
             picked += pick(chunks[chunk])
