@@ -334,9 +334,10 @@ def allowed_of(pos: Position, seat: int, trick: tuple[int, ...]) -> tuple[int, R
     bids = pos[8]  # BIDS
     # Only a lead before trumps are broken asks whether this player bid Board (PLAY-4);
     # pos[1] is DEALER, and the dealer's left bids first.
-    bid_board = (
-        not trick and not broken and len(bids) == 4 and bids[(seat - pos[1] - 1) % 4] == BOARD
-    )
+    # The count of bids is a name of its own: len(bids) == 4 would narrow bids to a tuple of
+    # fixed length, which compiled is a C struct, boxed anew to be indexed by a seat.
+    said = len(bids)
+    bid_board = not trick and not broken and said == 4 and bids[(seat - pos[1] - 1) % 4] == BOARD
     return allowed_plays(pos[5][seat], trick, pos[3], broken, bid_board)  # HANDS, TRUMPS
 
 

@@ -98,7 +98,11 @@ def allowed_plays(
     else:
         follow, reason = hand & _SUIT_MASK_OF[led], _MUST_FOLLOW_SUIT
     # A hand that holds nothing else may play anything: no card is refused, so no reason.
-    return (follow, reason) if follow and follow != hand else (hand, None)
+    # (Two returns, not one conditional expression: compiled, its two kinds of tuple would be
+    # boxed into one object and unboxed again.)
+    if follow and follow != hand:
+        return follow, reason
+    return hand, None
 
 
 def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> Seat:

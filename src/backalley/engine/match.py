@@ -63,7 +63,7 @@ from ..core.position import (
 )
 from ..core.rules import Rules
 from ..core.tricks import FOLLOWERS
-from ._fast import LEGAL_BIDS, build_result, build_state, plays_of
+from ._fast import LEGAL_BIDS, TO_PLAY, build_result, build_state, plays_of
 from .state import MatchState, Phase
 
 __all__ = ["apply", "legal_actions", "new_match", "replay_deal", "seeded_deal", "turn"]
@@ -124,8 +124,7 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     phase = pos[PHASE]
     if phase == PLAY:
         trick = pos[TRICK]
-        # In play the dealer and the bids no longer decide whose turn it is.
-        seat = seat_to_move(0, 4, pos[LEADER], len(trick))
+        seat = TO_PLAY[pos[LEADER]][len(trick)]
         return plays_of(seat, position.allowed_of(pos, seat, trick)[0])
     if phase == BID:
         return LEGAL_BIDS[pos[DEALER]][len(pos[BIDS])][pos[SIZE]]
@@ -142,7 +141,7 @@ def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
     phase = pos[PHASE]
     if phase == PLAY:
         trick = pos[TRICK]
-        seat = seat_to_move(0, 4, pos[LEADER], len(trick))  # in play the dealer does not matter
+        seat = TO_PLAY[pos[LEADER]][len(trick)]
         return seat, plays_of(seat, position.allowed_of(pos, seat, trick)[0])
     if phase == BID:
         dealer = pos[DEALER]
@@ -263,7 +262,7 @@ def _refusal(trick: tuple[int, ...], action: Play, allowed: int, reason: Reason)
 def _play(state: MatchState, pos: position.Position, action: Play) -> MatchState:
     # Check: the player's turn (PLAY-1), the card in hand, the card allowed (PLAY-2..6).
     trick = pos[TRICK]
-    seat = seat_to_move(0, 4, pos[LEADER], len(trick))  # in play the dealer does not matter
+    seat = TO_PLAY[pos[LEADER]][len(trick)]
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     # The card as a plain int: compiled, the shifts below are native on it (a Card is
