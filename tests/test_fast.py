@@ -31,6 +31,7 @@ from backalley.core.flow import CLOCKWISE, next_seat
 from backalley.core.tricks import FOLLOWERS, Trick, trick_winner
 from backalley.engine._fast import (
     LEGAL_BIDS,
+    TO_PLAY,
     build_result,
     build_state,
     cards_in,
@@ -227,13 +228,17 @@ def test_unchecked_deal_equals_a_checked_one(seed, number):
 
 
 def test_turn_tables_equal_the_flow_functions():
-    """The legal bids looked up equal those built from ``core.flow``."""
+    """The legal bids and the seat to play looked up equal those worked out seat by seat."""
     for dealer in Seat:
         for said in range(4):
             seat = dealer.after(1 + said)
             for size in range(1, 14):
                 expected = (*(Bid(seat, amount) for amount in range(size)), Bid(seat, board=True))
                 assert LEGAL_BIDS[dealer][said][size] == expected
+    for leader in Seat:
+        for down in range(4):
+            # PLAY-1: the cards go clockwise from the trick's leader.
+            assert TO_PLAY[leader][down] is leader.after(down)
     for at in range(len(CLOCKWISE)):
         assert CLOCKWISE[at] is next_seat(Seat.NORTH, at)
 

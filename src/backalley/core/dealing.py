@@ -26,6 +26,7 @@ from typing import Final
 
 import attrs
 
+from ._draws import draw_and_swap
 from .cards import CARDS, JOKERS_MASK, PACK_SIZE, SEATS, Card, Seat, Suit, trump_mask
 from .flow import first_bidder, next_seat
 
@@ -85,22 +86,13 @@ def seeded_deck(seed: int, deal_number: int) -> tuple[Card, ...]:
     check_whole(deal_number, MAX_DEAL_NUMBER, "a deal number")
     prefix = SHUFFLE_DOMAIN + seed.to_bytes(8, "big") + deal_number.to_bytes(4, "big")
     words = [word for counter in range(_FIRST_BLOCKS) for word in _block(prefix, counter)]
+
+    def more() -> None:
+        words.extend(_block(prefix, len(words) // 8))
+
     deck = list(CARDS)
-    limits = _LIMITS
-    at = 0
-    # Invariant: the words not yet read are at least the draws still to make, so the
-    # first read of each draw needs no bounds check; a rejection tops the list up.
-    for i in range(PACK_SIZE - 1, 0, -1):
-        n = i + 1
-        word = words[at]
-        at += 1
-        while word >= limits[n]:
-            while len(words) - at < i:
-                words.extend(_block(prefix, len(words) // 8))
-            word = words[at]
-            at += 1
-        j = word % n
-        deck[i], deck[j] = deck[j], deck[i]
+    # Steps 2 and 3, in a module the compiled build compiles (this one stays interpreted).
+    draw_and_swap(deck, words, _LIMITS, more)
     return tuple(deck)
 
 

@@ -25,9 +25,16 @@ True
 
 from __future__ import annotations
 
+from typing import Final
+
 from .cards import Card
 
 __all__ = ["forced_by_joker_lead"]
+
+# The jokers' numbers bound by ``Final``: compiled, plain ints in C statics, where
+# ``Card.LITTLE`` (the card classes stay interpreted) is a lookup and a boxed comparison.
+_LITTLE: Final = int(Card.LITTLE)
+_BIG: Final = int(Card.BIG)
 
 
 def forced_by_joker_lead(led: int, hand: int, trumps: int) -> int:
@@ -37,8 +44,8 @@ def forced_by_joker_lead(led: int, hand: int, trumps: int) -> int:
     Nothing is forced when the lead is not a joker or the hand holds no trump.
     """
     held = hand & trumps
-    if not held or led < Card.LITTLE:
+    if not held or led < _LITTLE:
         return 0
-    if led == Card.BIG:
+    if led == _BIG:
         return 1 << (held.bit_length() - 1)
     return held & -held

@@ -129,8 +129,15 @@ __all__ = [
     "tricks_won",
 ]
 
-Hands = tuple[int, int, int, int]
-"""The four hands as card masks, indexed by seat."""
+Hands = tuple[int, ...]
+"""The four hands as card masks, indexed by seat.
+
+Always four, but typed as a tuple of any length for the compiled build: mypyc keeps a
+tuple of fixed length as a C struct of unboxed ints, and reading one hand of it by a
+seat known only at run time (``hands[seat]``) builds a new tuple of four new ints to
+index; a tuple of any length stays the object it is (``docs/performance.md``,
+"Fourth round").
+"""
 
 Position = tuple[
     int,  # PHASE
@@ -198,6 +205,7 @@ TIEBREAK_EW: Final = 4
 """Outcome: East-West took more tricks in a tiebreak deal (END-3)."""
 
 _NO_HANDS: Final[Hands] = (0, 0, 0, 0)
+_NO_TRICK: Final[tuple[int, ...]] = ()
 
 _AROUND: Final = tuple(int(seat) for seat in CLOCKWISE)
 """``flow.CLOCKWISE`` as plain ints: ``_AROUND[seat + steps]``, the seat ``steps`` places on."""
@@ -326,9 +334,10 @@ def allowed_of(pos: Position, seat: int, trick: tuple[int, ...]) -> tuple[int, R
     bids = pos[8]  # BIDS
     # Only a lead before trumps are broken asks whether this player bid Board (PLAY-4);
     # pos[1] is DEALER, and the dealer's left bids first.
-    bid_board = (
-        not trick and not broken and len(bids) == 4 and bids[(seat - pos[1] - 1) % 4] == BOARD
-    )
+    # The count of bids is a name of its own: len(bids) == 4 would narrow bids to a tuple of
+    # fixed length, which compiled is a C struct, boxed anew to be indexed by a seat.
+    said = len(bids)
+    bid_board = not trick and not broken and said == 4 and bids[(seat - pos[1] - 1) % 4] == BOARD
     return allowed_plays(pos[5][seat], trick, pos[3], broken, bid_board)  # HANDS, TRUMPS
 
 
@@ -405,33 +414,38 @@ def play_by(pos: Position, seat: int, card: int) -> Position:
      won_ns, won_ew, played, number, counted, total_ns, total_ew, outcome, rules) = pos  # fmt: skip
     bit = 1 << card
     h0, h1, h2, h3 = hands
+    # Compiled, a tuple of fixed length is a C struct of ints, boxed into a tuple object
+    # where it is used as one (the position's hands, winning_card's trick). The new hands
+    # are a new name, whose struct is boxed once, into the position; the trick is never
+    # narrowed to a fixed length (by len() or by assigning ()), which would box it anew at
+    # each use (see Hands).
     if seat == 0:
-        hands = (h0 ^ bit, h1, h2, h3)
+        held = (h0 ^ bit, h1, h2, h3)
     elif seat == 1:
-        hands = (h0, h1 ^ bit, h2, h3)
+        held = (h0, h1 ^ bit, h2, h3)
     elif seat == 2:
-        hands = (h0, h1, h2 ^ bit, h3)
+        held = (h0, h1, h2 ^ bit, h3)
     else:
-        hands = (h0, h1, h2, h3 ^ bit)
-    trick = trick + (card,)  # noqa: RUF005 - cheaper than (*trick, card), as in bid
-    if len(trick) == 4:
-        a, b, c, d = trick
-        leader = _AROUND[leader + winning_card(trick, trumps)[1]]
+        held = (h0, h1, h2, h3 ^ bit)
+    cards: tuple[int, ...] = trick + (card,)  # noqa: RUF005 - cheaper than (*trick, card)
+    if len(trick) == 3:
+        a, b, c, d = cards
+        leader = _AROUND[leader + winning_card(cards, trumps)[1]]
         broken = broken or bool(((1 << a) | (1 << b) | (1 << c) | (1 << d)) & trumps)
         if leader % 2:
             won_ew += 1
         else:
             won_ns += 1
-        played = played + trick
-        trick = ()
+        played = played + cards
+        cards = _NO_TRICK
         if won_ns + won_ew == size:
             # fmt: off
-            return _finish((phase, dealer, size, trumps, tiebreak, hands, trick, leader, bids,
+            return _finish((phase, dealer, size, trumps, tiebreak, held, cards, leader, bids,
                             broken, won_ns, won_ew, played, number, counted, total_ns, total_ew,
                             outcome, rules))
             # fmt: on
     # fmt: off
-    return (phase, dealer, size, trumps, tiebreak, hands, trick, leader, bids, broken,
+    return (phase, dealer, size, trumps, tiebreak, held, cards, leader, bids, broken,
             won_ns, won_ew, played, number, counted, total_ns, total_ew, outcome, rules)
     # fmt: on
 

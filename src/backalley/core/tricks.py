@@ -54,6 +54,15 @@ A joker has a suit only as a trump. A deal without trumps has no joker in play
 oblige nobody instead of failing on a missing suit.
 """
 
+# What allowed_plays names at each call (the BIG joker, the reasons), bound by ``Final``:
+# compiled, C statics, where an enum member is a lookup of its class and an attribute read.
+_BIG: Final = int(Card.BIG)
+_TRUMPS_NOT_BROKEN: Final = Reason.TRUMPS_NOT_BROKEN
+_MUST_FOLLOW_SUIT: Final = Reason.MUST_FOLLOW_SUIT
+_MUST_FOLLOW_TRUMP: Final = Reason.MUST_FOLLOW_TRUMP
+_BIG_JOKER_FORCES_HIGHEST: Final = Reason.BIG_JOKER_FORCES_HIGHEST
+_LITTLE_JOKER_FORCES_LOWEST: Final = Reason.LITTLE_JOKER_FORCES_LOWEST
+
 FOLLOWERS: Final = _SUIT_MASK_OF
 """``FOLLOWERS[led]``: the cards that follow ``led``, always allowed to the trick it leads.
 
@@ -78,22 +87,22 @@ def allowed_plays(
     if not trick:
         if broken or bid_board or not hand & trumps or not hand & ~trumps:
             return hand, None
-        return hand & ~trumps, Reason.TRUMPS_NOT_BROKEN
+        return hand & ~trumps, _TRUMPS_NOT_BROKEN
     led = trick[0]
     if (1 << led) & trumps:
         forced = forced_by_joker_lead(led, hand, trumps)
         if forced:
-            reason = (
-                Reason.BIG_JOKER_FORCES_HIGHEST
-                if led == Card.BIG
-                else Reason.LITTLE_JOKER_FORCES_LOWEST
-            )
+            reason = _BIG_JOKER_FORCES_HIGHEST if led == _BIG else _LITTLE_JOKER_FORCES_LOWEST
             return forced, reason
-        follow, reason = hand & trumps, Reason.MUST_FOLLOW_TRUMP
+        follow, reason = hand & trumps, _MUST_FOLLOW_TRUMP
     else:
-        follow, reason = hand & _SUIT_MASK_OF[led], Reason.MUST_FOLLOW_SUIT
+        follow, reason = hand & _SUIT_MASK_OF[led], _MUST_FOLLOW_SUIT
     # A hand that holds nothing else may play anything: no card is refused, so no reason.
-    return (follow, reason) if follow and follow != hand else (hand, None)
+    # (Two returns, not one conditional expression: compiled, its two kinds of tuple would be
+    # boxed into one object and unboxed again.)
+    if follow and follow != hand:
+        return follow, reason
+    return hand, None
 
 
 def trick_winner(leader: Seat, cards: tuple[Card, ...], trump: Suit | None) -> Seat:

@@ -13,8 +13,9 @@ depends on how they do it.
 - ``plays_of``: the ``Play`` actions of a mask of cards, picked 13 cards at a
   time by a cached ``itemgetter`` instead of one lookup per card.
 - ``LEGAL_BIDS``: the bids allowed, as ``Bid`` values of the bidder to move, a
-  table built once from ``core.flow`` and indexed, instead of a call per action.
-  (Whose turn it is is asked of ``flow.seat_to_move`` alone.)
+  table built once from ``core.flow`` and indexed, instead of a call per action;
+  ``TO_PLAY``, the seat to play to a trick, the same way. (Whose turn it is is
+  asked of ``flow.seat_to_move`` alone: both tables are made from it.)
 - ``cards_in``: ``cards_of(mask)`` (the cards of a hand, as a seat view shows
   them) picked 13 cards at a time by the same kind of cached ``itemgetter``.
 - ``slot_builder``: a class's values built by setting its slots, not through attrs'
@@ -47,6 +48,7 @@ from .state import DealResult, MatchState
 
 __all__ = [
     "LEGAL_BIDS",
+    "TO_PLAY",
     "build_result",
     "build_state",
     "cards_in",
@@ -63,12 +65,21 @@ def _setters(cls: type, *names: str) -> tuple[Any, ...]:
     return tuple(cls.__dict__[name].__set__ for name in names)
 
 
+_COMPILED: Final = type(_setters) is not FunctionType
+"""Whether this module runs compiled (by mypyc: its functions are then no Python functions)."""
+
+_PLAYS: Final = PLAYS
+"""``core.actions.PLAYS`` bound by ``Final``: compiled, a C static (see :func:`plays_of`)."""
+
 # The plays of a mask are picked 13 cards at a time (a suit, or the two jokers) by an
 # itemgetter made once for each pattern of set bits and shared by every seat and suit,
 # so the table never holds more than 2**13 entries.
 _CHUNK: Final = 13
 _CHUNK_BITS: Final = (1 << _CHUNK) - 1
-_PICKERS: Final[dict[int, Callable[[tuple[Any, ...]], tuple[Any, ...]]]] = {}
+_PICKERS: Final[list[Callable[[tuple[Any, ...]], tuple[Any, ...]] | None]] = [None] * (1 << _CHUNK)
+"""``_PICKERS[bits]``: the itemgetter of a 13-bit pattern, made when first needed. A list
+indexed by the pattern, not a dictionary: no hashing, no method call, and compiled no
+boxed key."""
 _PLAYS_BY_CHUNK: Final = tuple(
     tuple(PLAYS[seat][base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
     for seat in SEATS
@@ -91,7 +102,7 @@ def _picked(mask: int, chunks: tuple[tuple[_Item, ...], ...]) -> tuple[_Item, ..
     while mask:
         bits = mask & _CHUNK_BITS
         if bits:
-            pick = _PICKERS.get(bits)
+            pick = _PICKERS[bits]
             if pick is None:
                 pick = _PICKERS[bits] = _picker(bits)
             picked += pick(chunks[chunk])
@@ -111,7 +122,20 @@ def picked(mask: int, chunks: tuple[tuple[_Item, ...], ...]) -> tuple[_Item, ...
 
 
 def plays_of(seat: int, allowed: int) -> tuple[Play, ...]:
-    """The Play actions of ``seat`` for the cards of ``allowed``, in card order."""
+    """The Play actions of ``seat`` for the cards of ``allowed``, in card order.
+
+    Interpreted, picked 13 cards at a time (:func:`picked`); compiled, by a loop over the
+    mask's set bits, which is native there where each itemgetter is a call through its
+    Python wrapper (about a third of the cost).
+    """
+    if _COMPILED:
+        plays = _PLAYS[seat]
+        found: list[Play] = []
+        while allowed:
+            low = allowed & -allowed
+            found.append(plays[low.bit_length() - 1])
+            allowed ^= low
+        return tuple(found)
     return _picked(allowed, _PLAYS_BY_CHUNK[seat])
 
 
@@ -128,6 +152,15 @@ LEGAL_BIDS: Final = tuple(
 """``LEGAL_BIDS[dealer][bids said][hand_size]``: the next bidder's legal bids (BID-1, BID-2).
 
 Pass, 1 .. hand_size - 1, Board, in that order; the bidder from ``flow.seat_to_move``.
+"""
+
+TO_PLAY: Final = tuple(
+    tuple(seat_to_move(0, 4, leader, down) for down in range(4)) for leader in SEATS
+)
+"""``TO_PLAY[leader][cards down]``: the seat to play to a trick (PLAY-1).
+
+Made from ``flow.seat_to_move`` (in play the dealer does not matter): two indexings,
+where interpreted a call costs about twice as much.
 """
 
 _CARDS_BY_CHUNK: Final = tuple(CARDS[base : base + _CHUNK] for base in range(0, len(CARDS), _CHUNK))
@@ -164,8 +197,10 @@ _SET_POSITION, _SET_SEED, _SET_HISTORY, _SET_SETUP = _setters(
 )
 _SET_RESULT_POSITION, _SET_RESULT_SETUP = _setters(DealResult, "position", "setup")
 
-_COMPILED: Final = type(_setters) is not FunctionType
-"""Whether this module runs compiled (by mypyc: its functions are then no Python functions)."""
+_STATE: Final = MatchState
+_RESULT: Final = DealResult
+"""The classes built here, bound by ``Final``: compiled, a C static each, where an imported
+class (the value types stay interpreted) is looked up in the module's dictionary."""
 
 
 def build_state(
@@ -182,7 +217,7 @@ def build_state(
     instructions an ``apply``, docs/performance.md); interpreted, the setters are the
     cheaper.
     """
-    state: MatchState = _new(MatchState)
+    state: MatchState = _new(_STATE)
     if _COMPILED:
         object.__setattr__(state, "position", position)
         object.__setattr__(state, "seed", seed)
@@ -202,7 +237,7 @@ def build_result(position: Position, setup: DealSetup) -> DealResult:
     Made once a deal, at its end (``match.apply``); attrs' ``__init__`` costs about a
     third more.
     """
-    result: DealResult = _new(DealResult)
+    result: DealResult = _new(_RESULT)
     if _COMPILED:
         object.__setattr__(result, "position", position)
         object.__setattr__(result, "setup", setup)

@@ -63,10 +63,18 @@ from ..core.position import (
 )
 from ..core.rules import Rules
 from ..core.tricks import FOLLOWERS
-from ._fast import LEGAL_BIDS, build_result, build_state, plays_of
+from ._fast import LEGAL_BIDS, TO_PLAY, build_result, build_state, plays_of
 from .state import MatchState, Phase
 
 __all__ = ["apply", "legal_actions", "new_match", "replay_deal", "seeded_deal", "turn"]
+
+# The classes ``apply`` tells apart at every call, bound by ``Final``: compiled, such a
+# name is a C static, where a class imported from an interpreted module (the value
+# types stay interpreted) is looked up in this module's dictionary at each use.
+_PLAY: Final = Play
+_BID: Final = Bid
+_DEAL: Final = Deal
+_STATE: Final = MatchState
 
 
 @overload
@@ -116,8 +124,7 @@ def legal_actions(state: MatchState) -> tuple[Bid | Play | Deal, ...]:
     phase = pos[PHASE]
     if phase == PLAY:
         trick = pos[TRICK]
-        # In play the dealer and the bids no longer decide whose turn it is.
-        seat = seat_to_move(0, 4, pos[LEADER], len(trick))
+        seat = TO_PLAY[pos[LEADER]][len(trick)]
         return plays_of(seat, position.allowed_of(pos, seat, trick)[0])
     if phase == BID:
         return LEGAL_BIDS[pos[DEALER]][len(pos[BIDS])][pos[SIZE]]
@@ -134,7 +141,7 @@ def turn(state: MatchState) -> tuple[Seat, tuple[Bid | Play, ...]] | None:
     phase = pos[PHASE]
     if phase == PLAY:
         trick = pos[TRICK]
-        seat = seat_to_move(0, 4, pos[LEADER], len(trick))  # in play the dealer does not matter
+        seat = TO_PLAY[pos[LEADER]][len(trick)]
         return seat, plays_of(seat, position.allowed_of(pos, seat, trick)[0])
     if phase == BID:
         dealer = pos[DEALER]
@@ -153,19 +160,19 @@ def apply(state: MatchState, action: Bid | Play | Deal) -> MatchState:
     # The exact type, not isinstance: an action is one of three final classes, and
     # this is asked on every call.
     kind = type(action)
-    if kind is not Play and kind is not Bid and kind is not Deal:
+    if kind is not _PLAY and kind is not _BID and kind is not _DEAL:
         raise TypeError(f"not a Back Alley action: {action!r} (expected a Bid, Play or Deal)")
-    if not isinstance(state, MatchState):
+    if not isinstance(state, _STATE):
         raise TypeError(f"apply needs a MatchState, not {type(state).__name__}")
     pos = state.position
     phase = pos[PHASE]
     if phase == PLAY:
-        if kind is Play:
+        if kind is _PLAY:
             return _play(state, pos, action)  # type: ignore[arg-type]
     elif phase == BID:
-        if kind is Bid:
+        if kind is _BID:
             return _bid(state, pos, action)  # type: ignore[arg-type]
-    elif phase == DEAL and kind is Deal:
+    elif phase == DEAL and kind is _DEAL:
         return _deal(state, pos, action)  # type: ignore[arg-type]
     raise _wrong_phase(state, action)
 
@@ -255,7 +262,7 @@ def _refusal(trick: tuple[int, ...], action: Play, allowed: int, reason: Reason)
 def _play(state: MatchState, pos: position.Position, action: Play) -> MatchState:
     # Check: the player's turn (PLAY-1), the card in hand, the card allowed (PLAY-2..6).
     trick = pos[TRICK]
-    seat = seat_to_move(0, 4, pos[LEADER], len(trick))  # in play the dealer does not matter
+    seat = TO_PLAY[pos[LEADER]][len(trick)]
     if action.seat != seat:
         raise _not_your_turn(action, seat)
     # The card as a plain int: compiled, the shifts below are native on it (a Card is

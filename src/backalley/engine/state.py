@@ -682,7 +682,9 @@ def deal_of_position(pos: _position.Position, setup: DealSetup) -> DealState:
     Also the deal of a position just after its last card, or its fourth pass, whose
     deal's fields the position keeps until the next deal.
     """
-    return DealState(_core_of(pos, setup), pos[5], tuple(map(CARDS.__getitem__, pos[6])))
+    # The position's hands are four masks, typed as a tuple of any length (see Hands).
+    hands = cast(tuple[int, int, int, int], pos[5])  # HANDS
+    return DealState(_core_of(pos, setup), hands, tuple(map(CARDS.__getitem__, pos[6])))
 
 
 _made_core: tuple[DealSetup | None, tuple[int, ...], int, tuple[int, ...], bool, DealCore | None]

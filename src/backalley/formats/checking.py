@@ -22,11 +22,11 @@ A record that stops early is a position: :attr:`CheckReport.complete` is False.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import attrs
 
-from ..core.actions import Bid, Deal, Play, shared_bid, shared_play
+from ..core.actions import Bid, Deal, Play, deal_of_permutation, shared_bid, shared_play
 from ..core.bidding import BOARD
 from ..core.cards import Seat
 from ..core.dealing import seeded_deck
@@ -83,8 +83,13 @@ def replay_steps(
     """
     state = new_match(record.rules, seed=record.seed)
     for index, item in enumerate(record.deals):
-        deck = seeded_deck(record.seed, index) if item.deck is None else item.deck
-        state = _apply(state, Deal(deck), visit, (index, "deck", 0))
+        # A seeded deck holds each card once by its making: its Deal is built unchecked
+        # (``deal_of_permutation``, as ``seeded_deal`` builds it); a written deck is checked.
+        if item.deck is None:
+            deal = deal_of_permutation(seeded_deck(record.seed, index))
+        else:
+            deal = Deal(item.deck)
+        state = _apply(state, deal, visit, (index, "deck", 0))
         calls = None if visit is not None else _codes(item.bids)
         if calls is None:
             # Every step visited (or a call that is not one): action by action through apply.
@@ -113,16 +118,32 @@ def replay_steps(
     return state
 
 
+def _code(call: str) -> int | None:
+    """The bid code of a call (``bidding.BOARD`` for Board); None if it is no call."""
+    try:
+        amount, board = parse_call(call)
+    except NotationError:
+        return None
+    # A number of 13 or more is never legal; -1 keeps it from reading as Board's code.
+    return BOARD if board else amount if amount < BOARD else -1
+
+
+_WRITTEN_CODES: Final = {
+    call: _code(call) for call in ("pass", "board", *(str(amount) for amount in range(1, BOARD)))
+}
+"""The codes of the calls as records write them (``Bid.call``), looked up, not parsed."""
+
+
 def _codes(calls: tuple[str, ...]) -> list[int] | None:
     """The bid codes of a deal's calls (``bidding.BOARD`` for Board); None if one is no call."""
     codes = []
     for call in calls:
-        try:
-            amount, board = parse_call(call)
-        except NotationError:
-            return None
-        # A number of 13 or more is never legal; -1 keeps it from reading as Board's code.
-        codes.append(BOARD if board else amount if amount < BOARD else -1)
+        code = _WRITTEN_CODES.get(call)
+        if code is None:
+            code = _code(call)
+            if code is None:
+                return None
+        codes.append(code)
     return codes
 
 
