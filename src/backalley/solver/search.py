@@ -743,7 +743,10 @@ class Search:
                 continue
             theirs = partner & suit
             held = out & suit
-            tops = _run_on_top(held, ours | theirs)
+            # The pair's run on top (:func:`_run_on_top`, written out): its cards.
+            above = (held & ~(ours | theirs)).bit_length()
+            run = held >> above << above
+            tops = run.bit_count()
             length = ours.bit_count()
             if tops <= best or max(length, theirs.bit_count()) <= best:
                 continue
@@ -766,7 +769,7 @@ class Search:
                 rounds = min(rounds, (right_hand & suit).bit_count())
             if rounds > best:
                 best = rounds
-                best_cards = _top_cards(held, tops)
+                best_cards = run
         if best_cards:
             return best, best_cards
         return 0, 0
@@ -1079,8 +1082,10 @@ def _store(entries: list[_Entry], entry: _Entry) -> int:
     number of entries added: 0 for one replaced, else 1.
     """
     patterns = entry[1:]
+    first = entry[2]
     for at, known in enumerate(entries):
-        if known[1:] == patterns:
+        # The first suit's pattern before the whole: most entries differ there already.
+        if known[2] == first and known[1:] == patterns:
             entries[at] = entry
             return 0
     entries.append(entry)
