@@ -58,6 +58,7 @@ exceptions) and a trick's winner is :func:`backalley.core.tricks.winning_card`.
 
 from __future__ import annotations
 
+import bisect
 import functools
 from typing import Final
 
@@ -133,6 +134,7 @@ class Search:
         self.table: dict[_Key, tuple[list[_Entry], list[_Entry]]] = {}
         self.codes: dict[int, tuple[int, int]] = {}
         self.runs: dict[int, tuple[tuple[int, ...], int]] = {}
+        self.lowest: dict[int, int] = {}
         self.trump_suit = next((suit for suit in range(4) if SUIT_MASKS[suit] & trumps), -1)
         self.relevant = 0
         self.bound = 0
@@ -393,6 +395,7 @@ class Search:
             self.table.clear()
             self.codes.clear()
             self.runs.clear()
+            self.lowest.clear()
             self.entries = 0
             self.emptied += 1
         slot = ([], [])
@@ -562,7 +565,8 @@ class Search:
         merged = 0
         top = _SUIT_AT[allowed.bit_length() - 1]
         # Cards of one suit (the common case: following it) ask for that suit alone.
-        for suit in range(top, top + 1) if not allowed & ~SUIT_MASKS[top] else range(4):
+        single = not allowed & ~SUIT_MASKS[top]
+        for suit in range(top, top + 1) if single else range(4):
             shift = 13 * suit
             mine = (allowed >> shift) & _SUIT
             if mine:
@@ -595,8 +599,12 @@ class Search:
         beats = (
             trumps & above if (1 << best) & trumps else trumps | (SUIT_MASKS[best // 13] & above)
         )
-        if not allowed & beats:
-            return tried
+        if not allowed & beats or not allowed & ~beats:
+            return tried  # no card wins the trick, or every one: the lowest first
+        if single:
+            # One suit, the lowest first: the winners are the cards above the best.
+            cut = bisect.bisect_right(tried, best)
+            return tried[cut:] + tried[:cut]
         winners = [card for card in tried if (1 << card) & beats]
         return winners + [card for card in tried if not (1 << card) & beats]
 
@@ -980,22 +988,20 @@ class Search:
     def _thresholds(self, hands: list[int], entry: _Entry) -> int:
         """The lowest card still out, in each plain suit, that ``entry`` holds to its rank."""
         out = hands[0] | hands[1] | hands[2] | hands[3]
+        cache = self.lowest
         found = 0
         for suit in range(4):
             shift = entry[1 + 2 * suit]
             if shift == _ANY:
                 continue
-            # Below the lowest card the entry holds: shift / 2 cards, only counted. From
-            # the top or from the bottom, whichever has fewer cards to pass.
-            held = out & SUIT_MASKS[suit]
-            below = shift >> 1
-            kept = held.bit_count() - below
-            if below <= kept:
-                rest = _without_lowest(held, below)
-                found |= rest & -rest
-            else:
-                rest = _top_cards(held, kept)
-                found |= rest & -rest
+            # Below the lowest card the entry holds: shift / 2 cards, only counted (kept
+            # per suit's cards and count, as a shift above the cards leaves them apart).
+            key = (out & SUIT_MASKS[suit]) | (shift << 54)
+            lowest = cache.get(key)
+            if lowest is None:
+                rest = _without_lowest(out & SUIT_MASKS[suit], shift >> 1)
+                lowest = cache[key] = rest & -rest
+            found |= lowest
         return found
 
 
