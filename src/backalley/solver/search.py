@@ -566,25 +566,36 @@ class Search:
         top = _SUIT_AT[allowed.bit_length() - 1]
         # Cards of one suit (the common case: following it) ask for that suit alone.
         single = not allowed & ~SUIT_MASKS[top]
-        for suit in range(top, top + 1) if single else range(4):
-            shift = 13 * suit
-            mine = (allowed >> shift) & _SUIT
-            if mine:
-                key = (mine << 15) | (((out >> shift) & _SUIT) << 2) | suit
-                known = runs.get(key)
-                if known is None:
-                    known = runs[key] = _runs(mine, (out >> shift) & _SUIT, shift)
-                tried += known[0]
-                merged |= known[1]
-        jokers = allowed >> _JOKERS_AT
-        if jokers:
-            tried += _JOKER_LEADS[jokers]
+        if single:
+            shift = 13 * top
+            mine = allowed >> shift
+            key = (mine << 15) | (((out >> shift) & _SUIT) << 2) | top
+            known = runs.get(key)
+            if known is None:
+                known = runs[key] = _runs(mine, (out >> shift) & _SUIT, shift)
+            tried = list(known[0])
+            merged = known[1]
+        else:
+            for suit in range(4):
+                shift = 13 * suit
+                mine = (allowed >> shift) & _SUIT
+                if mine:
+                    key = (mine << 15) | (((out >> shift) & _SUIT) << 2) | suit
+                    known = runs.get(key)
+                    if known is None:
+                        known = runs[key] = _runs(mine, (out >> shift) & _SUIT, shift)
+                    tried += known[0]
+                    merged |= known[1]
+            jokers = allowed >> _JOKERS_AT
+            if jokers:
+                tried += _JOKER_LEADS[jokers]
         self.merged = merged
         if len(tried) == 1:
             return tried
         if not trick:
             return self._ordered_leads(hands, seat, tried, out)
-        best, best_at = winning_card(trick, trumps)
+        # The card winning the trick so far (the lead alone, before a second card).
+        best, best_at = winning_card(trick, trumps) if len(trick) > 1 else (trick[0], 0)
         # Following: by rank, not by suit, so a discard is the lowest card of any suit.
         # Cards of one plain suit are in rank order already (the common case: following).
         if allowed & ~_PLAIN_SUIT_OF[tried[0]]:
@@ -782,7 +793,7 @@ class Search:
             return best, best_cards
         return 0, 0
 
-    def _cashing(self, hands: list[int], leader: int, broken: bool) -> int:
+    def _cashing(self, hands: list[int], leader: int, broken: bool) -> int:  # noqa: PLR0915
         """Tricks ``leader``'s pair takes for sure, ``leader`` on lead cashing their top cards.
 
         In a suit other than trumps, the leader's run of highest cards still out
@@ -831,9 +842,12 @@ class Search:
         # to those, led now or not. The top trumps that draw win as many tricks,
         # also tricks of the leader's trumps: the larger of the two counts adds.
         theirs = (left_hand | right_hand) & trumps
-        unbeaten, looked = _unbeaten(mine & trumps, theirs)
-        counted |= looked
-        total = max(top_trumps, unbeaten)
+        if mine & trumps and theirs:
+            unbeaten, looked = _unbeaten(mine & trumps, theirs)
+            counted |= looked
+        else:
+            unbeaten = (mine & trumps).bit_count()  # no trump of theirs: every one wins
+        total = top_trumps if top_trumps > unbeaten else unbeaten
         # The side suits' top cards, each suit capped where an opponent could ruff.
         sides = 0
         left_trumps = left_hand & trumps
@@ -870,10 +884,13 @@ class Search:
             # The top trumps counted: drawing trumps freed a side suit, or they won more.
             counted |= _top_cards(out & trumps, top_trumps)
         partner = hands[leader ^ 2]
-        spent = max(0, sides - (partner & ~trumps).bit_count())
-        unbeaten, looked = _unbeaten(partner & trumps, theirs)
-        counted |= looked
-        total = max(total, sides + max(0, unbeaten - spent))
+        if partner & trumps:
+            spent = max(0, sides - (partner & ~trumps).bit_count())
+            unbeaten, looked = _unbeaten(partner & trumps, theirs)
+            counted |= looked
+            total = max(total, sides + max(0, unbeaten - spent))
+        else:
+            total = max(total, sides)  # the partner's trumps add nothing
         # The top cards counted: their ranks decide the bound.
         self.relevant = counted
         return min(total, mine.bit_count())
