@@ -420,12 +420,25 @@ class Search:
         self.nodes += 1
         pair = self.pair
         ours = seat & 1 == pair
-        trumps = self.trumps
         order = self._ordered(hands, trick, leader, broken, seat, out)
         hand = hands[seat]
         left = hand.bit_count()
         # Cards standing for a run of equivalent ones: their run may count if all fail.
         merged = self.merged
+        if len(trick) < 3 and left > 1 and len(order) == 1 and not merged:
+            # One card to play, standing for no other, and not the trick's last: the
+            # answer, its cards and its bound are the next seat's (as the loop below
+            # would find them, with nothing to add).
+            card = order[0]
+            hands[seat] = hand ^ (1 << card)
+            found = self._try_cards(
+                hands, (*trick, card), leader, broken, need, (seat + 1) & 3, out
+            )
+            hands[seat] = hand
+            if found == ours and not trick:
+                self.killers[left] = card
+            return found
+        trumps = self.trumps
         relevant = 0
         # If all fail, the best of their bounds: the most tricks any card may still
         # give our pair (we move), or the fewest any card surely gives (they move).
@@ -593,7 +606,7 @@ class Search:
         if len(tried) == 1:
             return tried
         if not trick:
-            return self._ordered_leads(hands, seat, tried, out)
+            return self._ordered_leads(hands, seat, tried, out, allowed & ~merged)
         # The card winning the trick so far (the lead alone, before a second card).
         best, best_at = winning_card(trick, trumps) if len(trick) > 1 else (trick[0], 0)
         # Following: by rank, not by suit, so a discard is the lowest card of any suit.
@@ -619,8 +632,10 @@ class Search:
         winners = [card for card in tried if (1 << card) & beats]
         return winners + [card for card in tried if not (1 << card) & beats]
 
-    def _ordered_leads(self, hands: list[int], seat: int, tried: list[int], out: int) -> list[int]:
-        """The leads ``tried`` (lowest first) in the order they are searched.
+    def _ordered_leads(
+        self, hands: list[int], seat: int, tried: list[int], out: int, mine: int
+    ) -> list[int]:
+        """The leads ``tried`` (lowest first, ``mine`` as a mask) in the order they are searched.
 
         A card no one still out can beat in its suit first (highest first), then
         the others weighed after DDS (low first, ties by card): a plain suit the
@@ -638,9 +653,6 @@ class Search:
         partner = hands[seat ^ 2]
         # A top card stands for itself: a card tried above every card of its suit still
         # out (of the trump suit, jokers included; with no trumps, a joker always is).
-        mine = 0
-        for card in tried:
-            mine |= 1 << card
         if trumps:
             above = (out & trumps).bit_length()
             tops = (mine & trumps) >> above << above
@@ -793,7 +805,9 @@ class Search:
             return best, best_cards
         return 0, 0
 
-    def _cashing(self, hands: list[int], leader: int, broken: bool) -> int:  # noqa: PLR0915
+    def _cashing(  # noqa: PLR0915 - one bound's steps together, for speed
+        self, hands: list[int], leader: int, broken: bool
+    ) -> int:
         """Tricks ``leader``'s pair takes for sure, ``leader`` on lead cashing their top cards.
 
         In a suit other than trumps, the leader's run of highest cards still out
