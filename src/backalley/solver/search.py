@@ -420,12 +420,19 @@ class Search:
         self.nodes += 1
         pair = self.pair
         ours = seat & 1 == pair
-        order = self._ordered(hands, trick, leader, broken, seat, out)
         hand = hands[seat]
+        allowed = allowed_plays(hand, trick, self.trumps, broken, self.boards[seat])[0]
         left = hand.bit_count()
-        # Cards standing for a run of equivalent ones: their run may count if all fail.
-        merged = self.merged
-        if len(trick) < 3 and left > 1 and len(order) == 1 and not merged:
+        if not allowed & (allowed - 1):
+            # One card to play.
+            card = allowed.bit_length() - 1
+            order = [card]
+            # Cards standing for a run of equivalent ones: their run may count if all fail.
+            merged = 0
+        else:
+            order = self._ordered(hands, trick, leader, seat, out, allowed)
+            merged = self.merged
+        if len(order) == 1 and not merged and len(trick) < 3 and left > 1:
             # One card to play, standing for no other, and not the trick's last: the
             # answer, its cards and its bound are the next seat's (as the loop below
             # would find them, with nothing to add).
@@ -556,21 +563,17 @@ class Search:
         hands: list[int],
         trick: tuple[int, ...],
         leader: int,
-        broken: bool,
         seat: int,
         left: int,
+        allowed: int,
     ) -> list[int]:
-        """One card of each run of equivalent allowed cards, the likeliest best first.
+        """One card of each run of equivalent ``allowed`` cards, the likeliest best first.
 
-        ``left`` is every card still out, the trick's included.
+        ``allowed`` holds two cards or more (:func:`allowed_plays`), ``left`` every
+        card still out, the trick's included.
         """
         trumps = self.trumps
-        hand = hands[seat]
-        allowed = allowed_plays(hand, trick, trumps, broken, self.boards[seat])[0]
-        if not allowed & (allowed - 1):
-            self.merged = 0
-            return [allowed.bit_length() - 1]
-        out = left & ~hand
+        out = left & ~hands[seat]
         # Runs from the top, a suit at a time: the highest card of each stands for the
         # run (:meth:`_runs`, kept per suit's holdings), lowest first.
         runs = self.runs
