@@ -338,13 +338,10 @@ class Search:
         else:
             out = hands[0] | hands[1] | hands[2] | hands[3]
             found = self._try_cards(hands, trick, leader, broken, need, seat, out)
-        bound = self.bound
-        relevant = self.relevant
+        # Storing the answer leaves its cards and bound as they are.
         self.entries += _store(
-            lowers if found else uppers, self._entry(hands, codes, relevant, bound)
+            lowers if found else uppers, self._entry(hands, codes, self.relevant, self.bound)
         )
-        self.relevant = relevant
-        self.bound = bound
         return found
 
     def _settled(self, hands: list[int], leader: int, broken: bool, left: int, need: int) -> int:
