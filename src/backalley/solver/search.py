@@ -44,7 +44,7 @@ fast, after the bridge solvers (DDS):
   already wins the trick (a discard: the lowest rank of any suit), a sure winner
   first when leading (a top card the next hand cannot ruff), then a lead to
   the partner's entry or ruff before one the opponents can ruff
-  (:meth:`Search._lead_weight`), and before all the lead that last answered a
+  (:meth:`Search._ordered_leads`), and before all the lead that last answered a
   question with as many tricks left (the "killer" lead, ``killers``).
 - **A table of bounded size**: past ``capacity`` entries it is emptied before a
   new key goes in (a 13-card deal could otherwise fill the memory).
@@ -58,6 +58,7 @@ exceptions) and a trick's winner is :func:`backalley.core.tricks.winning_card`.
 
 from __future__ import annotations
 
+import bisect
 import functools
 from typing import Final
 
@@ -132,6 +133,8 @@ class Search:
         self.pair = pair
         self.table: dict[_Key, tuple[list[_Entry], list[_Entry]]] = {}
         self.codes: dict[int, tuple[int, int]] = {}
+        self.runs: dict[int, tuple[tuple[int, ...], int]] = {}
+        self.lowest: dict[int, int] = {}
         self.trump_suit = next((suit for suit in range(4) if SUIT_MASKS[suit] & trumps), -1)
         self.relevant = 0
         self.bound = 0
@@ -300,9 +303,13 @@ class Search:
         if left == 1:
             return self._last_trick(hands, trick, leader)
         if trick:
-            return self._try_cards(hands, trick, leader, broken, need, seat)
+            out = hands[0] | hands[1] | hands[2] | hands[3]
+            for card in trick:
+                out |= 1 << card
+            return self._try_cards(hands, trick, leader, broken, need, seat, out)
         key, codes = self._key(hands, leader, broken)
-        lowers, uppers = self._slot(key)
+        slot = self.table.get(key)
+        lowers, uppers = slot if slot is not None else self._slot(key)
         c0, c1, c2, c3 = codes
         # Only an entry whose bound answers the question is matched against the ranks.
         for entry in lowers:
@@ -329,14 +336,12 @@ class Search:
         if settled >= 0:
             found = settled == 1
         else:
-            found = self._try_cards(hands, trick, leader, broken, need, seat)
-        bound = self.bound
-        relevant = self.relevant
+            out = hands[0] | hands[1] | hands[2] | hands[3]
+            found = self._try_cards(hands, trick, leader, broken, need, seat, out)
+        # Storing the answer leaves its cards and bound as they are.
         self.entries += _store(
-            lowers if found else uppers, self._entry(hands, codes, relevant, bound)
+            lowers if found else uppers, self._entry(hands, codes, self.relevant, self.bound)
         )
-        self.relevant = relevant
-        self.bound = bound
         return found
 
     def _settled(self, hands: list[int], leader: int, broken: bool, left: int, need: int) -> int:
@@ -356,14 +361,22 @@ class Search:
         elif left - quick < need:
             self.bound = left - quick
             return 0
-        sure = self._sure_trumps(hands, pair)
-        if sure >= need:
-            self.bound = sure
-            return 1
-        sure = self._sure_trumps(hands, 1 - pair)
-        if left - sure < need:
-            self.bound = left - sure
-            return 0
+        # A pair's sure trumps are no more than one hand's trumps: a count that cannot
+        # answer is not made.
+        trumps = self.trumps
+        if max((hands[pair] & trumps).bit_count(), (hands[pair + 2] & trumps).bit_count()) >= need:
+            sure = self._sure_trumps(hands, pair)
+            if sure >= need:
+                self.bound = sure
+                return 1
+        if (
+            max((hands[1 - pair] & trumps).bit_count(), (hands[3 - pair] & trumps).bit_count())
+            > left - need
+        ):
+            sure = self._sure_trumps(hands, 1 - pair)
+            if left - sure < need:
+                self.bound = left - sure
+                return 0
         return -1
 
     def _slot(self, key: _Key) -> tuple[list[_Entry], list[_Entry]]:
@@ -378,13 +391,15 @@ class Search:
         if self.entries >= self.capacity:
             self.table.clear()
             self.codes.clear()
+            self.runs.clear()
+            self.lowest.clear()
             self.entries = 0
             self.emptied += 1
         slot = ([], [])
         self.table[key] = slot
         return slot
 
-    def _try_cards(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
+    def _try_cards(  # noqa: PLR0913, PLR0915, PLR0917 - the position as plain values, for speed
         self,
         hands: list[int],
         trick: tuple[int, ...],
@@ -392,43 +407,84 @@ class Search:
         broken: bool,
         need: int,
         seat: int,
+        out: int,
     ) -> bool:
+        """:meth:`can` of a position with more than one card in each hand, not in the table.
+
+        ``seat`` is the seat to move, ``out`` every card still out: the four hands'
+        and the current trick's (the same for every seat within a trick).
+        """
         self.nodes += 1
-        ours = seat & 1 == self.pair
+        pair = self.pair
+        ours = seat & 1 == pair
+        hand = hands[seat]
+        allowed = allowed_plays(hand, trick, self.trumps, broken, self.boards[seat])[0]
+        left = hand.bit_count()
+        if not allowed & (allowed - 1):
+            # One card to play.
+            card = allowed.bit_length() - 1
+            order = [card]
+            # Cards standing for a run of equivalent ones: their run may count if all fail.
+            merged = 0
+        else:
+            order = self._ordered(hands, trick, leader, seat, out, allowed)
+            merged = self.merged
+        if len(order) == 1 and not merged and len(trick) < 3 and left > 1:
+            # One card to play, standing for no other, and not the trick's last: the
+            # answer, its cards and its bound are the next seat's (as the loop below
+            # would find them, with nothing to add).
+            card = order[0]
+            hands[seat] = hand ^ (1 << card)
+            found = self._try_cards(
+                hands, (*trick, card), leader, broken, need, (seat + 1) & 3, out
+            )
+            hands[seat] = hand
+            if found == ours and not trick:
+                self.killers[left] = card
+            return found
         trumps = self.trumps
-        order = self._ordered(hands, trick, leader, broken, seat)
-        left = hands[seat].bit_count()
-        # Cards standing for a run of equivalent ones: their run may count if all fail.
-        merged = self.merged
         relevant = 0
         # If all fail, the best of their bounds: the most tricks any card may still
         # give our pair (we move), or the fewest any card surely gives (they move).
         bound = -1 if ours else 99
         # The cards whose answer a card of their suit tried before settled (below).
         settled = 0
+        # The trick's last card, or within the trick, the next seat's question: that is
+        # :meth:`can`'s, asked here without the call (the same ``need`` for every card,
+        # the next hand as long as this one was, so ``need`` fits it, and more than its
+        # last card to play).
+        last = len(trick) == 3
+        before = out & ~(hands[0] | hands[1] | hands[2] | hands[3]) if last else 0
+        inline = left > 1
+        after = (seat + 1) & 3
         for card in order:
             bit = 1 << card
             if bit & settled:
                 continue
-            hands[seat] ^= bit
+            hands[seat] = hand ^ bit
             played = (*trick, card)
-            if len(played) == 4:
+            if last:
                 best, best_at = winning_card(played, trumps)
                 winner = (leader + best_at) & 3
-                cards = (1 << played[0]) | (1 << played[1]) | (1 << played[2]) | bit
-                after_broken = broken or bool(cards & trumps)
-                won = 1 if winner & 1 == self.pair else 0
-                found = self.can(hands, _NO_TRICK, winner, after_broken, need - won)
+                cards = before | bit
+                won = 1 if winner & 1 == pair else 0
+                found = self.can(
+                    hands, _NO_TRICK, winner, broken or bool(cards & trumps), need - won
+                )
                 decided = self.relevant
                 got = self.bound + won
                 if _PLAIN_SUIT_OF[best] & cards & ~(1 << best):
                     # Won by rank over a card of its suit: its rank decided the trick.
                     decided |= 1 << best
+            elif inline:
+                found = self._try_cards(hands, played, leader, broken, need, after, out)
+                decided = self.relevant
+                got = self.bound
             else:
                 found = self.can(hands, played, leader, broken, need)
                 decided = self.relevant
                 got = self.bound
-            hands[seat] ^= bit
+            hands[seat] = hand
             if found == ours:
                 if not trick:
                     self.killers[left] = card
@@ -436,18 +492,21 @@ class Search:
                 self.bound = got
                 return ours
             relevant |= decided
-            bound = max(bound, got) if ours else min(bound, got)
+            if ours:
+                if got > bound:  # noqa: PLR1730 - a comparison, not a call: pure, it is faster
+                    bound = got
+            elif got < bound:
+                bound = got
             suit = _PLAIN_SUIT_OF[card]
-            if suit != 0:
+            if suit:
                 # A card below every card of its suit that its answer rested on: any
                 # other card of the suit below those gives the same answer (the
                 # positions after either agree on every rank that decided it).
                 ranked = decided & suit
-                lowest = ranked & -ranked
                 if not ranked:
                     settled |= suit
-                elif bit < lowest:
-                    settled |= suit & (lowest - 1)
+                elif bit < ranked & -ranked:
+                    settled |= suit & ((ranked & -ranked) - 1)
         self.relevant = _with_runs(relevant, merged, order)
         self.bound = bound
         return not ours
@@ -496,61 +555,64 @@ class Search:
             return False
         return not out & ((1 << higher) - (1 << (card + 1)))
 
-    def _ordered(
-        self, hands: list[int], trick: tuple[int, ...], leader: int, broken: bool, seat: int
+    def _ordered(  # noqa: PLR0913, PLR0917 - the position as plain values, for speed
+        self,
+        hands: list[int],
+        trick: tuple[int, ...],
+        leader: int,
+        seat: int,
+        left: int,
+        allowed: int,
     ) -> list[int]:
-        """One card of each run of equivalent allowed cards, the likeliest best first."""
+        """One card of each run of equivalent ``allowed`` cards, the likeliest best first.
+
+        ``allowed`` holds two cards or more (:func:`allowed_plays`), ``left`` every
+        card still out, the trick's included.
+        """
         trumps = self.trumps
-        allowed = allowed_plays(hands[seat], trick, trumps, broken, self.boards[seat])[0]
-        if not allowed & (allowed - 1):
-            self.merged = 0
-            return [allowed.bit_length() - 1]
-        out = self._out(hands, seat, trick)
-        # Runs from the top: the highest card of each stands for the run.
+        out = left & ~hands[seat]
+        # Runs from the top, a suit at a time: the highest card of each stands for the
+        # run (:meth:`_runs`, kept per suit's holdings), lowest first.
+        runs = self.runs
         tried: list[int] = []
         merged = 0
-        previous = -1
-        rest = allowed
-        while rest:
-            card = rest.bit_length() - 1
-            rest ^= 1 << card
-            if previous < 0 or not self._same_run(card, previous, out):
-                tried.append(card)
-            else:
-                merged |= 1 << card
-            previous = card
+        top = _SUIT_AT[allowed.bit_length() - 1]
+        # Cards of one suit (the common case: following it) ask for that suit alone.
+        single = not allowed & ~SUIT_MASKS[top]
+        if single:
+            shift = 13 * top
+            mine = allowed >> shift
+            key = (mine << 15) | (((out >> shift) & _SUIT) << 2) | top
+            known = runs.get(key)
+            if known is None:
+                known = runs[key] = _runs(mine, (out >> shift) & _SUIT, shift)
+            tried = list(known[0])
+            merged = known[1]
+        else:
+            for suit in range(4):
+                shift = 13 * suit
+                mine = (allowed >> shift) & _SUIT
+                if mine:
+                    key = (mine << 15) | (((out >> shift) & _SUIT) << 2) | suit
+                    known = runs.get(key)
+                    if known is None:
+                        known = runs[key] = _runs(mine, (out >> shift) & _SUIT, shift)
+                    tried += known[0]
+                    merged |= known[1]
+            jokers = allowed >> _JOKERS_AT
+            if jokers:
+                tried += _JOKER_LEADS[jokers]
         self.merged = merged
         if len(tried) == 1:
             return tried
-        tried.reverse()  # lowest first
         if not trick:
-            # Leading: a card no one still out can beat in its suit first (highest first),
-            # then the others as _lead_weight weighs them (low first).
-            # A top card of a plain suit the next hand can ruff (void in it, holding a
-            # trump) is no sure winner: it is weighed with the others.
-            left_hand = hands[(seat + 1) & 3]
-            ruffed = 0
-            if left_hand & trumps:
-                for suit in SUIT_MASKS:
-                    if not left_hand & suit:
-                        ruffed |= suit & ~trumps
-            tops = [card for card in tried if self._top(card, out) and not (1 << card) & ruffed]
-            others = [card for card in tried if card not in tops]
-            if len(others) > 1:
-                others.sort(key=lambda card: self._lead_weight(hands, seat, card))
-            tried = tops[::-1] + others
-            # But first the lead that last answered the question with as many tricks
-            # left: what made it good in one position is often still there in the next.
-            killer = self.killers[hands[seat].bit_count()]
-            if killer != tried[0] and killer in tried:
-                tried.remove(killer)
-                tried.insert(0, killer)
-            return tried
-        best, best_at = winning_card(trick, trumps)
+            return self._ordered_leads(hands, seat, tried, out, allowed & ~merged)
+        # The card winning the trick so far (the lead alone, before a second card).
+        best, best_at = winning_card(trick, trumps) if len(trick) > 1 else (trick[0], 0)
         # Following: by rank, not by suit, so a discard is the lowest card of any suit.
         # Cards of one plain suit are in rank order already (the common case: following).
         if allowed & ~_PLAIN_SUIT_OF[tried[0]]:
-            tried.sort(key=_rank_of)
+            tried.sort(key=_BY_RANK.__getitem__)
         if (leader + best_at) & 3 == seat ^ 2:
             return tried  # the partner wins the trick so far: the lowest first
         # The cards that would win the trick so far, as one mask rather than a call of
@@ -561,46 +623,77 @@ class Search:
         beats = (
             trumps & above if (1 << best) & trumps else trumps | (SUIT_MASKS[best // 13] & above)
         )
+        if not allowed & beats or not allowed & ~beats:
+            return tried  # no card wins the trick, or every one: the lowest first
+        if single:
+            # One suit, the lowest first: the winners are the cards above the best.
+            cut = bisect.bisect_right(tried, best)
+            return tried[cut:] + tried[:cut]
         winners = [card for card in tried if (1 << card) & beats]
-        if not winners:
-            return tried
         return winners + [card for card in tried if not (1 << card) & beats]
 
-    def _lead_weight(self, hands: list[int], seat: int, card: int) -> int:
-        """Where ``seat``'s lead of ``card`` (not a sure winner) comes in the order: low first.
+    def _ordered_leads(
+        self, hands: list[int], seat: int, tried: list[int], out: int, mine: int
+    ) -> list[int]:
+        """The leads ``tried`` (lowest first, ``mine`` as a mask) in the order they are searched.
 
-        After DDS's weighing of leads: a plain suit the partner holds the top
-        card of (an entry) or can ruff first, one the next hand can ruff (void,
-        holding a trump) last, and one the last hand can ruff where the partner
-        cannot late; within those, the lowest card first, and trumps and jokers
-        after the plain suits' small cards. Only the order changes, never a count.
+        A card no one still out can beat in its suit first (highest first), then
+        the others weighed after DDS (low first, ties by card): a plain suit the
+        partner holds the top card of (an entry) or can ruff first, one the next
+        hand can ruff (void, holding a trump) last, and one the last hand can ruff
+        where the partner cannot late; within those, the lowest card first, and
+        trumps and jokers after the plain suits' small cards. Before all, the
+        "killer" lead. A top card of a plain suit the next hand can ruff is no sure
+        winner: it is weighed with the others. Only the order changes, never a
+        count; the weights are found a suit at a time.
         """
         trumps = self.trumps
-        suit = _PLAIN_SUIT_OF[card]
-        weight = _rank_of(card)
-        if suit == 0 or suit & trumps:
-            return weight + 5
         left_hand = hands[(seat + 1) & 3]
         right_hand = hands[(seat + 3) & 3]
         partner = hands[seat ^ 2]
-        partner_ruffs = not partner & suit and partner & trumps
-        if not left_hand & suit and left_hand & trumps:
-            weight += 40
-        if not right_hand & suit and right_hand & trumps and not partner_ruffs:
-            weight += 20
-        if partner & suit > (left_hand | right_hand) & suit:
-            weight -= 30  # the partner holds the suit's top card: an entry
-        if partner_ruffs:
-            weight -= 15
-        return weight
-
-    def _top(self, card: int, out: int) -> bool:
-        """Whether ``card`` is higher than every card of its suit still out."""
-        if card >= _JOKERS_AT or (1 << card) & self.trumps:
-            suit = self.trumps
+        # A top card stands for itself: a card tried above every card of its suit still
+        # out (of the trump suit, jokers included; with no trumps, a joker always is).
+        if trumps:
+            above = (out & trumps).bit_length()
+            tops = (mine & trumps) >> above << above
         else:
-            suit = SUIT_MASKS[card // 13]
-        return not out & suit & ~((1 << (card + 1)) - 1)
+            tops = mine >> _JOKERS_AT << _JOKERS_AT
+        # Each suit's weight (the jokers' last): trumps after the plain suits' small cards.
+        adds = [5, 5, 5, 5, 5]
+        for suit in range(4):
+            mask = SUIT_MASKS[suit]
+            if not mine & mask or mask & trumps:
+                continue
+            add = 0
+            left_ruffs = not left_hand & mask and left_hand & trumps
+            partner_ruffs = not partner & mask and partner & trumps
+            if left_ruffs:
+                add += 40
+            if not right_hand & mask and right_hand & trumps and not partner_ruffs:
+                add += 20
+            if partner & mask > (left_hand | right_hand) & mask:
+                add -= 30  # the partner holds the suit's top card: an entry
+            if partner_ruffs:
+                add -= 15
+            adds[suit] = add
+            if not left_ruffs:
+                above = (out & mask).bit_length()
+                tops |= (mine & mask) >> above << above
+        # Each other card's weight as one int, its card in the low 6 bits: sorted as
+        # ints, the lowest weight first and, within a weight, the lowest card first.
+        keyed = [
+            _LEAD_KEY[card] + 64 * adds[card // 13] for card in tried if not (tops >> card) & 1
+        ]
+        keyed.sort()
+        ordered = [card for card in reversed(tried) if (tops >> card) & 1]
+        ordered += [key & 63 for key in keyed]
+        # But first the lead that last answered the question with as many tricks
+        # left: what made it good in one position is often still there in the next.
+        killer = self.killers[hands[seat].bit_count()]
+        if killer >= 0 and killer != ordered[0] and (mine >> killer) & 1:
+            ordered.remove(killer)
+            ordered.insert(0, killer)
+        return ordered
 
     def _quick_tricks(self, hands: list[int], leader: int, broken: bool) -> int:
         """Tricks the leader's pair takes for sure: the leader's top cards, or the partner's.
@@ -681,7 +774,10 @@ class Search:
                 continue
             theirs = partner & suit
             held = out & suit
-            tops = _run_on_top(held, ours | theirs)
+            # The pair's run on top (:func:`_run_on_top`, written out): its cards.
+            above = (held & ~(ours | theirs)).bit_length()
+            run = held >> above << above
+            tops = run.bit_count()
             length = ours.bit_count()
             if tops <= best or max(length, theirs.bit_count()) <= best:
                 continue
@@ -704,12 +800,14 @@ class Search:
                 rounds = min(rounds, (right_hand & suit).bit_count())
             if rounds > best:
                 best = rounds
-                best_cards = _top_cards(held, tops)
+                best_cards = run
         if best_cards:
             return best, best_cards
         return 0, 0
 
-    def _cashing(self, hands: list[int], leader: int, broken: bool) -> int:
+    def _cashing(  # noqa: PLR0915 - one bound's steps together, for speed
+        self, hands: list[int], leader: int, broken: bool
+    ) -> int:
         """Tricks ``leader``'s pair takes for sure, ``leader`` on lead cashing their top cards.
 
         In a suit other than trumps, the leader's run of highest cards still out
@@ -758,27 +856,40 @@ class Search:
         # to those, led now or not. The top trumps that draw win as many tricks,
         # also tricks of the leader's trumps: the larger of the two counts adds.
         theirs = (left_hand | right_hand) & trumps
-        unbeaten, looked = _unbeaten(mine & trumps, theirs)
-        counted |= looked
-        total = max(top_trumps, unbeaten)
+        if mine & trumps and theirs:
+            unbeaten, looked = _unbeaten(mine & trumps, theirs)
+            counted |= looked
+        else:
+            unbeaten = (mine & trumps).bit_count()  # no trump of theirs: every one wins
+        total = top_trumps if top_trumps > unbeaten else unbeaten
         # The side suits' top cards, each suit capped where an opponent could ruff.
         sides = 0
+        left_trumps = left_hand & trumps
+        right_trumps = right_hand & trumps
         for suit in SUIT_MASKS:
-            if suit & trumps:
+            held = out & suit
+            if suit & trumps or not mine & held:
                 continue
-            tops = _run_on_top(out & suit, mine)
-            if tops:
+            # The leader's run on top (:func:`_run_on_top`, written out): its cards.
+            above = (held & ~mine).bit_length()
+            run = held >> above << above
+            if run:
+                tops = run.bit_count()
                 capped = tops
-                if left_hand & trumps:
+                if left_trumps:
                     capped = min(capped, (left_hand & suit).bit_count())
-                if right_hand & trumps:
+                if right_trumps:
                     capped = min(capped, (right_hand & suit).bit_count())
                 sides += capped
-                total += tops if drawn else capped
-                freed = freed or (drawn and tops > capped)
                 # Only the top cards counted decided it: holding more of the run
                 # on top would only count more.
-                counted |= _top_cards(out & suit, tops if drawn else capped)
+                if drawn:
+                    total += tops
+                    freed = freed or tops > capped
+                    counted |= run
+                else:
+                    total += capped
+                    counted |= run if capped == tops else _top_cards(run, capped)
         # Or the side suits cashed at once, and the partner's trumps that the
         # opponents' cannot all beat: the partner plays a card of another suit than
         # trumps to each of those tricks while it holds one, and each trump it must
@@ -787,10 +898,13 @@ class Search:
             # The top trumps counted: drawing trumps freed a side suit, or they won more.
             counted |= _top_cards(out & trumps, top_trumps)
         partner = hands[leader ^ 2]
-        spent = max(0, sides - (partner & ~trumps).bit_count())
-        unbeaten, looked = _unbeaten(partner & trumps, theirs)
-        counted |= looked
-        total = max(total, sides + max(0, unbeaten - spent))
+        if partner & trumps:
+            spent = max(0, sides - (partner & ~trumps).bit_count())
+            unbeaten, looked = _unbeaten(partner & trumps, theirs)
+            counted |= looked
+            total = max(total, sides + max(0, unbeaten - spent))
+        else:
+            total = max(total, sides)  # the partner's trumps add nothing
         # The top cards counted: their ranks decide the bound.
         self.relevant = counted
         return min(total, mine.bit_count())
@@ -837,29 +951,52 @@ class Search:
         """
         north, east, south, west = hands[0], hands[1], hands[2], hands[3]
         cache = self.codes
-        parts = [0, 0, 0, 0]
-        codes = [0, 0, 0, 0]
-        for suit in range(4):
-            shift = 13 * suit
-            spread = (
-                ((north >> shift) & _SUIT)
-                | (((east >> shift) & _SUIT) << 13)
-                | (((south >> shift) & _SUIT) << 26)
-                | (((west >> shift) & _SUIT) << 39)
-            )
-            known = cache.get(spread)
-            if known is None:
-                known = cache[spread] = (_rank_code(spread), _lengths(spread))
-            code = known[0]
-            codes[suit] = code
-            parts[suit] = known[1]
+        # Each suit's holdings side by side (seat s at bits 13 s), its code and lengths
+        # kept per holdings: the suits written out, a loop costs more than their work.
+        spread = (
+            (north & _SUIT)
+            | ((east & _SUIT) << 13)
+            | ((south & _SUIT) << 26)
+            | ((west & _SUIT) << 39)
+        )
+        first = cache.get(spread)
+        if first is None:
+            first = cache[spread] = _suit_code(spread)
+        spread = (
+            ((north >> 13) & _SUIT)
+            | (((east >> 13) & _SUIT) << 13)
+            | (((south >> 13) & _SUIT) << 26)
+            | (((west >> 13) & _SUIT) << 39)
+        )
+        second = cache.get(spread)
+        if second is None:
+            second = cache[spread] = _suit_code(spread)
+        spread = (
+            ((north >> 26) & _SUIT)
+            | (((east >> 26) & _SUIT) << 13)
+            | (((south >> 26) & _SUIT) << 26)
+            | (((west >> 26) & _SUIT) << 39)
+        )
+        third = cache.get(spread)
+        if third is None:
+            third = cache[spread] = _suit_code(spread)
+        spread = (
+            ((north >> 39) & _SUIT)
+            | (((east >> 39) & _SUIT) << 13)
+            | (((south >> 39) & _SUIT) << 26)
+            | (((west >> 39) & _SUIT) << 39)
+        )
+        fourth = cache.get(spread)
+        if fourth is None:
+            fourth = cache[spread] = _suit_code(spread)
         jokers = (
             (north >> _JOKERS_AT)
             | ((east >> _JOKERS_AT) << 2)
             | ((south >> _JOKERS_AT) << 4)
             | ((west >> _JOKERS_AT) << 6)
         )
-        return (parts[0], parts[1], parts[2], parts[3], jokers, leader, broken), codes
+        key = (first[1], second[1], third[1], fourth[1], jokers, leader, broken)
+        return key, [first[0], second[0], third[0], fourth[0]]
 
     def _entry(self, hands: list[int], codes: list[int], relevant: int, bound: int) -> _Entry:
         """A table entry: ``bound`` for every position whose plain suits match these ranks.
@@ -882,20 +1019,67 @@ class Search:
     def _thresholds(self, hands: list[int], entry: _Entry) -> int:
         """The lowest card still out, in each plain suit, that ``entry`` holds to its rank."""
         out = hands[0] | hands[1] | hands[2] | hands[3]
+        cache = self.lowest
         found = 0
         for suit in range(4):
             shift = entry[1 + 2 * suit]
             if shift == _ANY:
                 continue
-            # Below the lowest card the entry holds: shift / 2 cards, only counted.
-            rest = _without_lowest(out & SUIT_MASKS[suit], shift >> 1)
-            found |= rest & -rest
+            # Below the lowest card the entry holds: shift / 2 cards, only counted (kept
+            # per suit's cards and count, as a shift above the cards leaves them apart).
+            key = (out & SUIT_MASKS[suit]) | (shift << 54)
+            lowest = cache.get(key)
+            if lowest is None:
+                rest = _without_lowest(out & SUIT_MASKS[suit], shift >> 1)
+                lowest = cache[key] = rest & -rest
+            found |= lowest
         return found
 
 
 def _rank_of(card: int) -> int:
     """A card's rank for the move ordering: 0 for a two, 12 for an ace; jokers above."""
     return card % 13 if card < _JOKERS_AT else card - _JOKERS_AT + 13
+
+
+_SUIT_AT: Final = tuple(min(card // 13, 3) for card in range(_JOKERS_AT + 2))
+"""``_SUIT_AT[card]``: the card's suit, 0-3 (3 for a joker: its mask holds no joker)."""
+_BY_RANK: Final = tuple(_rank_of(card) for card in range(_JOKERS_AT + 2))
+"""``_BY_RANK[card]``: :func:`_rank_of` looked up."""
+_LEAD_KEY: Final = tuple(64 * _rank_of(card) + card for card in range(_JOKERS_AT + 2))
+"""``_LEAD_KEY[card]``: a lead's sort key before its suit's weight (64 per rank), card below."""
+_JOKER_LEADS: Final[tuple[tuple[int, ...], ...]] = (
+    (),
+    (_JOKERS_AT,),
+    (_JOKERS_AT + 1,),
+    (_JOKERS_AT, _JOKERS_AT + 1),
+)
+"""``_JOKER_LEADS[hand >> 52]``: the jokers of a hand, lowest first (never merged in a run)."""
+
+
+def _runs(mine: int, others: int, shift: int) -> tuple[tuple[int, ...], int]:
+    """One suit's runs of equivalent cards: the cards that stand for them, and those merged.
+
+    ``mine`` are the suit's cards the seat may play and ``others`` its cards still
+    out (the other hands' and the current trick's), both as 13 bits; ``shift`` is
+    the suit's first card number. A card with no card still out between it and
+    the next higher card of ``mine`` is merged into that card's run: the highest
+    card of each run stands for it. Returns those cards, lowest first, and the
+    mask of the merged ones, both as card numbers.
+    """
+    tried: list[int] = []
+    merged = 0
+    previous = -1
+    rest = mine
+    while rest:
+        rank = rest.bit_length() - 1
+        rest ^= 1 << rank
+        if previous >= 0 and not others & ((1 << previous) - (1 << (rank + 1))):
+            merged |= 1 << (rank + shift)
+        else:
+            tried.append(rank + shift)
+        previous = rank
+    tried.reverse()
+    return tuple(tried), merged
 
 
 def _with_runs(relevant: int, merged: int, tried: list[int]) -> int:
@@ -935,8 +1119,10 @@ def _store(entries: list[_Entry], entry: _Entry) -> int:
     number of entries added: 0 for one replaced, else 1.
     """
     patterns = entry[1:]
+    first = entry[2]
     for at, known in enumerate(entries):
-        if known[1:] == patterns:
+        # The first suit's pattern before the whole: most entries differ there already.
+        if known[2] == first and known[1:] == patterns:
             entries[at] = entry
             return 0
     entries.append(entry)
@@ -1030,7 +1216,13 @@ def _unbeaten(mine: int, theirs: int) -> tuple[int, int]:
 
 def _top_cards(out: int, count: int) -> int:
     """The mask of the ``count`` highest cards of ``out``."""
-    return _without_lowest(out, out.bit_count() - count)
+    found = 0
+    while count > 0 and out:
+        top = 1 << (out.bit_length() - 1)
+        found |= top
+        out ^= top
+        count -= 1
+    return found
 
 
 def _without_lowest(cards: int, count: int) -> int:
@@ -1039,6 +1231,11 @@ def _without_lowest(cards: int, count: int) -> int:
         cards &= cards - 1
         count -= 1
     return cards
+
+
+def _suit_code(spread: int) -> tuple[int, int]:
+    """One suit's rank code (:func:`_rank_code`) and lengths (:func:`_lengths`)."""
+    return _rank_code(spread), _lengths(spread)
 
 
 def _lengths(spread: int) -> int:
@@ -1052,12 +1249,9 @@ def _lengths(spread: int) -> int:
 
 
 def _run_on_top(out: int, mine: int) -> int:
-    """How many of the highest of ``out`` (a suit's cards still out) ``mine`` holds in a row."""
-    count = 0
-    while out:
-        top = 1 << (out.bit_length() - 1)
-        if not top & mine:
-            break
-        count += 1
-        out ^= top
-    return count
+    """How many of the highest of ``out`` (a suit's cards still out) ``mine`` holds in a row.
+
+    Those above the highest card of ``out`` that ``mine`` does not hold (all of
+    ``out`` when ``mine`` holds every one).
+    """
+    return (out >> (out & ~mine).bit_length()).bit_count()
