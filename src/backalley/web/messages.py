@@ -139,7 +139,11 @@ class Message:
     ``kind`` is ``act`` (with ``version``, ``field`` bid or play, and ``value``),
     ``fill`` (``value`` the computer player), ``hello`` (``value`` the secret, empty
     to claim the seat; ``field`` the person's name, cleaned, or empty), ``name``
-    (``field`` the name) or ``reinvite`` (``value`` the seat's letter).
+    (``field`` the name), ``reinvite`` (``value`` the seat's letter), ``again``,
+    ``resync`` (``version`` the last frame the page holds, -1 for none), ``chat``
+    (``value`` the text), ``voice`` (``value`` ``on`` or ``off``) or ``signal``
+    (``field`` the seat it is for, ``version`` 0 for an offer and 1 for an answer,
+    ``value`` the session description).
     """
 
     kind: str
