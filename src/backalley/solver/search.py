@@ -497,16 +497,17 @@ class Search:
                     bound = got
             elif got < bound:
                 bound = got
-            suit = _PLAIN_SUIT_OF[card]
-            if suit:
+            # The mask of the card's plain suit, 0 for a blooper.
+            suit_cards = _PLAIN_SUIT_OF[card]
+            if suit_cards:
                 # A card below every card of its suit that its answer rested on: any
                 # other card of the suit below those gives the same answer (the
                 # positions after either agree on every rank that decided it).
-                ranked = decided & suit
+                ranked = decided & suit_cards
                 if not ranked:
-                    settled |= suit
+                    settled |= suit_cards
                 elif bit < ranked & -ranked:
-                    settled |= suit & ((ranked & -ranked) - 1)
+                    settled |= suit_cards & ((ranked & -ranked) - 1)
         self.relevant = _with_runs(relevant, merged, order)
         self.bound = bound
         return not ours
