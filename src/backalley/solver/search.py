@@ -418,7 +418,12 @@ class Search:
         pair = self.pair
         ours = seat & 1 == pair
         hand = hands[seat]
-        allowed = allowed_plays(hand, trick, self.trumps, broken, self.boards[seat])[0]
+        if trick and not (1 << trick[0]) & self.trumps:
+            # A plain lead (or a joker without trumps): the rule of allowed_plays without
+            # the call, the led suit if the hand holds it, else any card (PLAY-2).
+            allowed = hand & _PLAIN_SUIT_OF[trick[0]] or hand
+        else:
+            allowed = allowed_plays(hand, trick, self.trumps, broken, self.boards[seat])[0]
         left = hand.bit_count()
         if not allowed & (allowed - 1):
             # One card to play.
@@ -426,8 +431,17 @@ class Search:
             order = [card]
             # Cards standing for a run of equivalent ones: their run may count if all fail.
             merged = 0
+            held = held_at = -1  # the trick's winner so far: not found yet
         else:
-            order = self._ordered(hands, trick, leader, seat, out, allowed)
+            # The card winning the trick so far, and its place (the lead alone, before a
+            # second card): found once, for the move ordering and the trick's last card.
+            if len(trick) > 1:
+                held, held_at = winning_card(trick, self.trumps)
+            elif trick:
+                held, held_at = trick[0], 0
+            else:
+                held = held_at = -1
+            order = self._ordered(hands, trick, leader, seat, out, allowed, held, held_at)
             merged = self.merged
         if len(order) == 1 and not merged and len(trick) < 3 and left > 1:
             # One card to play, standing for no other, and not the trick's last: the
@@ -455,6 +469,19 @@ class Search:
         # last card to play).
         last = len(trick) == 3
         before = out & ~(hands[0] | hands[1] | hands[2] | hands[3]) if last else 0
+        if last:
+            # The trick's last card: the three before it are the same for every card
+            # tried, so their winner is found once, and a card takes the trick from it
+            # by the rule of winning_card written as one mask: a higher trump, or with
+            # no trump in the trick yet any trump or a higher card of the winner's
+            # plain suit (the led suit; a joker has none).
+            if held < 0:
+                held, held_at = winning_card(trick, trumps)
+            above = -(2 << held)
+            beats = (
+                trumps & above if (1 << held) & trumps else trumps | (_PLAIN_SUIT_OF[held] & above)
+            )
+            held_by = (leader + held_at) & 3
         inline = left > 1
         after = (seat + 1) & 3
         for card in order:
@@ -462,10 +489,11 @@ class Search:
             if bit & settled:
                 continue
             hands[seat] = hand ^ bit
-            played = (*trick, card)
             if last:
-                best, best_at = winning_card(played, trumps)
-                winner = (leader + best_at) & 3
+                if bit & beats:
+                    best, winner = card, seat
+                else:
+                    best, winner = held, held_by
                 cards = before | bit
                 won = 1 if winner & 1 == pair else 0
                 found = self.can(
@@ -477,11 +505,11 @@ class Search:
                     # Won by rank over a card of its suit: its rank decided the trick.
                     decided |= 1 << best
             elif inline:
-                found = self._try_cards(hands, played, leader, broken, need, after, out)
+                found = self._try_cards(hands, (*trick, card), leader, broken, need, after, out)
                 decided = self.relevant
                 got = self.bound
             else:
-                found = self.can(hands, played, leader, broken, need)
+                found = self.can(hands, (*trick, card), leader, broken, need)
                 decided = self.relevant
                 got = self.bound
             hands[seat] = hand
@@ -563,11 +591,14 @@ class Search:
         seat: int,
         left: int,
         allowed: int,
+        best: int,
+        best_at: int,
     ) -> list[int]:
         """One card of each run of equivalent ``allowed`` cards, the likeliest best first.
 
         ``allowed`` holds two cards or more (:func:`allowed_plays`), ``left`` every
-        card still out, the trick's included.
+        card still out, the trick's included; ``best`` is the card winning the
+        trick so far and ``best_at`` its place in it (-1 for both before a lead).
         """
         trumps = self.trumps
         out = left & ~hands[seat]
@@ -607,8 +638,6 @@ class Search:
             return tried
         if not trick:
             return self._ordered_leads(hands, seat, tried, out, allowed & ~merged)
-        # The card winning the trick so far (the lead alone, before a second card).
-        best, best_at = winning_card(trick, trumps) if len(trick) > 1 else (trick[0], 0)
         # Following: by rank, not by suit, so a discard is the lowest card of any suit.
         # Cards of one plain suit are in rank order already (the common case: following).
         if allowed & ~_PLAIN_SUIT_OF[tried[0]]:
