@@ -306,7 +306,8 @@ class Search:
             out = hands[0] | hands[1] | hands[2] | hands[3]
             for card in trick:
                 out |= 1 << card
-            return self._try_cards(hands, trick, leader, broken, need, seat, out)
+            held, held_at = winning_card(trick, self.trumps)
+            return self._try_cards(hands, trick, leader, broken, need, seat, out, held, held_at)
         key, codes = self._key(hands, leader, broken)
         slot = self.table.get(key)
         lowers, uppers = slot if slot is not None else self._slot(key)
@@ -337,7 +338,7 @@ class Search:
             found = settled == 1
         else:
             out = hands[0] | hands[1] | hands[2] | hands[3]
-            found = self._try_cards(hands, trick, leader, broken, need, seat, out)
+            found = self._try_cards(hands, trick, leader, broken, need, seat, out, -1, -1)
         # Storing the answer leaves its cards and bound as they are.
         self.entries += _store(
             lowers if found else uppers, self._entry(hands, codes, self.relevant, self.bound)
@@ -408,17 +409,33 @@ class Search:
         need: int,
         seat: int,
         out: int,
+        held: int,
+        held_at: int,
     ) -> bool:
         """:meth:`can` of a position with more than one card in each hand, not in the table.
 
         ``seat`` is the seat to move, ``out`` every card still out: the four hands'
-        and the current trick's (the same for every seat within a trick).
+        and the current trick's (the same for every seat within a trick); ``held``
+        is the card winning the trick so far and ``held_at`` its place in it (-1
+        for both before a lead), carried down the trick rather than found again.
         """
         self.nodes += 1
         pair = self.pair
         ours = seat & 1 == pair
         hand = hands[seat]
-        if trick and not (1 << trick[0]) & self.trumps:
+        trumps = self.trumps
+        # The cards that would take the trick from ``held``: the rule of winning_card as
+        # one mask (a higher trump, or with no trump in the trick yet any trump or a
+        # higher card of the led suit, which a joker lacks); before a lead, every card.
+        if held >= 0:
+            above = -(2 << held)
+            beats = (
+                trumps & above if (1 << held) & trumps else trumps | (_PLAIN_SUIT_OF[held] & above)
+            )
+        else:
+            beats = -1
+        at = len(trick)
+        if trick and not (1 << trick[0]) & trumps:
             # A plain lead (or a joker without trumps): the rule of allowed_plays without
             # the call, the led suit if the hand holds it, else any card (PLAY-2).
             allowed = hand & _PLAIN_SUIT_OF[trick[0]] or hand
@@ -431,32 +448,28 @@ class Search:
             order = [card]
             # Cards standing for a run of equivalent ones: their run may count if all fail.
             merged = 0
-            held = held_at = -1  # the trick's winner so far: not found yet
         else:
-            # The card winning the trick so far, and its place (the lead alone, before a
-            # second card): found once, for the move ordering and the trick's last card.
-            if len(trick) > 1:
-                held, held_at = winning_card(trick, self.trumps)
-            elif trick:
-                held, held_at = trick[0], 0
-            else:
-                held = held_at = -1
-            order = self._ordered(hands, trick, leader, seat, out, allowed, held, held_at)
+            order = self._ordered(hands, trick, leader, seat, out, allowed, held, held_at, beats)
             merged = self.merged
-        if len(order) == 1 and not merged and len(trick) < 3 and left > 1:
+        if len(order) == 1 and not merged and at < 3 and left > 1:
             # One card to play, standing for no other, and not the trick's last: the
             # answer, its cards and its bound are the next seat's (as the loop below
             # would find them, with nothing to add).
             card = order[0]
-            hands[seat] = hand ^ (1 << card)
-            found = self._try_cards(
-                hands, (*trick, card), leader, broken, need, (seat + 1) & 3, out
-            )
+            bit = 1 << card
+            hands[seat] = hand ^ bit
+            if bit & beats:
+                found = self._try_cards(
+                    hands, (*trick, card), leader, broken, need, (seat + 1) & 3, out, card, at
+                )
+            else:
+                found = self._try_cards(
+                    hands, (*trick, card), leader, broken, need, (seat + 1) & 3, out, held, held_at
+                )
             hands[seat] = hand
             if found == ours and not trick:
                 self.killers[left] = card
             return found
-        trumps = self.trumps
         relevant = 0
         # If all fail, the best of their bounds: the most tricks any card may still
         # give our pair (we move), or the fewest any card surely gives (they move).
@@ -467,21 +480,9 @@ class Search:
         # :meth:`can`'s, asked here without the call (the same ``need`` for every card,
         # the next hand as long as this one was, so ``need`` fits it, and more than its
         # last card to play).
-        last = len(trick) == 3
+        last = at == 3
         before = out & ~(hands[0] | hands[1] | hands[2] | hands[3]) if last else 0
-        if last:
-            # The trick's last card: the three before it are the same for every card
-            # tried, so their winner is found once, and a card takes the trick from it
-            # by the rule of winning_card written as one mask: a higher trump, or with
-            # no trump in the trick yet any trump or a higher card of the winner's
-            # plain suit (the led suit; a joker has none).
-            if held < 0:
-                held, held_at = winning_card(trick, trumps)
-            above = -(2 << held)
-            beats = (
-                trumps & above if (1 << held) & trumps else trumps | (_PLAIN_SUIT_OF[held] & above)
-            )
-            held_by = (leader + held_at) & 3
+        held_by = (leader + held_at) & 3
         inline = left > 1
         after = (seat + 1) & 3
         for card in order:
@@ -505,7 +506,14 @@ class Search:
                     # Won by rank over a card of its suit: its rank decided the trick.
                     decided |= 1 << best
             elif inline:
-                found = self._try_cards(hands, (*trick, card), leader, broken, need, after, out)
+                if bit & beats:
+                    found = self._try_cards(
+                        hands, (*trick, card), leader, broken, need, after, out, card, at
+                    )
+                else:
+                    found = self._try_cards(
+                        hands, (*trick, card), leader, broken, need, after, out, held, held_at
+                    )
                 decided = self.relevant
                 got = self.bound
             else:
@@ -593,14 +601,15 @@ class Search:
         allowed: int,
         best: int,
         best_at: int,
+        beats: int,
     ) -> list[int]:
         """One card of each run of equivalent ``allowed`` cards, the likeliest best first.
 
         ``allowed`` holds two cards or more (:func:`allowed_plays`), ``left`` every
         card still out, the trick's included; ``best`` is the card winning the
-        trick so far and ``best_at`` its place in it (-1 for both before a lead).
+        trick so far and ``best_at`` its place in it (-1 for both before a lead),
+        ``beats`` the cards that would take the trick from it.
         """
-        trumps = self.trumps
         out = left & ~hands[seat]
         # Runs from the top, a suit at a time: the highest card of each stands for the
         # run (:meth:`_runs`, kept per suit's holdings), lowest first.
@@ -644,14 +653,9 @@ class Search:
             tried.sort(key=_BY_RANK.__getitem__)
         if (leader + best_at) & 3 == seat ^ 2:
             return tried  # the partner wins the trick so far: the lowest first
-        # The cards that would win the trick so far, as one mask rather than a call of
-        # winning_card per card: a higher trump, or with no trump in it yet any trump or
-        # a higher card of the suit of the card winning it (the led suit). Only the
-        # order of the cards tried depends on it, never a count.
-        above = -(2 << best)
-        beats = (
-            trumps & above if (1 << best) & trumps else trumps | (SUIT_MASKS[best // 13] & above)
-        )
+        # The cards that would win the trick so far (``beats``, one mask rather than a
+        # call of winning_card per card). Only the order of the cards tried depends on
+        # it, never a count.
         if not allowed & beats or not allowed & ~beats:
             return tried  # no card wins the trick, or every one: the lowest first
         if single:
