@@ -871,10 +871,10 @@ class Search:
         right_hand = hands[(leader + 3) & 3]
         out = hands[0] | hands[1] | hands[2] | hands[3]
         top_trumps = 0
-        if mine & trumps:
-            leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
-            if leads & trumps:
-                top_trumps = _run_on_top(out & trumps, mine)
+        # A trump may be led now (the lead's rule of allowed_plays, without the call):
+        # trumps broken, a Board bidder, or a hand of trumps alone.
+        if mine & trumps and (broken or self.boards[leader] or not mine & ~trumps):
+            top_trumps = _run_on_top(out & trumps, mine)
         # The trumps the counts below looked at, and the top cards counted: their
         # ranks decide the bound.
         counted = 0
