@@ -1038,16 +1038,24 @@ class Search:
         highest down to the lowest relevant one; below it, only the lengths count
         (they are in the key).
         """
+        # The four suits written out, a loop costs more than their work: each suit's
+        # shift is twice its cards below the lowest relevant one (all of them, with no
+        # relevant card: -(0 & -0) keeps none of the suit's cards still out).
         out = hands[0] | hands[1] | hands[2] | hands[3]
-        shifts = [_ANY, _ANY, _ANY, _ANY]
-        for suit in range(4):
-            mine = relevant & SUIT_MASKS[suit]
-            code = codes[suit]
-            cards = (code.bit_length() - 1) >> 1
-            counted = (out & SUIT_MASKS[suit] & -(mine & -mine)).bit_count() if mine else 0
-            shifts[suit] = 2 * (cards - counted)
-        a, b, c, d = shifts
-        return (bound, a, codes[0] >> a, b, codes[1] >> b, c, codes[2] >> c, d, codes[3] >> d)
+        c0, c1, c2, c3 = codes
+        at = relevant & _SUIT
+        a = ((c0.bit_length() - 1) >> 1) - (out & _SUIT & -(at & -at)).bit_count()
+        at = (relevant >> 13) & _SUIT
+        b = ((c1.bit_length() - 1) >> 1) - ((out >> 13) & _SUIT & -(at & -at)).bit_count()
+        at = (relevant >> 26) & _SUIT
+        c = ((c2.bit_length() - 1) >> 1) - ((out >> 26) & _SUIT & -(at & -at)).bit_count()
+        at = (relevant >> 39) & _SUIT
+        d = ((c3.bit_length() - 1) >> 1) - ((out >> 39) & _SUIT & -(at & -at)).bit_count()
+        a += a
+        b += b
+        c += c
+        d += d
+        return (bound, a, c0 >> a, b, c1 >> b, c, c2 >> c, d, c3 >> d)
 
     def _thresholds(self, hands: list[int], entry: _Entry) -> int:
         """The lowest card still out, in each plain suit, that ``entry`` holds to its rank."""
