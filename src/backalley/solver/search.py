@@ -306,7 +306,8 @@ class Search:
             out = hands[0] | hands[1] | hands[2] | hands[3]
             for card in trick:
                 out |= 1 << card
-            return self._try_cards(hands, trick, leader, broken, need, seat, out)
+            held, held_at = winning_card(trick, self.trumps)
+            return self._try_cards(hands, trick, leader, broken, need, seat, out, held, held_at)
         key, codes = self._key(hands, leader, broken)
         slot = self.table.get(key)
         lowers, uppers = slot if slot is not None else self._slot(key)
@@ -337,7 +338,7 @@ class Search:
             found = settled == 1
         else:
             out = hands[0] | hands[1] | hands[2] | hands[3]
-            found = self._try_cards(hands, trick, leader, broken, need, seat, out)
+            found = self._try_cards(hands, trick, leader, broken, need, seat, out, -1, -1)
         # Storing the answer leaves its cards and bound as they are.
         self.entries += _store(
             lowers if found else uppers, self._entry(hands, codes, self.relevant, self.bound)
@@ -408,17 +409,38 @@ class Search:
         need: int,
         seat: int,
         out: int,
+        held: int,
+        held_at: int,
     ) -> bool:
         """:meth:`can` of a position with more than one card in each hand, not in the table.
 
         ``seat`` is the seat to move, ``out`` every card still out: the four hands'
-        and the current trick's (the same for every seat within a trick).
+        and the current trick's (the same for every seat within a trick); ``held``
+        is the card winning the trick so far and ``held_at`` its place in it (-1
+        for both before a lead), carried down the trick rather than found again.
         """
         self.nodes += 1
         pair = self.pair
         ours = seat & 1 == pair
         hand = hands[seat]
-        allowed = allowed_plays(hand, trick, self.trumps, broken, self.boards[seat])[0]
+        trumps = self.trumps
+        # The cards that would take the trick from ``held``: the rule of winning_card as
+        # one mask (a higher trump, or with no trump in the trick yet any trump or a
+        # higher card of the led suit, which a joker lacks); before a lead, every card.
+        if held >= 0:
+            above = -(2 << held)
+            beats = (
+                trumps & above if (1 << held) & trumps else trumps | (_PLAIN_SUIT_OF[held] & above)
+            )
+        else:
+            beats = -1
+        at = len(trick)
+        if trick and not (1 << trick[0]) & trumps:
+            # A plain lead (or a joker without trumps): the rule of allowed_plays without
+            # the call, the led suit if the hand holds it, else any card (PLAY-2).
+            allowed = hand & _PLAIN_SUIT_OF[trick[0]] or hand
+        else:
+            allowed = allowed_plays(hand, trick, self.trumps, broken, self.boards[seat])[0]
         left = hand.bit_count()
         if not allowed & (allowed - 1):
             # One card to play.
@@ -427,22 +449,27 @@ class Search:
             # Cards standing for a run of equivalent ones: their run may count if all fail.
             merged = 0
         else:
-            order = self._ordered(hands, trick, leader, seat, out, allowed)
+            order = self._ordered(hands, trick, leader, seat, out, allowed, held, held_at, beats)
             merged = self.merged
-        if len(order) == 1 and not merged and len(trick) < 3 and left > 1:
+        if len(order) == 1 and not merged and at < 3 and left > 1:
             # One card to play, standing for no other, and not the trick's last: the
             # answer, its cards and its bound are the next seat's (as the loop below
             # would find them, with nothing to add).
             card = order[0]
-            hands[seat] = hand ^ (1 << card)
-            found = self._try_cards(
-                hands, (*trick, card), leader, broken, need, (seat + 1) & 3, out
-            )
+            bit = 1 << card
+            hands[seat] = hand ^ bit
+            if bit & beats:
+                found = self._try_cards(
+                    hands, (*trick, card), leader, broken, need, (seat + 1) & 3, out, card, at
+                )
+            else:
+                found = self._try_cards(
+                    hands, (*trick, card), leader, broken, need, (seat + 1) & 3, out, held, held_at
+                )
             hands[seat] = hand
             if found == ours and not trick:
                 self.killers[left] = card
             return found
-        trumps = self.trumps
         relevant = 0
         # If all fail, the best of their bounds: the most tricks any card may still
         # give our pair (we move), or the fewest any card surely gives (they move).
@@ -453,8 +480,9 @@ class Search:
         # :meth:`can`'s, asked here without the call (the same ``need`` for every card,
         # the next hand as long as this one was, so ``need`` fits it, and more than its
         # last card to play).
-        last = len(trick) == 3
+        last = at == 3
         before = out & ~(hands[0] | hands[1] | hands[2] | hands[3]) if last else 0
+        held_by = (leader + held_at) & 3
         inline = left > 1
         after = (seat + 1) & 3
         for card in order:
@@ -462,10 +490,11 @@ class Search:
             if bit & settled:
                 continue
             hands[seat] = hand ^ bit
-            played = (*trick, card)
             if last:
-                best, best_at = winning_card(played, trumps)
-                winner = (leader + best_at) & 3
+                if bit & beats:
+                    best, winner = card, seat
+                else:
+                    best, winner = held, held_by
                 cards = before | bit
                 won = 1 if winner & 1 == pair else 0
                 found = self.can(
@@ -477,11 +506,18 @@ class Search:
                     # Won by rank over a card of its suit: its rank decided the trick.
                     decided |= 1 << best
             elif inline:
-                found = self._try_cards(hands, played, leader, broken, need, after, out)
+                if bit & beats:
+                    found = self._try_cards(
+                        hands, (*trick, card), leader, broken, need, after, out, card, at
+                    )
+                else:
+                    found = self._try_cards(
+                        hands, (*trick, card), leader, broken, need, after, out, held, held_at
+                    )
                 decided = self.relevant
                 got = self.bound
             else:
-                found = self.can(hands, played, leader, broken, need)
+                found = self.can(hands, (*trick, card), leader, broken, need)
                 decided = self.relevant
                 got = self.bound
             hands[seat] = hand
@@ -564,13 +600,17 @@ class Search:
         seat: int,
         left: int,
         allowed: int,
+        best: int,
+        best_at: int,
+        beats: int,
     ) -> list[int]:
         """One card of each run of equivalent ``allowed`` cards, the likeliest best first.
 
         ``allowed`` holds two cards or more (:func:`allowed_plays`), ``left`` every
-        card still out, the trick's included.
+        card still out, the trick's included; ``best`` is the card winning the
+        trick so far and ``best_at`` its place in it (-1 for both before a lead),
+        ``beats`` the cards that would take the trick from it.
         """
-        trumps = self.trumps
         out = left & ~hands[seat]
         # Runs from the top, a suit at a time: the highest card of each stands for the
         # run (:meth:`_runs`, kept per suit's holdings), lowest first.
@@ -608,22 +648,15 @@ class Search:
             return tried
         if not trick:
             return self._ordered_leads(hands, seat, tried, out, allowed & ~merged)
-        # The card winning the trick so far (the lead alone, before a second card).
-        best, best_at = winning_card(trick, trumps) if len(trick) > 1 else (trick[0], 0)
         # Following: by rank, not by suit, so a discard is the lowest card of any suit.
         # Cards of one plain suit are in rank order already (the common case: following).
         if allowed & ~_PLAIN_SUIT_OF[tried[0]]:
             tried.sort(key=_BY_RANK.__getitem__)
         if (leader + best_at) & 3 == seat ^ 2:
             return tried  # the partner wins the trick so far: the lowest first
-        # The cards that would win the trick so far, as one mask rather than a call of
-        # winning_card per card: a higher trump, or with no trump in it yet any trump or
-        # a higher card of the suit of the card winning it (the led suit). Only the
-        # order of the cards tried depends on it, never a count.
-        above = -(2 << best)
-        beats = (
-            trumps & above if (1 << best) & trumps else trumps | (SUIT_MASKS[best // 13] & above)
-        )
+        # The cards that would win the trick so far (``beats``, one mask rather than a
+        # call of winning_card per card). Only the order of the cards tried depends on
+        # it, never a count.
         if not allowed & beats or not allowed & ~beats:
             return tried  # no card wins the trick, or every one: the lowest first
         if single:
@@ -839,10 +872,10 @@ class Search:
         right_hand = hands[(leader + 3) & 3]
         out = hands[0] | hands[1] | hands[2] | hands[3]
         top_trumps = 0
-        if mine & trumps:
-            leads = allowed_plays(mine, (), trumps, broken, self.boards[leader])[0]
-            if leads & trumps:
-                top_trumps = _run_on_top(out & trumps, mine)
+        # A trump may be led now (the lead's rule of allowed_plays, without the call):
+        # trumps broken, a Board bidder, or a hand of trumps alone.
+        if mine & trumps and (broken or self.boards[leader] or not mine & ~trumps):
+            top_trumps = _run_on_top(out & trumps, mine)
         # The trumps the counts below looked at, and the top cards counted: their
         # ranks decide the bound.
         counted = 0
@@ -1006,16 +1039,24 @@ class Search:
         highest down to the lowest relevant one; below it, only the lengths count
         (they are in the key).
         """
+        # The four suits written out, a loop costs more than their work: each suit's
+        # shift is twice its cards below the lowest relevant one (all of them, with no
+        # relevant card: -(0 & -0) keeps none of the suit's cards still out).
         out = hands[0] | hands[1] | hands[2] | hands[3]
-        shifts = [_ANY, _ANY, _ANY, _ANY]
-        for suit in range(4):
-            mine = relevant & SUIT_MASKS[suit]
-            code = codes[suit]
-            cards = (code.bit_length() - 1) >> 1
-            counted = (out & SUIT_MASKS[suit] & -(mine & -mine)).bit_count() if mine else 0
-            shifts[suit] = 2 * (cards - counted)
-        a, b, c, d = shifts
-        return (bound, a, codes[0] >> a, b, codes[1] >> b, c, codes[2] >> c, d, codes[3] >> d)
+        c0, c1, c2, c3 = codes
+        at = relevant & _SUIT
+        a = ((c0.bit_length() - 1) >> 1) - (out & _SUIT & -(at & -at)).bit_count()
+        at = (relevant >> 13) & _SUIT
+        b = ((c1.bit_length() - 1) >> 1) - ((out >> 13) & _SUIT & -(at & -at)).bit_count()
+        at = (relevant >> 26) & _SUIT
+        c = ((c2.bit_length() - 1) >> 1) - ((out >> 26) & _SUIT & -(at & -at)).bit_count()
+        at = (relevant >> 39) & _SUIT
+        d = ((c3.bit_length() - 1) >> 1) - ((out >> 39) & _SUIT & -(at & -at)).bit_count()
+        a += a
+        b += b
+        c += c
+        d += d
+        return (bound, a, c0 >> a, b, c1 >> b, c, c2 >> c, d, c3 >> d)
 
     def _thresholds(self, hands: list[int], entry: _Entry) -> int:
         """The lowest card still out, in each plain suit, that ``entry`` holds to its rank."""
