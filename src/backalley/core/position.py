@@ -60,7 +60,7 @@ None of these functions checks its input: ``engine.match.apply`` checks an actio
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 from .bidding import BOARD, contract_terms, opening_seat
 from .errors import Reason
@@ -413,20 +413,24 @@ def play_by(pos: Position, seat: int, card: int) -> Position:
     (phase, dealer, size, trumps, tiebreak, hands, trick, leader, bids, broken,
      won_ns, won_ew, played, number, counted, total_ns, total_ew, outcome, rules) = pos  # fmt: skip
     bit = 1 << card
-    h0, h1, h2, h3 = hands
     # Compiled, a tuple of fixed length is a C struct of ints, boxed into a tuple object
-    # where it is used as one (the position's hands, winning_card's trick). The new hands
-    # are a new name, whose struct is boxed once, into the position; the trick is never
-    # narrowed to a fixed length (by len() or by assigning ()), which would box it anew at
-    # each use (see Hands).
+    # where it is used as one (the position's hands, winning_card's trick), and an int
+    # unpacked from a tuple is unboxed, then boxed anew (a new int object for any mask
+    # above 256). So the three hands a card leaves alone are read as objects (Any) and
+    # passed on as they are: only the player's hand is a new int. The new hands are
+    # a new name, boxed once, into the position; the trick is never narrowed to a fixed
+    # length (by len() or by assigning ()), which would box it anew at each use (see Hands).
+    kept: tuple[Any, ...] = hands
+    # Not ``Hands``: in the context of ints, the Any items would be unboxed and boxed anew.
+    held: tuple[Any, ...]
     if seat == 0:
-        held = (h0 ^ bit, h1, h2, h3)
+        held = (hands[0] ^ bit, kept[1], kept[2], kept[3])
     elif seat == 1:
-        held = (h0, h1 ^ bit, h2, h3)
+        held = (kept[0], hands[1] ^ bit, kept[2], kept[3])
     elif seat == 2:
-        held = (h0, h1, h2 ^ bit, h3)
+        held = (kept[0], kept[1], hands[2] ^ bit, kept[3])
     else:
-        held = (h0, h1, h2, h3 ^ bit)
+        held = (kept[0], kept[1], kept[2], hands[3] ^ bit)
     cards: tuple[int, ...] = trick + (card,)  # noqa: RUF005 - cheaper than (*trick, card)
     if len(trick) == 3:
         a, b, c, d = cards
