@@ -35,21 +35,13 @@ from pathlib import Path
 
 from backalley.web.scripted import RoomRun, play_friends_room
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from table_load import SERVER_FLAGS
+
 SYSCALLS = ("sendto", "recvfrom", "epoll_wait", "epoll_ctl", "futex", "fdatasync")
 """The system calls counted with ``--syscalls``."""
 
-FLAGS = (
-    "--pace",
-    "0",
-    "--sockets-per-address",
-    "100000",
-    "--rooms-per-minute",
-    "100000",
-    "--requests-per-second",
-    "100000",
-    "--messages-per-second",
-    "100000",
-)
+FLAGS = ("--pace", "0", *SERVER_FLAGS, "--messages-per-second", "100000")
 """Every bot comes from 127.0.0.1, and a few rooms alone play fast: limits raised."""
 
 
